@@ -1,0 +1,49 @@
+// swift-tools-version: 6.0
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+    name: "ObjectSync",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "LocalStore", targets: ["LocalStore"]),
+        .library(name: "SyncKit", targets: ["SyncKit"]),
+        .executable(name: "syncd", targets: ["syncd"]),
+        .executable(name: "sync", targets: ["sync"]),
+        .executable(name: "bench", targets: ["bench"]),
+    ],
+    dependencies: [
+        // The only dependency the product allows: used by the macro plugin and macro tests.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"700.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .macro(
+            name: "LocalStoreMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        .target(name: "LocalStore", dependencies: ["CSQLite", "LocalStoreMacros"]),
+        .target(name: "SyncKit", dependencies: ["LocalStore"]),
+        .executableTarget(name: "syncd", dependencies: ["SyncKit"]),
+        .executableTarget(name: "sync", dependencies: ["SyncKit"]),
+        .executableTarget(name: "bench", dependencies: ["SyncKit", "CSQLite"]),
+        .testTarget(name: "LocalStoreTests", dependencies: ["LocalStore"]),
+        .testTarget(
+            name: "LocalStoreMacrosTests",
+            dependencies: [
+                "LocalStoreMacros",
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+            ]
+        ),
+        .testTarget(name: "SyncKitTests", dependencies: ["SyncKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

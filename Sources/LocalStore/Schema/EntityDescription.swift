@@ -1,0 +1,62 @@
+/// The schema of one entity: its name, attributes and relationships, in declaration order.
+///
+/// `@Entity` generates one per class as `static let _$entity`. The store reads it to
+/// create tables, check inverses, migrate, and translate queries.
+public final class EntityDescription: Sendable {
+    /// The entity name, which is also its table name: the class name.
+    public let name: String
+    /// The Swift class.
+    public let entityType: any PersistentEntity.Type
+    /// Stored attributes, in declaration order.
+    public let attributes: [AttributeDescription]
+    /// Relationships, in declaration order.
+    public let relationships: [RelationshipDescription]
+    private let attributeIndexByName: [String: Int]
+    private let relationshipIndexByName: [String: Int]
+
+    /// Describes an entity. Called by code `@Entity` generates.
+    public init(_ entityType: any PersistentEntity.Type, name: String, properties: [PropertyDescription]) {
+        self.name = name
+        self.entityType = entityType
+        var attributes: [AttributeDescription] = []
+        var relationships: [RelationshipDescription] = []
+        for property in properties {
+            switch property {
+            case .attribute(let attribute): attributes.append(attribute)
+            case .relationship(let relationship): relationships.append(relationship)
+            }
+        }
+        self.attributes = attributes
+        self.relationships = relationships
+        attributeIndexByName = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        relationshipIndexByName = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The attribute called `name`, if any.
+    public func attribute(named name: String) -> AttributeDescription? {
+        attributeIndexByName[name].map { attributes[$0] }
+    }
+
+    /// The relationship called `name`, if any.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationshipIndexByName[name].map { relationships[$0] }
+    }
+
+    func attributeIndex(named name: String) -> Int? { attributeIndexByName[name] }
+    func relationshipIndex(named name: String) -> Int? { relationshipIndexByName[name] }
+
+    /// The attribute whose Swift property is at `keyPath` (for example `\Person.name`).
+    public func attribute(for keyPath: AnyKeyPath) -> AttributeDescription? {
+        attributes.first { $0.keyPath == keyPath }
+    }
+
+    /// The relationship whose Swift property is at `keyPath` (for example `\Person.place`).
+    public func relationship(for keyPath: AnyKeyPath) -> RelationshipDescription? {
+        relationships.first { $0.keyPath == keyPath }
+    }
+
+    /// The relationship on the target entity that `relationship` names as its inverse.
+    public func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+        relationship.targetType._$entity.relationship(named: relationship.inverseName)
+    }
+}
