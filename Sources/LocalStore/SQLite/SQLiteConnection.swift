@@ -73,6 +73,11 @@ package final class SQLiteConnection {
         while try statement.step() {}
     }
 
+    /// How long a statement waits for another connection's lock before failing with `.locked`.
+    package func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
