@@ -1,0 +1,18 @@
+# The two commands a fresh machine needs: `make run` and `make test`.
+.PHONY: run test bench bootstrap
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+# Builds and starts syncd on localhost:8080 with its SQLite data in ./syncd-data.
+run: bootstrap
+	swift run -c release syncd serve --data ./syncd-data --port 8080
+
+# Builds and runs every test.
+test: bootstrap
+	swift build --build-tests
+	swift test --skip-build
+
+# The benchmarks (release build); see the README's performance section.
+bench: bootstrap
+	swift run -c release bench all
