@@ -37,16 +37,21 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
     }
 
     /// The property if it can be an attribute; reports why not when `context` is given.
-    static func validProperty(_ declaration: some DeclSyntaxProtocol, context: (any MacroExpansionContext)?) -> StoredProperty? {
-        guard let property = PropertyAnalysis.storedVar(declaration, macro: MacroName.attribute, context: context) else {
+    ///
+    /// `macro` is the macro the messages name: `@Entity` reports the problems of properties
+    /// that have no `@Attribute` written, and then does not add one to them.
+    static func validProperty(
+        _ declaration: some DeclSyntaxProtocol, macro: String = MacroName.attribute, context: (any MacroExpansionContext)?
+    ) -> StoredProperty? {
+        guard let property = PropertyAnalysis.storedVar(declaration, macro: macro, context: context) else {
             return nil
         }
         if property.decl.hasModifier(.lazy) {
             context?.report(.lazyProperty(name: property.name), at: property.decl)
             return nil
         }
-        guard PropertyAnalysis.checkTypeAnnotation(property, macro: MacroName.attribute, context: context),
-              PropertyAnalysis.checkDefaultValue(property, macro: MacroName.attribute, context: context) else {
+        guard PropertyAnalysis.checkTypeAnnotation(property, macro: macro, context: context),
+              PropertyAnalysis.checkDefaultValue(property, macro: macro, context: context) else {
             return nil
         }
         return property

@@ -8,6 +8,9 @@ import SwiftSyntaxMacros
 /// declaration order. Every field must be a `var` (values are rebuilt field by field when
 /// read) with a default value, since `CompositionValue` requires `init()`.
 public struct CompositionMacro: ExtensionMacro {
+    /// The expansion is written already formatted, one field per line.
+    public static var formatMode: FormatMode { .disabled }
+
     public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,
@@ -41,7 +44,7 @@ public struct CompositionMacro: ExtensionMacro {
         guard isValid else { return [] }
         let conformance = protocols.isEmpty ? "" : ": LocalStore.CompositionValue"
         let access = EntityMacro.accessPrefix(of: structDecl)
-        let list = fields.isEmpty ? "[]" : "[\n" + fields.map { "    \($0),\n" }.joined() + "]"
+        let list = fields.isEmpty ? "[]" : "[\n" + fields.map { "        \($0),\n" }.joined() + "    ]"
         let decl: DeclSyntax = """
             extension \(raw: typeName)\(raw: conformance) {
                 \(raw: access)static let _$compositionFields: [LocalStore.CompositionField<\(raw: typeName)>] = \(raw: list)

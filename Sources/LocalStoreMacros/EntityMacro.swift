@@ -15,6 +15,10 @@ import SwiftSyntaxMacros
 /// generate nothing so that no follow-up errors bury the real one. Problems with a property are
 /// reported by the property's own macro, and the schema leaves that property out.
 public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+    /// The expansions are written already formatted: automatic formatting would spread each
+    /// one-line `get:`/`set:` closure of the schema over three lines.
+    public static var formatMode: FormatMode { .disabled }
+
     // MARK: Member attributes
 
     public static func expansion(
@@ -25,7 +29,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     ) throws -> [AttributeSyntax] {
         guard validClass(declaration, context: nil) != nil,
               let variable = member.as(VariableDeclSyntax.self),
-              variable.explicitRole == nil, isImplicitAttribute(variable) else { return [] }
+              variable.explicitRole == nil, isImplicitAttribute(variable),
+              AttributeMacro.validProperty(variable, context: nil) != nil else { return [] }
         return ["@Attribute"]
     }
 
@@ -84,8 +89,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         return members
     }
 
-    /// Reports stored properties that no property macro will look at: `let`, several
-    /// bindings, observers and `lazy` on properties without `@Attribute`/`@Relationship`/`@Transient`.
+    /// Reports the problems of stored properties without `@Attribute`/`@Relationship`/`@Transient`:
+    /// `let`, several bindings, observers, `lazy`, a missing type or default value.
     private static func reportUnmarkedProblems(in classDecl: ClassDeclSyntax, context: some MacroExpansionContext) {
         for member in classDecl.memberBlock.members {
             guard let variable = member.decl.as(VariableDeclSyntax.self), variable.explicitRole == nil,
@@ -100,6 +105,10 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 context.report(.propertyObservers(name: variable.firstName), at: variable)
             } else if variable.hasModifier(.lazy) {
                 context.report(.lazyProperty(name: variable.firstName), at: variable)
+            } else if variable.storedProperty?.name != "_$entityState" {
+                // Missing type or default: reported here, on the declaration as written,
+                // because such a property gets no `@Attribute` to report it.
+                _ = AttributeMacro.validProperty(variable, macro: "Entity", context: context)
             }
         }
     }
@@ -122,7 +131,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         // The compiler passes no protocols when the class already conforms; the schema is still needed.
         let conformance = protocols.isEmpty ? "" : ": LocalStore.PersistentEntity"
-        let list = entries.isEmpty ? "[]" : "[\n" + entries.map { "    \($0),\n" }.joined() + "]"
+        let list = entries.isEmpty ? "[]" : "[\n" + entries.map { "        \($0),\n" }.joined() + "    ]"
         let decl: DeclSyntax = """
             extension \(raw: typeName)\(raw: conformance) {
                 \(raw: accessPrefix(of: classDecl))static let _$entity = LocalStore.EntityDescription(\(raw: typeName).self, name: \(literal: classDecl.name.text), properties: \(raw: list))
