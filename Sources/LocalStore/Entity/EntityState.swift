@@ -31,6 +31,10 @@ public final class EntityState {
     public internal(set) var objectID: UUID
     weak var context: ObjectContext?
     var status: ObjectStatus = .transient
+    /// Whether the object has a row in the store (it was fetched, or inserted and saved).
+    var isStored = false
+    /// Whether the object is in its context's list of updated objects.
+    var isQueuedForUpdate = false
     /// Relationship index -> fault, for relationships not loaded yet.
     var faults: [Int: RelationshipFault] = [:]
     /// Attribute index -> its column values as last saved; present only for attributes changed since.

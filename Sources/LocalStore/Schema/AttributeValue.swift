@@ -44,7 +44,7 @@ public struct ValueDecodingFailure: Error, Sendable, CustomStringConvertible {
 ///     var born: Date? = nil
 /// }
 /// ```
-public protocol AttributeValue {
+public protocol AttributeValue: SendableMetatype {
     /// The primitive type recorded in the schema.
     static var attributeType: AttributeType { get }
     /// Whether `nil` is a valid value (the column is nullable).

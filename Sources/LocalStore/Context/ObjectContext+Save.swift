@@ -1,0 +1,118 @@
+import Foundation
+
+extension ObjectContext {
+    /// Writes every insert, change and delete in one SQLite transaction: all or nothing.
+    ///
+    /// Delete rules run first: `.nullify` clears inverses, `.cascade` deletes members, and
+    /// `.deny` makes `save()` throw ``StoreError/Code/deleteDenied`` naming the entity,
+    /// object and relationship. Relationship `minCount`/`maxCount` and `.unique`
+    /// attributes are checked too. When `save()` throws, nothing was written and the
+    /// context keeps its changes (fix them and save again, or ``rollback()``).
+    public func save() throws {
+        guard !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty else { return }
+        try applyDeleteRules()
+        try validateRelationshipCounts()
+        try connection.inTransaction {
+            try writeChanges()
+        }
+        didSave()
+    }
+
+    // MARK: Delete rules
+
+    /// Finds everything the pending deletes cascade to, refuses the lot if a `.deny` rule
+    /// objects, then detaches the deleted objects from the graph.
+    func applyDeleteRules() throws {
+        var queue = deletedObjects
+        var doomed = Set(queue.map { ObjectIdentifier($0) })
+        var position = 0
+        while position < queue.count {
+            let object = queue[position]
+            position += 1
+            let entity = type(of: object)._$entity
+            for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .cascade {
+                ObjectGraph.fault(object, index: index)
+                for member in relationship.accessor.members(of: object) where doomed.insert(ObjectIdentifier(member)).inserted {
+                    queue.append(member as! any PersistentEntity)
+                }
+            }
+        }
+        for object in queue {
+            let entity = type(of: object)._$entity
+            for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .deny {
+                ObjectGraph.fault(object, index: index)
+                let survivors = relationship.accessor.members(of: object).filter { !doomed.contains(ObjectIdentifier($0)) }
+                if let survivor = survivors.first as? any PersistentEntity {
+                    throw StoreError(
+                        .deleteDenied,
+                        "cannot delete \(entity.name) \(object.objectID): its relationship '\(relationship.name)' (delete rule deny) still holds \(survivors.count) object(s), e.g. \(type(of: survivor)._$entity.name) \(survivor.objectID)",
+                        entity: entity.name, relationship: relationship.name, objectID: object.objectID)
+                }
+            }
+        }
+        for object in queue {
+            if object._$entityState.status != .deleted {
+                object._$entityState.status = .deleted
+                deletedObjects.append(object)
+            }
+            let entity = type(of: object)._$entity
+            for index in entity.relationships.indices {
+                ObjectGraph.replaceMembers(of: object, link: ObjectGraph.Link(entity, index: index), with: [])
+            }
+        }
+    }
+
+    // MARK: Validation
+
+    func validateRelationshipCounts() throws {
+        for object in insertedObjects + updatedObjects {
+            let state = object._$entityState
+            guard state.status == .inserted || state.status == .persistent else { continue }
+            let entity = type(of: object)._$entity
+            for (index, relationship) in entity.relationships.enumerated()
+            where relationship.minCount != nil || relationship.maxCount != nil {
+                guard state.status == .inserted || state.originalRelationships[index] != nil else { continue }
+                let count = relationship.accessor.count(of: object)
+                if let minimum = relationship.minCount, count < minimum {
+                    throw countError(entity, relationship, object, "has \(count) member(s), fewer than its minCount \(minimum)")
+                }
+                if let maximum = relationship.maxCount, count > maximum {
+                    throw countError(entity, relationship, object, "has \(count) member(s), more than its maxCount \(maximum)")
+                }
+            }
+        }
+    }
+
+    private func countError(_ entity: EntityDescription, _ relationship: RelationshipDescription, _ object: any PersistentEntity, _ problem: String) -> StoreError {
+        StoreError(.countViolation, "\(entity.name).\(relationship.name) of \(object.objectID) \(problem)",
+                   entity: entity.name, relationship: relationship.name, objectID: object.objectID)
+    }
+
+    // MARK: After a save
+
+    func didSave() {
+        for object in insertedObjects where object._$entityState.status == .inserted {
+            object._$entityState.status = .persistent
+            object._$entityState.isStored = true
+        }
+        for object in updatedObjects {
+            let state = object._$entityState
+            state.originalAttributes.removeAll()
+            state.originalRelationships.removeAll()
+            state.isQueuedForUpdate = false
+        }
+        for object in deletedObjects {
+            let state = object._$entityState
+            state.status = .deletedAndSaved
+            state.isStored = false
+            state.originalAttributes.removeAll()
+            state.originalRelationships.removeAll()
+            state.isQueuedForUpdate = false
+            state.context = nil
+            registeredObjects[state.objectID] = nil
+        }
+        insertedObjects.removeAll()
+        updatedObjects.removeAll()
+        deletedObjects.removeAll()
+    }
+}

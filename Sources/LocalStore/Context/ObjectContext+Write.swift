@@ -1,0 +1,160 @@
+import Foundation
+
+extension ObjectContext {
+    /// Writes the pending changes with the open transaction of `connection`.
+    func writeChanges() throws {
+        let positions = orderedPositions()
+        for object in insertedObjects where object._$entityState.status == .inserted {
+            try insertRow(of: object, positions: positions)
+        }
+        for object in updatedObjects where object._$entityState.status == .persistent {
+            try updateRow(of: object, positions: positions)
+        }
+        try updateMovedPositions()
+        for object in insertedObjects + updatedObjects {
+            let status = object._$entityState.status
+            if status == .inserted || status == .persistent { try writeJoinRows(of: object) }
+        }
+        for object in deletedObjects where object._$entityState.isStored {
+            try deleteRow(of: object)
+        }
+    }
+
+    /// For members of changed ordered to-many relationships stored by foreign key: each
+    /// member's index, keyed by the member.
+    private func orderedPositions() -> [ObjectIdentifier: Int] {
+        var positions: [ObjectIdentifier: Int] = [:]
+        forEachChangedOrderedRelationship { _, _, members, _ in
+            for (index, member) in members.enumerated() { positions[ObjectIdentifier(member)] = index }
+        }
+        return positions
+    }
+
+    private func forEachChangedOrderedRelationship(
+        _ body: (any PersistentEntity, RelationshipMapping, [AnyObject], [AnyObject]) throws -> Void
+    ) rethrows {
+        for object in insertedObjects + updatedObjects {
+            let state = object._$entityState
+            guard state.status == .inserted || state.status == .persistent else { continue }
+            for relationship in mapping(for: object).relationships {
+                guard case .inverseForeignKey(_, _, .some) = relationship.storage else { continue }
+                let original = state.originalRelationships[relationship.index]
+                guard state.status == .inserted || original != nil else { continue }
+                try body(object, relationship, relationship.description.accessor.members(of: object), original ?? [])
+            }
+        }
+    }
+
+    private func insertRow(of object: any PersistentEntity, positions: [ObjectIdentifier: Int]) throws {
+        let mapping = mapping(for: object)
+        var values: [SQLValue] = [.text(object.objectID.uuidString)]
+        values.reserveCapacity(mapping.columns.count + 1)
+        for attribute in mapping.description.attributes { attribute.accessor.encode(object, into: &values) }
+        for relationship in mapping.relationships {
+            guard case .foreignKey(_, let positionColumn) = relationship.storage else { continue }
+            let target = relationship.description.accessor.members(of: object).first as? any PersistentEntity
+            values.append(target.map { .text($0.objectID.uuidString) } ?? .null)
+            if positionColumn != nil {
+                values.append(target == nil ? .null : positions[ObjectIdentifier(object)].map { .integer(Int64($0)) } ?? .null)
+            }
+        }
+        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        let sql = "INSERT INTO \(quoteIdentifier(mapping.table)) (\(mapping.selectList)) VALUES (\(placeholders))"
+        try write(sql, values, object: object, mapping: mapping)
+    }
+
+    private func updateRow(of object: any PersistentEntity, positions: [ObjectIdentifier: Int]) throws {
+        let state = object._$entityState
+        let mapping = mapping(for: object)
+        var columns: [String] = []
+        var values: [SQLValue] = []
+        for (index, original) in state.originalAttributes.sorted(by: { $0.key < $1.key }) {
+            let attribute = mapping.description.attributes[index]
+            var current: [SQLValue] = []
+            attribute.accessor.encode(object, into: &current)
+            guard current != original else { continue }
+            columns.append(contentsOf: attribute.columns.map(\.name))
+            values.append(contentsOf: current)
+        }
+        for relationship in mapping.relationships where state.originalRelationships[relationship.index] != nil {
+            guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
+            let target = relationship.description.accessor.members(of: object).first as? any PersistentEntity
+            columns.append(column)
+            values.append(target.map { .text($0.objectID.uuidString) } ?? .null)
+            if let positionColumn {
+                columns.append(positionColumn)
+                values.append(target == nil ? .null : positions[ObjectIdentifier(object)].map { .integer(Int64($0)) } ?? .null)
+            }
+        }
+        guard !columns.isEmpty else { return }
+        let assignments = columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
+        values.append(.text(object.objectID.uuidString))
+        try write("UPDATE \(quoteIdentifier(mapping.table)) SET \(assignments) WHERE id = ?", values, object: object, mapping: mapping)
+    }
+
+    /// Stored members of changed ordered relationships whose index changed get their new position.
+    private func updateMovedPositions() throws {
+        try forEachChangedOrderedRelationship { _, relationship, members, original in
+            guard case .inverseForeignKey(let table, _, let positionColumn?) = relationship.storage else { return }
+            var originalIndex: [ObjectIdentifier: Int] = [:]
+            for (index, member) in original.enumerated() { originalIndex[ObjectIdentifier(member)] = index }
+            let sql = "UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE id = ?"
+            for (index, member) in members.enumerated() {
+                let entity = member as! any PersistentEntity
+                guard entity._$entityState.status == .persistent, originalIndex[ObjectIdentifier(member)] != index else { continue }
+                try connection.run(sql, [.integer(Int64(index)), .text(entity.objectID.uuidString)])
+            }
+        }
+    }
+
+    /// Rewrites the join-table rows of changed many-to-many relationships, from the side that owns the table.
+    private func writeJoinRows(of object: any PersistentEntity) throws {
+        let state = object._$entityState
+        for relationship in mapping(for: object).relationships {
+            guard case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn) = relationship.storage,
+                  ownerColumn == "owner" else { continue }
+            guard state.status == .inserted || state.originalRelationships[relationship.index] != nil else { continue }
+            let ownerID = SQLValue.text(object.objectID.uuidString)
+            if state.status != .inserted {
+                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE owner = ?", [ownerID])
+            }
+            var columns = [ownerColumn, memberColumn]
+            if let positionColumn { columns.append(positionColumn) }
+            let sql = "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+            for (index, member) in relationship.description.accessor.members(of: object).enumerated() {
+                var values = [ownerID, .text((member as! any PersistentEntity).objectID.uuidString)]
+                if positionColumn != nil { values.append(.integer(Int64(index))) }
+                try connection.run(sql, values)
+            }
+        }
+    }
+
+    private func deleteRow(of object: any PersistentEntity) throws {
+        let mapping = mapping(for: object)
+        let id = SQLValue.text(object.objectID.uuidString)
+        try connection.run("DELETE FROM \(quoteIdentifier(mapping.table)) WHERE id = ?", [id])
+        for relationship in mapping.relationships {
+            guard case .joinTable(let table, let ownerColumn, _, _) = relationship.storage else { continue }
+            try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [id])
+        }
+    }
+
+    /// Runs an INSERT or UPDATE of one object's row, turning a uniqueness failure into an error
+    /// that names the entity, attribute, value and object.
+    private func write(_ sql: String, _ values: [SQLValue], object: any PersistentEntity, mapping: EntityMapping) throws {
+        do {
+            try connection.run(sql, values)
+        } catch var error as StoreError where error.code == .uniqueViolation {
+            let column = error.message.split(separator: ".").last.map(String.init) ?? ""
+            if let attribute = mapping.description.attributes.first(where: { $0.columns.contains { $0.name == column } }) {
+                var current: [SQLValue] = []
+                attribute.accessor.encode(object, into: &current)
+                error.message = "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) already has \(current.first ?? .null)"
+                error.attribute = attribute.name
+            }
+            error.entity = mapping.name
+            error.objectID = object.objectID
+            throw error
+        }
+    }
+}

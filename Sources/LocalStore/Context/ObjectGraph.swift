@@ -1,0 +1,177 @@
+/// Keeps both sides of every relationship in step in memory.
+///
+/// Every change goes through here: the generated setters and `addTo…`/`removeFrom…`
+/// helpers, delete rules, and merges. Before a relationship changes, both it and the
+/// inverse sides it touches are loaded (faulted in), so a relationship still in the store
+/// never disagrees with unsaved changes in memory.
+enum ObjectGraph {
+    /// A relationship of a particular object's entity together with its inverse.
+    struct Link {
+        let index: Int
+        let relationship: RelationshipDescription
+        let inverseIndex: Int
+        let inverse: RelationshipDescription
+
+        init(_ entity: EntityDescription, named name: String) {
+            guard let index = entity.relationshipIndex(named: name) else {
+                preconditionFailure("LocalStore: \(entity.name) has no relationship '\(name)'")
+            }
+            self.init(entity, index: index)
+        }
+
+        init(_ entity: EntityDescription, index: Int) {
+            let relationship = entity.relationships[index]
+            let target = relationship.targetType._$entity
+            guard let inverseIndex = target.relationshipIndex(named: relationship.inverseName) else {
+                preconditionFailure("LocalStore: \(entity.name).\(relationship.name) names \(target.name).\(relationship.inverseName) as its inverse, which does not exist")
+            }
+            self.index = index
+            self.relationship = relationship
+            self.inverseIndex = inverseIndex
+            self.inverse = target.relationships[inverseIndex]
+        }
+    }
+
+    // MARK: Faulting
+
+    static func fault(_ object: any PersistentEntity, relationshipNamed name: String) {
+        guard let index = type(of: object)._$entity.relationshipIndex(named: name) else { return }
+        fault(object, index: index)
+    }
+
+    static func fault(_ object: any PersistentEntity, index: Int) {
+        let state = object._$entityState
+        guard let fault = state.faults[index] else { return }
+        guard let context = state.context else {
+            state.faults[index] = nil
+            return
+        }
+        do {
+            try context.loadRelationship(at: index, of: object, fault: fault)
+        } catch {
+            // Accessors cannot throw. Loading fails only when the store itself fails (I/O, a corrupt
+            // row); continuing with a partial relationship could later save a broken graph.
+            fatalError("LocalStore: cannot load \(type(of: object)._$entity.name).\(type(of: object)._$entity.relationships[index].name) of \(object.objectID): \(error)")
+        }
+    }
+
+    // MARK: Changes
+
+    /// Makes `owner.relationship` hold exactly `members` (in this order, when ordered).
+    static func replaceMembers(of owner: any PersistentEntity, relationshipNamed name: String, with members: [any PersistentEntity]) {
+        let link = Link(type(of: owner)._$entity, named: name)
+        replaceMembers(of: owner, link: link, with: members)
+    }
+
+    static func replaceMembers(of owner: any PersistentEntity, link: Link, with members: [any PersistentEntity]) {
+        fault(owner, index: link.index)
+        let accessor = link.relationship.accessor
+        let wanted = Set(members.map { ObjectIdentifier($0) })
+        for current in accessor.members(of: owner) where !wanted.contains(ObjectIdentifier(current)) {
+            remove(current as! any PersistentEntity, from: owner, link: link)
+        }
+        for member in members where !isMember(member, of: owner, link: link) {
+            add(member, to: owner, link: link, at: nil)
+        }
+        if link.relationship.kind == .orderedToMany {
+            let current = accessor.members(of: owner)
+            if !current.elementsEqual(members, by: { $0 === $1 }) {
+                willChange(owner, relationshipAt: link.index)
+                accessor.replaceMembers(of: owner, with: members)
+            }
+        }
+    }
+
+    static func add(_ member: any PersistentEntity, to owner: any PersistentEntity, relationshipNamed name: String, at index: Int?) {
+        add(member, to: owner, link: Link(type(of: owner)._$entity, named: name), at: index)
+    }
+
+    /// Adds `member` (at `index` in an ordered relationship; moving it there if it is a member already).
+    static func add(_ member: any PersistentEntity, to owner: any PersistentEntity, link: Link, at index: Int?) {
+        fault(owner, index: link.index)
+        let accessor = link.relationship.accessor
+        if isMember(member, of: owner, link: link) {
+            guard let index, link.relationship.kind == .orderedToMany else { return }
+            willChange(owner, relationshipAt: link.index)
+            accessor.remove(member, from: owner)
+            accessor.add(member, to: owner, at: index)
+            return
+        }
+        adopt(member, by: owner)
+        if link.relationship.kind == .toOne, let previous = accessor.members(of: owner).first {
+            remove(previous as! any PersistentEntity, from: owner, link: link)
+        }
+        willChange(owner, relationshipAt: link.index)
+        accessor.add(member, to: owner, at: index)
+        attachInverse(of: member, to: owner, link: link)
+    }
+
+    static func remove(_ member: any PersistentEntity, from owner: any PersistentEntity, relationshipNamed name: String) {
+        remove(member, from: owner, link: Link(type(of: owner)._$entity, named: name))
+    }
+
+    static func remove(_ member: any PersistentEntity, from owner: any PersistentEntity, link: Link) {
+        fault(owner, index: link.index)
+        guard isMember(member, of: owner, link: link) else { return }
+        willChange(owner, relationshipAt: link.index)
+        link.relationship.accessor.remove(member, from: owner)
+        fault(member, index: link.inverseIndex)
+        willChange(member, relationshipAt: link.inverseIndex)
+        link.inverse.accessor.remove(owner, from: member)
+    }
+
+    /// Whether `member` belongs to `owner`'s relationship. With a to-one inverse this asks the
+    /// member, which is O(1) even for a large ordered relationship.
+    private static func isMember(_ member: any PersistentEntity, of owner: any PersistentEntity, link: Link) -> Bool {
+        if link.inverse.kind == .toOne {
+            fault(member, index: link.inverseIndex)
+            return link.inverse.accessor.contains(owner, in: member)
+        }
+        return link.relationship.accessor.contains(member, in: owner)
+    }
+
+    /// Points `member`'s inverse at `owner`; a to-one inverse first leaves its previous owner.
+    private static func attachInverse(of member: any PersistentEntity, to owner: any PersistentEntity, link: Link) {
+        fault(member, index: link.inverseIndex)
+        let inverseAccessor = link.inverse.accessor
+        if link.inverse.kind == .toOne, let previous = inverseAccessor.members(of: member).first {
+            let previousOwner = previous as! any PersistentEntity
+            fault(previousOwner, index: link.index)
+            willChange(previousOwner, relationshipAt: link.index)
+            link.relationship.accessor.remove(member, from: previousOwner)
+        }
+        willChange(member, relationshipAt: link.inverseIndex)
+        if link.inverse.kind == .toOne {
+            inverseAccessor.replaceMembers(of: member, with: [owner])
+        } else {
+            inverseAccessor.add(owner, to: member, at: nil)
+        }
+    }
+
+    /// Brings a new object into the context of the object it is being connected to.
+    private static func adopt(_ member: any PersistentEntity, by owner: any PersistentEntity) {
+        let ownerContext = owner._$entityState.context
+        let memberContext = member._$entityState.context
+        switch (ownerContext, memberContext) {
+        case (let context?, nil) where member._$entityState.status == .transient:
+            context.insert(member)
+        case (nil, let context?) where owner._$entityState.status == .transient:
+            context.insert(owner)
+        case (let first?, let second?) where first !== second:
+            preconditionFailure("LocalStore: cannot relate \(type(of: owner)._$entity.name) \(owner.objectID) and \(type(of: member)._$entity.name) \(member.objectID): they belong to different contexts")
+        default:
+            break
+        }
+    }
+
+    /// Records the relationship's members as last saved, before its first change.
+    static func willChange(_ object: any PersistentEntity, relationshipAt index: Int) {
+        let state = object._$entityState
+        // Inserted objects are written whole on save; only stored objects need the old members.
+        guard let context = state.context, state.isStored else { return }
+        if state.originalRelationships[index] == nil {
+            state.originalRelationships[index] = type(of: object)._$entity.relationships[index].accessor.members(of: object)
+            context.registerUpdated(object)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import CSQLite
+import Foundation
+
+/// A store file and the entities it holds.
+///
+/// Opening a store creates the file, or migrates it to the declared entities. Create a
+/// ``ObjectContext`` for each unit of work; contexts on one store may live on different
+/// threads, each with its own SQLite connection (WAL mode: readers do not block the writer).
+///
+/// ```swift
+/// let store = try ObjectStore(path: "people.sqlite", entities: [Person.self, Place.self])
+/// let context = try store.makeContext()
+/// ```
+public final class ObjectStore: Sendable {
+    /// The database file.
+    public let path: String
+    let schema: StoreSchema
+    /// The schema as stored in the file and exported: entities, attributes, relationships.
+    public let schemaDocument: SchemaDocument
+
+    /// Opens or creates the store at `path` for `entities`, migrating an existing file.
+    ///
+    /// Throws ``StoreError`` with `.notADatabase` for a file that is not SQLite, `.readOnly`
+    /// for a file that cannot be written, `.invalidSchema` when the entities do not fit
+    /// together, and `.migrationImpossible` (leaving the file untouched) when the file holds a
+    /// schema that cannot be migrated automatically.
+    public init(path: String, entities: [any PersistentEntity.Type]) throws {
+        self.path = path
+        schema = try StoreSchema(types: entities)
+        schemaDocument = SchemaDocument(schema)
+        let connection = try SQLiteConnection(path: path)
+        if sqlite3_db_readonly(connection.handle, "main") == 1 {
+            throw StoreError(.readOnly, "the store file cannot be written", path: path)
+        }
+        try ObjectStore.configure(connection)
+        try Migrator(schema: schema, document: schemaDocument, connection: connection).migrate()
+    }
+
+    /// Sets the connection options every connection of a store uses.
+    static func configure(_ connection: SQLiteConnection) throws {
+        // Reading the journal mode is the first statement that touches the file: a file that is
+        // not SQLite fails here with SQLITE_NOTADB.
+        do {
+            _ = try connection.rows("PRAGMA journal_mode = WAL")
+        } catch var error as StoreError {
+            if error.code == .notADatabase { error.message = "the file is not an SQLite database" }
+            throw error
+        }
+        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF")
+    }
+
+    /// Opens a new connection to the store file.
+    func openConnection() throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        try ObjectStore.configure(connection)
+        return connection
+    }
+
+    /// Creates a context: a unit of work with its own connection and identity map.
+    public func makeContext() throws -> ObjectContext {
+        try ObjectContext(store: self, connection: openConnection())
+    }
+
+    /// The schema as JSON (entities, attributes, relationships, inverses, delete rules,
+    /// persistent names and a version hash), with sorted keys.
+    public func exportSchema() throws -> Data {
+        try schemaDocument.jsonData()
+    }
+}

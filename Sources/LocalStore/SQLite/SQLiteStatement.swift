@@ -1,0 +1,94 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement: bind arguments, step through rows, read columns.
+package final class SQLiteStatement {
+    private let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+    package let sql: String
+    package let columnCount: Int
+
+    init(connection: SQLiteConnection, sql: String) throws {
+        var handle: OpaquePointer?
+        let result = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard result == SQLITE_OK, let handle else {
+            throw SQLiteConnection.error(code: result, message: connection.lastErrorMessage, sql: sql, path: connection.path)
+        }
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+        self.columnCount = Int(sqlite3_column_count(handle))
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Resets the statement so it can run again, and clears its bindings.
+    package func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds `values` to the parameters 1...n.
+    package func bind(_ values: [SQLValue]) throws {
+        for (index, value) in values.enumerated() { try bind(value, at: Int32(index + 1)) }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    package func bind(_ value: SQLValue, at index: Int32) throws {
+        let result: Int32
+        switch value {
+        case .null: result = sqlite3_bind_null(handle, index)
+        case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
+        case .real(let number): result = sqlite3_bind_double(handle, index, number)
+        case .text(let text):
+            result = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+        case .blob(let data):
+            result = data.withUnsafeBytes { bytes in
+                // A zero-length blob still needs a non-nil pointer, or SQLite stores NULL.
+                sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), sqliteTransient)
+            }
+        }
+        if result != SQLITE_OK {
+            throw SQLiteConnection.error(code: result, message: connection.lastErrorMessage, sql: sql, path: connection.path)
+        }
+    }
+
+    /// Advances to the next row: `true` when a row is available, `false` when done.
+    package func step() throws -> Bool {
+        let result = sqlite3_step(handle)
+        switch result {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let message = connection.lastErrorMessage
+            sqlite3_reset(handle)
+            throw SQLiteConnection.error(code: result, message: message, sql: sql, path: connection.path)
+        }
+    }
+
+    /// The value of the 0-based column `index` of the current row.
+    package func value(at index: Int) -> SQLValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    /// All columns of the current row.
+    package func row() -> [SQLValue] {
+        var values: [SQLValue] = []
+        values.reserveCapacity(columnCount)
+        for index in 0..<columnCount { values.append(value(at: index)) }
+        return values
+    }
+}
