@@ -30,7 +30,7 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
     var message: String {
         switch self {
         case .entityNotClass(let kind):
-            return "@Entity can only be applied to a class, not to \(kind == "enum" ? "an" : "a") \(kind)"
+            return "@Entity can only be applied to a class, not to \(article(kind)) \(kind)"
         case .entityNotFinal(let name):
             return "@Entity requires a final class; declare '\(name)' as 'final class' (entity inheritance is not supported)"
         case .notStoredProperty(let macro):
@@ -64,8 +64,12 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
         case .conflictingMacros(let name):
             return "@Attribute, @Relationship and @Transient are mutually exclusive on property '\(name)'"
         case .compositionNotStruct(let kind):
-            return "@Composition can only be applied to a struct, not to \(kind == "enum" || kind == "actor" ? "an" : "a") \(kind)"
+            return "@Composition can only be applied to a struct, not to \(article(kind)) \(kind)"
         }
+    }
+
+    private func article(_ kind: String) -> String {
+        kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }
 
     var severity: DiagnosticSeverity { .error }

@@ -187,7 +187,12 @@ enum PropertyAnalysis {
             return nil
         }
         if variable.roleAttributeCount > 1 {
-            context?.report(.conflictingMacros(name: variable.firstName), at: variable.attributes)
+            // Each of the conflicting macros gets here; only the first one written reports it.
+            let first = variable.attributes.lazy.compactMap { $0.as(AttributeSyntax.self)?.simpleName }
+                .first { [MacroName.attribute, MacroName.relationship, MacroName.transient].contains($0) }
+            if first == macro {
+                context?.report(.conflictingMacros(name: variable.firstName), at: variable.attributes)
+            }
             return nil
         }
         guard let property = variable.storedProperty, !variable.isComputed, lenient || !variable.hasObservers else {

@@ -67,8 +67,9 @@ public struct RelationshipMacro: AccessorMacro, PeerMacro {
             switch TypeShape(wrapped) {
             case .set, .array:
                 // `Set<T>?`: drop the `?`, and give the collection its empty default.
-                let fixed = PropertyAnalysis.withInitializer(
-                    property.binding, property.initializer?.value.trimmedDescription ?? "[]", type: wrapped)
+                let value = property.initializer?.value
+                let keptDefault = value.flatMap { $0.is(NilLiteralExprSyntax.self) ? nil : $0.trimmedDescription }
+                let fixed = PropertyAnalysis.withInitializer(property.binding, keptDefault ?? "[]", type: wrapped)
                 context?.report(.optionalToMany(name: name), at: type,
                                 fixIts: [.replace(.removeOptional, property.binding, with: fixed)])
                 return nil
