@@ -43,6 +43,11 @@ enum MacroFixture {
             self.title = title
         }
     }
+
+    /// Public members are generated `public`, which a public class needs to conform.
+    @Entity public final class Label {
+        public var text: String = ""
+    }
 }
 
 /// Compiles the real macro expansion against the runtime and checks what it produces.
@@ -54,6 +59,7 @@ enum MacroFixture {
         #expect(Person._$entity.attributes.map(\.name) == ["email", "name", "born", "mood", "prefs", "nickname"])
         #expect(Person._$entity.relationships.map(\.name) == ["place"])
         #expect(MacroFixture.Place._$entity.relationships.map(\.name) == ["people"])
+        #expect(MacroFixture.Label._$entity.attributes.map(\.name) == ["text"])
     }
 
     @Test func attributeArgumentsReachTheSchema() {
