@@ -346,6 +346,11 @@ final class HTTPConnection: @unchecked Sendable {
         }
         let request = parsed.makeRequest(remoteAddress: remoteAddress)
         let response = core.handler(request)
+        if core.isStopped {
+            // The grace period ran out while the handler ran; the connection is closed unanswered.
+            handBackToLoop()
+            return
+        }
         let keepsAlive = request.wantsKeepAlive && !HTTPResponseSerializer.requestsClose(response)
             && !core.isDraining
         let disposition: HTTPResponseSerializer.ConnectionDisposition =

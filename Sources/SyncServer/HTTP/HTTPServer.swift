@@ -46,6 +46,13 @@ public final class HTTPServer: @unchecked Sendable {
         return boundPort
     }
 
+    /// Whether the server ran and has completely shut down; lets tests poll without blocking.
+    var hasStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return hasStarted && hasFinished
+    }
+
     /// A snapshot of the connection and request counters.
     public var statistics: HTTPServerStatistics {
         counters.snapshot
