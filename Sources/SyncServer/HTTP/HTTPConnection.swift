@@ -72,11 +72,6 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    var isClosed: Bool {
-        if case .closed = phase { return true }
-        return false
-    }
-
     /// Whether a worker currently owns the connection. Loop thread only.
     var isProcessing: Bool {
         if case .processing = phase { return true }
@@ -189,18 +184,14 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    /// Closes the socket and unregisters the connection.
-    ///
-    /// Runs on the loop thread, except when a worker finishes after the loop has stopped and can
-    /// no longer take the connection back; then `onLoopThread` is `false` and loop-confined
-    /// structures are left alone.
-    func close(onLoopThread: Bool = true) {
+    /// Closes the socket and unregisters the connection. Loop thread only.
+    func close() {
         if case .closed = phase { return }
         phase = .closed
         if pendingSummary != nil { reportSummary(responseBytesWritten: outputOffset) }
-        if onLoopThread { core.loop.deregister(descriptor) }
+        core.loop.deregister(descriptor)
         Socket.closeDescriptor(descriptor)
-        core.connectionClosed(self, onLoopThread: onLoopThread)
+        core.connectionClosed(self, onLoopThread: true)
     }
 
     /// Reads until the socket is drained or a complete request is buffered. Returns `false` if
@@ -370,9 +361,17 @@ final class HTTPConnection: @unchecked Sendable {
         core.requestLeftWorker()
         let accepted = core.loop.execute { [self] in resumeAfterProcessing() }
         if !accepted {
-            // The loop has stopped (shutdown grace period over); nobody else will close us.
-            phase = .active
-            close(onLoopThread: false)
+            closeAbandonedByLoop()
         }
+    }
+
+    /// The loop stopped (grace period over) before this worker finished, so nobody else will
+    /// close the socket. `phase` stays `.processing` on purpose: the loop thread may still be
+    /// reading it during its final cleanup, and `.processing` is what keeps it from closing the
+    /// descriptor a second time.
+    private func closeAbandonedByLoop() {
+        if pendingSummary != nil { reportSummary(responseBytesWritten: outputOffset) }
+        Socket.closeDescriptor(descriptor)
+        core.connectionClosed(self, onLoopThread: false)
     }
 }

@@ -54,19 +54,12 @@ struct HTTPRequestParser {
         case chunked
     }
 
-    private enum ChunkPhase {
-        case sizeLine
-        case data(remaining: Int)
-        case dataTerminator
-        case trailers(byteCount: Int)
-    }
-
     private enum State {
         /// Looking for the blank line that ends the head; `scannedCount` bytes after `readIndex`
         /// are known not to contain it, so each append only scans new bytes.
         case head(scannedCount: Int)
         case contentLengthBody(Head, length: Int)
-        case chunkedBody(Head, phase: ChunkPhase, decoded: [UInt8], rawByteCount: Int)
+        case chunkedBody(Head, ChunkedBodyDecoder)
         case failed(HTTPParseError)
     }
 
@@ -141,7 +134,7 @@ struct HTTPRequestParser {
                 case .contentLength(let length):
                     state = .contentLengthBody(head, length: length)
                 case .chunked:
-                    state = .chunkedBody(head, phase: .sizeLine, decoded: [], rawByteCount: 0)
+                    state = .chunkedBody(head, ChunkedBodyDecoder(limits: limits))
                 }
                 continuePending = head.version == .http1_1
                     && head.headers.values(for: "Expect").contains { HTTPHeaders.namesMatch($0, "100-continue") }
@@ -150,15 +143,15 @@ struct HTTPRequestParser {
                 let body = Data(buffer[readIndex..<(readIndex + length)])
                 readIndex += length
                 return finish(head, body: body, bodyWireBytes: length)
-            case .chunkedBody(let head, let phase, var decoded, var rawByteCount):
-                // Drop the state's copy of `decoded` so appends below do not trigger copy-on-write.
+            case .chunkedBody(let head, var decoder):
+                // Take the decoder out of `state` so its body buffer is uniquely referenced and
+                // appends do not copy it.
                 state = .head(scannedCount: 0)
-                let finished = try decodeChunks(phase: phase, decoded: &decoded, rawByteCount: &rawByteCount, head: head)
-                if let finalPhase = finished {
-                    state = .chunkedBody(head, phase: finalPhase, decoded: decoded, rawByteCount: rawByteCount)
+                guard try decoder.decode(buffer, readIndex: &readIndex) else {
+                    state = .chunkedBody(head, decoder)
                     return nil
                 }
-                return finish(head, body: Data(decoded), bodyWireBytes: rawByteCount)
+                return finish(head, body: Data(decoder.decodedBody), bodyWireBytes: decoder.wireByteCount)
             }
         }
     }
@@ -240,7 +233,7 @@ struct HTTPRequestParser {
                     message: "more than \(limits.maxHeaderCount) header fields"
                 )
             }
-            headers.add(try parseField(line))
+            headers.add(try Self.parseField(line))
         }
         let hostCount = headers.values(for: "Host").count
         if hostCount > 1 { throw .badRequest("multiple Host header fields") }
@@ -271,7 +264,8 @@ struct HTTPRequestParser {
         return HTTPVersion(major: 1, minor: Int(minor - 0x30))
     }
 
-    private func parseField(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPHeaders.Field {
+    /// Parses one `name: value` line; shared with trailer parsing in ``ChunkedBodyDecoder``.
+    static func parseField(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPHeaders.Field {
         if line.first == ASCII.space || line.first == ASCII.tab {
             throw .badRequest("obsolete line folding in header fields is not accepted")
         }
@@ -333,111 +327,6 @@ struct HTTPRequestParser {
         guard let length else { throw .badRequest("invalid Content-Length") }
         if length > limits.maxBodyBytes { throw .bodyTooLarge(limit: limits.maxBodyBytes) }
         return length == 0 ? .noBody : .contentLength(length)
-    }
-
-    // MARK: - Chunked body
-
-    /// Decodes as many chunks as are buffered. Returns the phase to resume in when more bytes are
-    /// needed, or `nil` once the last chunk and trailers are consumed.
-    private mutating func decodeChunks(
-        phase startPhase: ChunkPhase,
-        decoded: inout [UInt8],
-        rawByteCount: inout Int,
-        head: Head
-    ) throws(HTTPParseError) -> ChunkPhase? {
-        var phase = startPhase
-        while true {
-            switch phase {
-            case .sizeLine:
-                guard let lineEnd = buffer[readIndex...].firstIndex(of: ASCII.lineFeed) else {
-                    if buffer.count - readIndex > 4096 { throw .badRequest("chunk size line too long") }
-                    return phase
-                }
-                let size = try parseChunkSize(buffer[readIndex..<lineEnd])
-                rawByteCount += lineEnd + 1 - readIndex
-                readIndex = lineEnd + 1
-                if size == 0 {
-                    phase = .trailers(byteCount: 0)
-                } else {
-                    if size > limits.maxBodyBytes - decoded.count { throw .bodyTooLarge(limit: limits.maxBodyBytes) }
-                    phase = .data(remaining: size)
-                }
-            case .data(let remaining):
-                let available = min(remaining, buffer.count - readIndex)
-                guard available > 0 else { return phase }
-                decoded.append(contentsOf: buffer[readIndex..<(readIndex + available)])
-                readIndex += available
-                rawByteCount += available
-                phase = remaining == available ? .dataTerminator : .data(remaining: remaining - available)
-            case .dataTerminator:
-                guard readIndex < buffer.count else { return phase }
-                if buffer[readIndex] == ASCII.lineFeed {
-                    readIndex += 1
-                    rawByteCount += 1
-                } else if buffer[readIndex] == ASCII.carriageReturn {
-                    guard readIndex + 1 < buffer.count else { return phase }
-                    guard buffer[readIndex + 1] == ASCII.lineFeed else {
-                        throw .badRequest("chunk data not followed by CRLF")
-                    }
-                    readIndex += 2
-                    rawByteCount += 2
-                } else {
-                    throw .badRequest("chunk data not followed by CRLF")
-                }
-                phase = .sizeLine
-            case .trailers(let byteCount):
-                guard let lineEnd = buffer[readIndex...].firstIndex(of: ASCII.lineFeed) else {
-                    if byteCount + buffer.count - readIndex > limits.maxHeadBytes {
-                        throw .headersTooLarge(limit: limits.maxHeadBytes)
-                    }
-                    return phase
-                }
-                let lineLength = lineEnd + 1 - readIndex
-                var line = buffer[readIndex..<lineEnd]
-                if line.last == ASCII.carriageReturn { line.removeLast() }
-                readIndex = lineEnd + 1
-                rawByteCount += lineLength
-                if line.isEmpty { return nil }
-                // Trailer fields are validated like header fields but then discarded: nothing in
-                // the sync protocol needs them and merging them into headers invites smuggling.
-                _ = try parseField(line)
-                guard byteCount + lineLength <= limits.maxHeadBytes else {
-                    throw .headersTooLarge(limit: limits.maxHeadBytes)
-                }
-                phase = .trailers(byteCount: byteCount + lineLength)
-            }
-        }
-    }
-
-    /// Parses `chunk-size [ chunk-ext ] [CR]`; extensions are syntax-checked loosely and ignored.
-    private func parseChunkSize(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
-        var line = line
-        if line.last == ASCII.carriageReturn { line.removeLast() }
-        var size = 0
-        var digitCount = 0
-        var index = line.startIndex
-        while index < line.endIndex, let digit = ASCII.hexValue(line[index]) {
-            // 15 hex digits cannot overflow Int; anything longer is hostile, not a real chunk.
-            guard digitCount < 15 else { throw .badRequest("chunk size too large") }
-            size = size << 4 | Int(digit)
-            digitCount += 1
-            index += 1
-        }
-        guard digitCount > 0 else { throw .badRequest("invalid chunk size") }
-        let rest = line[index...]
-        guard let first = rest.first else { return size }
-        guard first == ASCII.semicolon || first == ASCII.space || first == ASCII.tab,
-            rest.allSatisfy({ $0 == ASCII.tab || ($0 >= 0x20 && $0 != 0x7F) })
-        else {
-            throw .badRequest("invalid chunk size")
-        }
-        if first != ASCII.semicolon {
-            let afterWhitespace = rest.drop { $0 == ASCII.space || $0 == ASCII.tab }
-            guard afterWhitespace.isEmpty || afterWhitespace.first == ASCII.semicolon else {
-                throw .badRequest("invalid chunk size")
-            }
-        }
-        return size
     }
 
     // MARK: - Buffer management
