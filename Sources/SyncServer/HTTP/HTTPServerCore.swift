@@ -111,6 +111,9 @@ final class HTTPServerCore: @unchecked Sendable {
         for connection in Array(connections.values) where !connection.isProcessing {
             connection.close()
         }
+        // Connections still on a worker close themselves; dropping them here breaks the
+        // core → connection → core cycle that would otherwise leak both.
+        connections.removeAll()
         closeListener()
         workers.stop()
     }
