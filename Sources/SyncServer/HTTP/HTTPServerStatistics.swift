@@ -28,8 +28,8 @@ public struct HTTPServerStatistics: Sendable, Equatable {
 
 /// Thread-safe storage behind ``HTTPServer/statistics``.
 ///
-/// A lock rather than atomics because `Synchronization.Atomic` needs macOS 15 and the package
-/// supports macOS 14; the lock is uncontended in practice.
+/// One lock rather than per-field atomics so a snapshot is consistent across fields; it is held
+/// for a few nanoseconds and uncontended in practice.
 final class HTTPServerCounters: @unchecked Sendable {
     // @unchecked: `values` is only accessed while holding `lock`.
     private let lock = NSLock()
