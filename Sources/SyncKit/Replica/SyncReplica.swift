@@ -40,7 +40,7 @@ public final class SyncReplica: Sendable {
         store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
     }
 
-    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withConnection(body)
     }
 
