@@ -50,6 +50,9 @@ let package = Package(
         ),
         .testTarget(name: "SyncKitTests", dependencies: ["SyncKit"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer"]),
+        // The HTTP client against an in-process stub server, and the `sync` CLI run as a process
+        // (the dependency on `sync` makes sure the binary is built before the tests run).
+        .testTarget(name: "SyncClientTests", dependencies: ["SyncKit", "SyncServer", "sync"]),
     ],
     swiftLanguageModes: [.v6]
 )
