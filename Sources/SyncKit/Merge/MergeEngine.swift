@@ -223,7 +223,7 @@ final class MergeEngine {
         guard case .text(let json)? = try connection.rows(
             "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.uuidString)]).first?.first
         else { return [:] }
-        let decoded = try JSONDecoder().decode([String: WireValue].self, from: Data(json.utf8)).mapValues(\.value)
+        let decoded = try JSONDecoder().decode([String: SQLValue].self, from: Data(json.utf8))
         detachedValues[object] = decoded
         return decoded
     }
@@ -241,6 +241,8 @@ final class MergeEngine {
             // LocalStore removed the row; keep its values in case a concurrent reference voids the delete.
             objects[object]?.hasRow = false
             try storeTombstone(values ?? [:], for: object)
+            // Deletes whose deny rule counted on this object being alive must be judged again.
+            try touchRootsAround(object)
             return
         }
         touchedRoots.insert(DeleteRoot(dot: current.dot, root: root))
@@ -264,7 +266,7 @@ final class MergeEngine {
     func storeTombstone(_ values: [String: SQLValue], for object: ObjectKey) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let json = String(decoding: try encoder.encode(values.mapValues(WireValue.init)), as: UTF8.self)
+        let json = String(decoding: try encoder.encode(values), as: UTF8.self)
         try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?",
                            [.text(json), .text(object.entity), .text(object.id.uuidString)])
     }
@@ -333,7 +335,11 @@ final class MergeEngine {
     }
 
     private func touchEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws {
-        guard !isLocal else { return }
+        guard !isLocal else {
+            // LocalStore wrote the rows; only deletes the edge may bear on need judging again.
+            for endpoint in [source, target] { try touchRoots(of: endpoint) }
+            return
+        }
         affected.insert(source)
         affected.insert(target)
         reorderedOwners.insert(source)
