@@ -20,7 +20,36 @@ let initCommand = Command(
     options: ["schema", "server", "dataset", "token"]
 ) { arguments, storePath in
     let path = try arguments.positionals([], optional: 1).first ?? storePath
-    _ = try arguments.required("schema")
-    _ = path
-    throw RuntimeError("creating a store from a schema needs ObjectStore(path:schema:policy:), which is not on main yet")
+    let schemaPath = try arguments.required("schema")
+    let server = try arguments.required("server")
+    let dataset = try arguments.required("dataset")
+    let token = try arguments.required("token")
+    guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+        throw UsageError(message: "--server '\(server)' is not an http(s) URL like http://127.0.0.1:8080", command: "init")
+    }
+    guard HTTPTransport.isValidDatasetName(dataset) else {
+        throw UsageError(message: "--dataset '\(dataset)' is not a dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')", command: "init")
+    }
+    let schemaData: Data
+    do {
+        schemaData = try Data(contentsOf: URL(fileURLWithPath: schemaPath))
+    } catch {
+        throw RuntimeError("cannot read the schema file '\(schemaPath)': \(error.localizedDescription)")
+    }
+    let schema: SchemaDocument
+    do {
+        schema = try SchemaDocument(jsonData: schemaData)
+    } catch {
+        throw RuntimeError("'\(schemaPath)' is not a store schema: \(Output.describe(error))")
+    }
+    let existed = FileManager.default.fileExists(atPath: path)
+    let replica: SyncReplica
+    do {
+        // An existing store may only grow: the same schema, or one with additions.
+        replica = try SyncReplica(store: try ObjectStore(path: path, schema: schema, policy: .additiveOnly))
+    } catch {
+        throw RuntimeError("cannot \(existed ? "open" : "create") the store '\(path)': \(Output.describe(error))")
+    }
+    try SyncClient.Configuration(serverURL: url, dataset: dataset, token: token).save(in: replica)
+    Output.line("\(existed ? "updated" : "created") store \(path) (replica \(replica.replicaID.uuidString), server \(url.absoluteString), dataset \(dataset))")
 }

@@ -70,3 +70,108 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path), "reading commands do not create stores")
     }
 }
+
+/// `sync` on real store files: init from a schema, then status, log and the sync commands.
+@Suite struct CLIStoreTests {
+    let cli: CLIRunner
+    let directory: URL
+    let schemaPath: String
+
+    init() throws {
+        cli = try CLIRunner()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // The schema of the test entities, as a typed store exports it.
+        let typed = try ClientReplica()
+        schemaPath = directory.appendingPathComponent("schema.json").path
+        try typed.store.exportSchema().write(to: URL(fileURLWithPath: schemaPath))
+    }
+
+    func initStore(_ name: String = "store.sqlite", server: String = "http://127.0.0.1:9") throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        let result = try cli.run("init", path, "--schema", schemaPath, "--server", server, "--dataset", "notes", "--token", "t0k")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("created store \(path) (replica "))
+        return path
+    }
+
+    @Test func initCreatesAStoreWithoutContactingTheServer() throws {
+        let path = try initStore()
+        let status = try cli.run("--store", path, "status", "--json")
+        #expect(status.status == 0, "\(status.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        #expect(object["server"] as? String == "http://127.0.0.1:9")
+        #expect(object["dataset"] as? String == "notes")
+        #expect(object["pending"] as? Int == 0)
+        #expect(object["cursor"] as? String == "0")
+        #expect(object["lastSync"] is NSNull)
+        #expect(object["token"] == nil, "status never prints the token")
+        #expect(UUID(uuidString: object["replica"] as? String ?? "") != nil)
+
+        let text = try cli.run("status", in: directory, environment: ["SYNC_STORE": path])
+        #expect(text.stdout.contains("last sync: never"))
+        #expect(text.stdout.contains("server: http://127.0.0.1:9"))
+
+        // Running init again keeps the replica and updates the configuration.
+        let again = try cli.run("init", path, "--schema", schemaPath, "--server", "http://127.0.0.1:10", "--dataset", "notes", "--token", "x")
+        #expect(again.status == 0)
+        #expect(again.stdout.hasPrefix("updated store"))
+        let after = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run("--store", path, "status", "--json").stdout.utf8)) as? [String: Any])
+        #expect(after["replica"] as? String == object["replica"] as? String)
+        #expect(after["server"] as? String == "http://127.0.0.1:10")
+    }
+
+    @Test func initChecksItsArguments() throws {
+        let path = directory.appendingPathComponent("bad.sqlite").path
+        let noSchema = try cli.run("init", path, "--server", "http://x", "--dataset", "d", "--token", "t")
+        #expect(noSchema.status == 2)
+        #expect(noSchema.stderr.contains("missing required option --schema"))
+        let badURL = try cli.run("init", path, "--schema", schemaPath, "--server", "ftp://x", "--dataset", "d", "--token", "t")
+        #expect(badURL.status == 2)
+        #expect(badURL.stderr.contains("--server 'ftp://x' is not an http(s) URL"))
+        let badDataset = try cli.run("init", path, "--schema", schemaPath, "--server", "http://x", "--dataset", ".d", "--token", "t")
+        #expect(badDataset.status == 2)
+        #expect(badDataset.stderr.contains("--dataset '.d' is not a dataset name"))
+        let notJSON = directory.appendingPathComponent("not.json").path
+        try Data("nope".utf8).write(to: URL(fileURLWithPath: notJSON))
+        let badSchema = try cli.run("init", path, "--schema", notJSON, "--server", "http://x", "--dataset", "d", "--token", "t")
+        #expect(badSchema.status == 1)
+        #expect(badSchema.stderr.contains("is not a store schema"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func pushToAnUnreachableServerFailsWithARuntimeError() throws {
+        let path = try initStore()
+        let result = try cli.run("--store", path, "push")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("sync push: network error"), "\(result.stderr)")
+    }
+
+    @Test func pushAndPullThroughAServer() async throws {
+        let server = FakeSyncServer(dataset: "notes", token: "t0k")
+        try server.start()
+        let first = try initStore("first.sqlite", server: server.url.absoluteString)
+        let second = try initStore("second.sqlite", server: server.url.absoluteString)
+        // A change set made by a typed replica, delivered to the first store through the server.
+        let typed = try ClientReplica()
+        try typed.addNotes(2)
+        let pushed = try cli.run("--store", first, "push", "--json")
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(pushed.stdout.contains(#""registeredSchema":true"#))
+
+        try await typed.client(server).push()
+
+        let pulled = try cli.run("--store", second, "pull")
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(pulled.stdout.contains("pulled 2 change sets in 1 page, 2 objects changed, 0 new conflicts, cursor 2"), "\(pulled.stdout)")
+        let log = try cli.run("--store", second, "log")
+        let lines = log.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.hasPrefix(typed.replica.replicaID.uuidString + ":") && $0.contains("  remote  ") && $0.hasSuffix("3 ops") })
+        let status = try cli.run("--store", second, "status")
+        #expect(status.stdout.contains("cursor: 2"))
+        #expect(!status.stdout.contains("last sync: never"))
+        #expect(try cli.run("--store", second, "conflicts").stdout.isEmpty)
+        #expect(try cli.run("--store", second, "conflicts", "--clear").stdout == "cleared 0 conflict entries\n")
+    }
+}

@@ -39,13 +39,13 @@ struct CLIRunner {
     }
 
     /// Runs `sync arguments...` in `directory` and waits for it.
-    func run(_ arguments: [String], in directory: URL? = nil) throws -> Result {
+    func run(_ arguments: [String], in directory: URL? = nil, environment extra: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SYNC_STORE"] = nil
-        for (key, value) in self.environment { environment[key] = value }
+        for (key, value) in self.environment.merging(extra, uniquingKeysWith: { $1 }) { environment[key] = value }
         process.environment = environment
         if let directory { process.currentDirectoryURL = directory }
         // Output goes to files, not pipes, so a chatty process can never block on a full pipe.
@@ -68,8 +68,8 @@ struct CLIRunner {
                       stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
-    func run(_ arguments: String..., in directory: URL? = nil) throws -> Result {
-        try run(arguments, in: directory)
+    func run(_ arguments: String..., in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
+        try run(arguments, in: directory, environment: environment)
     }
 }
 
