@@ -92,7 +92,7 @@ public struct HTTPTransport: Sendable {
         } catch {
             throw HTTPFailure(error: .local("cannot encode change sets: \(error)"))
         }
-        let data = try await sendDetailed("POST", path: "changesets", body: body)
+        let data = try await sendDetailed("POST", path: "changesets", body: body).data
         do throws(SyncClientError) {
             let wire = try decode(WirePushResponse.self, from: data, what: "the push response")
             do {
@@ -130,6 +130,28 @@ public struct HTTPTransport: Sendable {
         }
     }
 
+    /// A copy of the dataset's store and the log cursor it includes.
+    public struct Snapshot: Sendable {
+        /// The SQLite store file.
+        public var data: Data
+        /// The `Sync-Cursor` header: pull from here after adopting the snapshot.
+        public var cursor: String
+    }
+
+    /// `GET /v1/datasets/{dataset}/snapshot`: a consistent copy of the dataset's store.
+    public func snapshot() async throws(SyncClientError) -> Snapshot {
+        let result: (data: Data, response: HTTPURLResponse)
+        do {
+            result = try await sendDetailed("GET", path: "snapshot", accept: "application/vnd.sqlite3")
+        } catch {
+            throw error.error
+        }
+        guard let cursor = result.response.value(forHTTPHeaderField: "Sync-Cursor"), !cursor.isEmpty, cursor.allSatisfy(\.isASCII) else {
+            throw .invalidResponse("the snapshot response has no Sync-Cursor header")
+        }
+        return Snapshot(data: result.data, cursor: cursor)
+    }
+
     // MARK: Requests
 
     /// The URL of `route` under this dataset, e.g. `…/v1/datasets/todos/changesets?after=3`.
@@ -142,7 +164,8 @@ public struct HTTPTransport: Sendable {
     }
 
     /// Builds the request for one attempt.
-    func request(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil) throws(SyncClientError) -> URLRequest {
+    func request(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil, accept: String = "application/json")
+        throws(SyncClientError) -> URLRequest {
         guard HTTPTransport.isValidDatasetName(dataset) else {
             throw .notConfigured("'\(dataset)' is not a valid dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')")
         }
@@ -154,7 +177,7 @@ public struct HTTPTransport: Sendable {
         request.httpMethod = method
         request.timeoutInterval = Backoff.seconds(requestTimeout)
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue(accept, forHTTPHeaderField: "Accept")
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -165,17 +188,18 @@ public struct HTTPTransport: Sendable {
     /// Sends a request, retrying transient failures per ``backoff``; returns the `2xx` body.
     func send(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil) async throws(SyncClientError) -> Data {
         do {
-            return try await sendDetailed(method, path: route, query: query, body: body)
+            return try await sendDetailed(method, path: route, query: query, body: body).data
         } catch {
             throw error.error
         }
     }
 
     /// ``send(_:path:query:body:)`` keeping what the last failure said beyond its error.
-    func sendDetailed(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil) async throws(HTTPFailure) -> Data {
+    func sendDetailed(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil, accept: String = "application/json")
+        async throws(HTTPFailure) -> (data: Data, response: HTTPURLResponse) {
         let request: URLRequest
         do {
-            request = try self.request(method, path: route, query: query, body: body)
+            request = try self.request(method, path: route, query: query, body: body, accept: accept)
         } catch {
             throw HTTPFailure(error: error)
         }
@@ -199,7 +223,7 @@ public struct HTTPTransport: Sendable {
     }
 
     /// One attempt, without retries.
-    func sendOnce(_ request: URLRequest) async throws(HTTPFailure) -> Data {
+    func sendOnce(_ request: URLRequest) async throws(HTTPFailure) -> (data: Data, response: HTTPURLResponse) {
         if Task.isCancelled { throw HTTPFailure(error: .cancelled) }
         let data: Data, response: URLResponse
         do {
@@ -212,7 +236,7 @@ public struct HTTPTransport: Sendable {
             throw HTTPFailure(error: .network("\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?"): \(HTTPTransport.describe(error))"))
         }
         guard let http = response as? HTTPURLResponse else { throw HTTPFailure(error: .invalidResponse("not an HTTP response")) }
-        if (200..<300).contains(http.statusCode) { return data }
+        if (200..<300).contains(http.statusCode) { return (data, http) }
         var failure = HTTPFailure(error: HTTPTransport.error(status: http.statusCode, body: data))
         if let text = http.value(forHTTPHeaderField: "Retry-After"), let seconds = Int(text.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
             failure.retryAfter = .seconds(seconds)
