@@ -158,7 +158,7 @@ extension MergeEngine {
             on: connection)
     }
 
-    private func hlc(of dot: Dot) throws -> HLC {
+    func hlc(of dot: Dot) throws -> HLC {
         if case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?",
                                                            [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first?.first {
             return HLC(rawValue: UInt64(bitPattern: value))

@@ -158,6 +158,7 @@ final class MergeEngine {
             return
         }
         let incoming = current.stamp
+        if !isLocal { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
         let previous = try fieldStamp(object, name) ?? known.creation
         let concurrent = !current.vector.covers(previous.dot)
         if incoming > previous {
@@ -179,6 +180,22 @@ final class MergeEngine {
                 winner: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
                 loser: side(ConflictJournal.json(values), incoming),
                 cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
+        }
+    }
+
+    /// An update arriving after a concurrent delete of its object loses to it, as `delete` journals
+    /// an update that arrived first: the journal gets the entry whichever came first.
+    private func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
+        var journaled: Set<Dot> = []
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ? ORDER BY replica, seq, root",
+                                       [.text(object.entity), .text(object.id.uuidString)]) {
+            guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
+                  !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
+            try ConflictJournal.record(
+                .updateVersusDelete, entity: object.entity, object: object.id, property: name,
+                winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
+                loser: side(ConflictJournal.json(values), incoming),
+                cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won", on: connection)
         }
     }
 
