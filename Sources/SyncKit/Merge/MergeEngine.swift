@@ -312,6 +312,17 @@ final class MergeEngine {
                     winner: side("\"\(winner.0.uuidString)\"", winner.1), loser: side("\"\(loser.0.uuidString)\"", loser.1),
                     cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won", on: connection)
             }
+            if let inverse = schema.inverse(of: relationship), inverse.kind == .toOne {
+                // One-to-one: sources claiming the same target concurrently conflict on the target's side.
+                for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
+                where edge.source != source.id && !current.vector.covers(edge.added.dot) {
+                    let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
+                    try ConflictJournal.record(
+                        .toOne, entity: targetKey.entity, object: target, property: inverse.name,
+                        winner: side("\"\(winner.0.uuidString)\"", winner.1), loser: side("\"\(loser.0.uuidString)\"", loser.1),
+                        cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won", on: connection)
+                }
+            }
         }
         try connection.run(
             "INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc) VALUES (?, ?, ?, ?, ?, ?, ?)",
