@@ -13,22 +13,29 @@ extension MergeEngine {
     /// the edges alone, so the result does not depend on the order change sets arrived in.
     func resolveDeletes() throws {
         guard !touchedRoots.isEmpty else { return }
+        let voidedBefore = voided
+        // Judge every touched root afresh: a void decided while some change set was still missing
+        // (say, the delete of the object whose reference voided it) may no longer hold. Starting
+        // from no voids and only ever adding them reaches the least fixed point, which is unique.
+        var reconsidered: Set<DeleteRoot> = []
         var changed = true
         var rounds = 0
         while changed {
             changed = false
             rounds += 1
-            guard rounds <= 64 + touchedRoots.count else {
+            guard rounds <= 64 + 2 * touchedRoots.count else {
                 throw SyncError(.notSyncable, "delete rules did not settle after \(rounds) rounds")
             }
-            for root in touchedRoots.sorted() {
-                if voided.contains(root) {
-                    if try replaceImplicitDeletes(of: root, with: []) { changed = true }
-                    continue
-                }
+            for root in touchedRoots.sorted() where reconsidered.insert(root).inserted {
+                changed = true
+                if voided.contains(root) { try setVoided(root, false) }
+            }
+            for root in touchedRoots.sorted() where reconsidered.contains(root) && !voided.contains(root) {
                 let outcome = try cascade(of: root)
                 if outcome.denied {
-                    try void(root, deniedBy: outcome.denyingEdge)
+                    try setVoided(root, true)
+                    _ = try replaceImplicitDeletes(of: root, with: [])
+                    if !voidedBefore.contains(root) { try journalVoided(root, deniedBy: outcome.denyingEdge) }
                     changed = true
                 } else if try replaceImplicitDeletes(of: root, with: outcome.implicit) {
                     changed = true
@@ -56,6 +63,9 @@ extension MergeEngine {
         var outcome = CascadeOutcome()
         var killed = explicit
         var queue = explicit.sorted()
+        // The edges the delete rules judge: those the deleter had not seen (for the objects it
+        // deleted), and every edge of objects deleted by cascade.
+        var judged: [(object: ObjectKey, relationship: SyncSchema.Relationship, other: ObjectKey, added: Stamp)] = []
         var index = 0
         while index < queue.count {
             let object = queue[index]
@@ -63,26 +73,30 @@ extension MergeEngine {
             guard let entity = schema.entity(object.entity) else { continue }
             for relationship in entity.relationships {
                 for (other, added) in try incidentEdges(of: object, relationship).sorted(by: { $0.other < $1.other }) {
-                    // The deleter handled every edge it had seen; only concurrent ones need a rule here.
                     if explicit.contains(object) && deleterVector.covers(added.dot) { continue }
-                    if killed.contains(other) { continue }
-                    switch relationship.deleteRule {
-                    case .cascade:
-                        killed.insert(other)
+                    judged.append((object, relationship, other, added))
+                    if relationship.deleteRule == .cascade && killed.insert(other).inserted {
                         outcome.implicit.insert(other)
                         queue.append(other)
-                    case .deny:
-                        if try isAlive(other, ignoring: root) {
-                            outcome.denied = true
-                            outcome.denyingEdge = (object, relationship.name, other)
-                            return outcome
-                        }
-                    case .nullify, .noAction:
-                        if try isAlive(other, ignoring: root) {
-                            try journalDroppedReference(from: other, to: object, relationship: relationship, added: added, root: root)
-                        }
                     }
                 }
+            }
+        }
+        // Deny and nullify are judged against the whole cascade, so the order edges were walked in cannot matter.
+        for edge in judged where !killed.contains(edge.other) {
+            switch edge.relationship.deleteRule {
+            case .deny:
+                if try isAlive(edge.other, ignoring: root) {
+                    outcome.denied = true
+                    outcome.denyingEdge = (edge.object, edge.relationship.name, edge.other)
+                    return outcome
+                }
+            case .nullify, .noAction:
+                if try isAlive(edge.other, ignoring: root) {
+                    try journalDroppedReference(from: edge.other, to: edge.object, relationship: edge.relationship, added: edge.added, root: root)
+                }
+            case .cascade:
+                break
             }
         }
         return outcome
@@ -116,11 +130,16 @@ extension MergeEngine {
         return true
     }
 
-    /// Undoes every delete of `root`, and the unlinks it made.
-    private func void(_ root: DeleteRoot, deniedBy edge: (object: ObjectKey, relationship: String, other: ObjectKey)?) throws {
-        voided.insert(root)
+    /// Voids (or reinstates) every delete of `root` and the unlinks it made; what they touch is rewritten.
+    private func setVoided(_ root: DeleteRoot, _ isVoid: Bool) throws {
         let arguments: [SQLValue] = [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
-        try connection.run("INSERT OR IGNORE INTO _sync_void (replica, seq, root) VALUES (?, ?, ?)", arguments)
+        if isVoid {
+            voided.insert(root)
+            try connection.run("INSERT OR IGNORE INTO _sync_void (replica, seq, root) VALUES (?, ?, ?)", arguments)
+        } else {
+            voided.remove(root)
+            try connection.run("DELETE FROM _sync_void WHERE replica = ? AND seq = ? AND root = ?", arguments)
+        }
         for row in try connection.rows("SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ?", arguments) {
             guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText) else { continue }
             try markChanged(ObjectKey(entity: entity, id: id))
@@ -129,11 +148,13 @@ extension MergeEngine {
             guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText),
                   case .text(let name) = row[2], case .text(let targetText) = row[3], let target = UUID(uuidString: targetText),
                   let relationship = schema.entity(entity)?.relationship(name) else { continue }
-            affected.insert(ObjectKey(entity: entity, id: id))
-            affected.insert(ObjectKey(entity: relationship.target, id: target))
-            reorderedOwners.insert(ObjectKey(entity: entity, id: id))
-            reorderedOwners.insert(ObjectKey(entity: relationship.target, id: target))
+            try markChanged(ObjectKey(entity: entity, id: id))
+            try markChanged(ObjectKey(entity: relationship.target, id: target))
         }
+    }
+
+    private func journalVoided(_ root: DeleteRoot, deniedBy edge: (object: ObjectKey, relationship: String, other: ObjectKey)?) throws {
+        let arguments: [SQLValue] = [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
         let rootEntity = try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
                                              arguments + [.text(root.root.uuidString)]).first?.first?.textValue ?? ""
         let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
@@ -166,7 +187,8 @@ extension MergeEngine {
         return HLC(rawValue: 0)
     }
 
-    /// An object whose life may have changed: it and everything it is connected to must be rewritten.
+    /// An object whose life may have changed: it and everything it is connected to must be
+    /// rewritten, and the deletes of its neighbours re-judged (a deny rule asks whether they are alive).
     func markChanged(_ object: ObjectKey) throws {
         affected.insert(object)
         reorderedOwners.insert(object)
@@ -175,7 +197,16 @@ extension MergeEngine {
             for (other, _) in try incidentEdges(of: object, relationship) {
                 affected.insert(other)
                 reorderedOwners.insert(other)
+                try touchRoots(of: other)
             }
+        }
+    }
+
+    /// Adds the roots of every delete of `object` to those the next round re-judges.
+    func touchRoots(of object: ObjectKey) throws {
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ?",
+                                       [.text(object.entity), .text(object.id.uuidString)]) {
+            if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { touchedRoots.insert(root) }
         }
     }
 }

@@ -22,6 +22,7 @@ extension MergeEngine {
                 try storeTombstone(values, for: object)
             }
         }
+        try addOneToOneComponents()
         for object in affected.sorted() {
             guard let entity = schema.entity(object.entity), try info(object)?.hasRow == true else { continue }
             try writeRelationships(of: object, entity: entity)
@@ -33,6 +34,24 @@ extension MergeEngine {
             changed.insert(owner.id)
         }
         return changed
+    }
+
+    /// Who holds whom in a one-to-one depends on every competing edge around it, so the whole
+    /// connected group of one-to-one edges around each touched object is rewritten.
+    private func addOneToOneComponents() throws {
+        var queue = affected.sorted()
+        var index = 0
+        while index < queue.count {
+            let object = queue[index]
+            index += 1
+            guard let entity = schema.entity(object.entity) else { continue }
+            for relationship in entity.relationships where relationship.kind == .toOne && schema.inverse(of: relationship)?.kind == .toOne {
+                for (other, _) in try incidentEdges(of: object, relationship) where !affected.contains(other) {
+                    affected.insert(other)
+                    queue.append(other)
+                }
+            }
+        }
     }
 
     private func insertRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
@@ -107,8 +126,13 @@ extension MergeEngine {
                 }
                 try connection.run("UPDATE \(quote(entity.table)) SET \(quote(column)) = ? WHERE id = ?",
                                    [target.map { .text($0.uuidString) } ?? .null, .text(object.id.uuidString)])
-                if let target, relationship.storage.positionColumn != nil, let inverse = schema.inverse(of: relationship) {
-                    reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: target))
+                if let positionColumn = relationship.storage.positionColumn {
+                    if let target, let inverse = schema.inverse(of: relationship) {
+                        // The owner's pass numbers its members, this one included.
+                        reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: target))
+                    } else {
+                        try connection.run("UPDATE \(quote(entity.table)) SET \(quote(positionColumn)) = NULL WHERE id = ?", [.text(object.id.uuidString)])
+                    }
                 }
             case "joinTable" where relationship.storage.ownerColumn == "owner":
                 guard let table = relationship.storage.table else { continue }

@@ -261,7 +261,8 @@ final class MergeEngine {
             return
         }
         touchedRoots.insert(DeleteRoot(dot: current.dot, root: root))
-        affected.insert(object)
+        // Deny rules of deletes around this object ask whether it is alive: judge them again.
+        try markChanged(object)
         // Concurrent updates lose to the delete: journal them.
         let entity = try schema.requireEntity(object.entity, in: "delete")
         for row in try connection.rows(
@@ -370,12 +371,7 @@ final class MergeEngine {
             for edge in try liveEdges(to: target, relationship) { affected.insert(ObjectKey(entity: source.entity, id: edge.source)) }
             for edge in try liveEdges(from: source, relationship) { affected.insert(ObjectKey(entity: target.entity, id: edge.target)) }
         }
-        for endpoint in [source, target] {
-            for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ?",
-                                           [.text(endpoint.entity), .text(endpoint.id.uuidString)]) {
-                if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { touchedRoots.insert(root) }
-            }
-        }
+        for endpoint in [source, target] { try touchRoots(of: endpoint) }
     }
 
     private func position(_ owner: ObjectKey, relationship name: String, member: UUID, key: String) throws {

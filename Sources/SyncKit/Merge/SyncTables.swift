@@ -57,7 +57,7 @@ enum SyncTables {
     ]
 
     /// Creates the tables if needed and returns this replica's ID, choosing a random one the first time.
-    static func install(on connection: SQLiteConnection) throws -> ReplicaID {
+    static func install(on connection: SQLiteConnection, newReplicaID: ReplicaID) throws -> ReplicaID {
         try connection.inTransaction {
             for statement in statements { try connection.execute(statement) }
             if case .text(let text)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'replica'").first?.first {
@@ -66,7 +66,7 @@ enum SyncTables {
                 }
                 return replica
             }
-            let replica = UUID()
+            let replica = newReplicaID
             try connection.run("INSERT INTO _sync_state (key, value) VALUES ('replica', ?), ('seq', 0), ('hlc', 0)", [.text(replica.uuidString)])
             return replica
         }

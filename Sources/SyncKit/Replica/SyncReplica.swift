@@ -24,12 +24,18 @@ public final class SyncReplica: Sendable {
     ///
     /// - Parameter wallClock: milliseconds since 1970 used to stamp local change sets; tests
     ///   inject a fake one. Merging never reads it.
-    public init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
+    public convenience init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
+        try self.init(store: store, wallClock: wallClock, newReplicaID: UUID())
+    }
+
+    /// `newReplicaID` is the ID a store gets when it is set up for sync for the first time;
+    /// seeded tests pass their own so runs replay exactly.
+    init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64, newReplicaID: ReplicaID) throws {
         self.store = store
         self.wallClock = wallClock
         schema = SyncSchema(store.schemaDocument)
         let connection = try store.openConnection()
-        replicaID = try SyncTables.install(on: connection)
+        replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)
         self.connection = SerializedConnection(connection)
         store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
     }
