@@ -235,6 +235,41 @@ import Testing
         try trio.b.context.save()
         try trio.exchange(order)
         for replica in [trio.a, trio.b, trio.c] { #expect(try !replica.exists(Member.self, boss.objectID)) }
+        for (name, replica) in trio.both {
+            #expect(try replica.journal(.voidedDelete).count == 1, "the second delete was journaled as void on \(name)")
+        }
+        try trio.expectConverged()
+    }
+
+    /// A delete voided by deny does not take a concurrent update with it: the object comes back
+    /// with the update, which is (larger HLC) the latest write of its attribute.
+    @Test(arguments: ExchangeOrder.allCases)
+    func denyVoidedDeleteKeepsAConcurrentUpdate(order: ExchangeOrder) throws {
+        let trio = try ReplicaTrio()
+        let boss = Member(), report = Member()
+        boss.name = "boss"; report.name = "report"
+        trio.a.context.insert(boss)
+        trio.a.context.insert(report)
+        try trio.a.context.save()
+        try trio.shareBase()
+
+        trio.make(later: .b)
+        trio.a.context.delete(try trio.a.object(Member.self, boss.objectID))
+        try trio.a.context.save()
+        let bBoss = try trio.b.object(Member.self, boss.objectID)
+        bBoss.level = 8
+        try trio.b.object(Member.self, report.objectID).manager = bBoss
+        try trio.b.context.save()
+
+        try trio.exchange(order)
+
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            #expect(try replica.fetch(Member.self, boss.objectID)?.level == 8, "level on \(name)")
+            #expect(try replica.fetch(Member.self, report.objectID)?.manager?.objectID == boss.objectID, "manager on \(name)")
+        }
+        for (name, replica) in trio.both {
+            #expect(try replica.journal(.voidedDelete).map(\.objectID) == [boss.objectID], "journal of \(name)")
+        }
         try trio.expectConverged()
     }
 
