@@ -5,22 +5,32 @@ let initCommand = Command(
     name: "init", summary: "create a store from a schema and configure its server",
     help: """
         usage: sync init [<store>] --schema <json-file> --server <url> --dataset <name> --token <token>
+               sync init [<store>] --snapshot --server <url> --dataset <name> --token <token>
 
         Creates the store file (default: --store, $SYNC_STORE, else ./sync.sqlite) from a schema
         JSON as 'ObjectStore.exportSchema()' or 'GET /v1/datasets/{dataset}/schema' writes it,
         gives it a replica ID, and saves the server URL, dataset and token in it. Does not
-        contact the server: 'sync push' registers the schema.
+        contact the server: 'sync push' registers the schema. Running it on an existing store
+        keeps the replica, migrates to the schema if it only adds, and updates the configuration.
+
+        With --snapshot instead of --schema, downloads the dataset's snapshot from the server as
+        the new store (fast for a large dataset); the next pull continues after it.
 
         options:
           --schema FILE   the schema JSON (SchemaDocument)
           --server URL    the syncd base URL, e.g. http://127.0.0.1:8080
           --dataset NAME  the dataset (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')
           --token TOKEN   the dataset's bearer token ('syncd token add')
+          --snapshot      start from the server's snapshot instead of a schema file
         """,
-    options: ["schema", "server", "dataset", "token"]
+    options: ["schema", "server", "dataset", "token"], flags: ["snapshot"]
 ) { arguments, storePath in
     let path = try arguments.positionals([], optional: 1).first ?? storePath
-    let schemaPath = try arguments.required("schema")
+    let fromSnapshot = arguments.flags.contains("snapshot")
+    if fromSnapshot && arguments.options["schema"] != nil {
+        throw UsageError(message: "give either --schema or --snapshot, not both", command: "init")
+    }
+    let schemaPath = fromSnapshot ? "" : try arguments.required("schema")
     let server = try arguments.required("server")
     let dataset = try arguments.required("dataset")
     let token = try arguments.required("token")
@@ -29,6 +39,22 @@ let initCommand = Command(
     }
     guard HTTPTransport.isValidDatasetName(dataset) else {
         throw UsageError(message: "--dataset '\(dataset)' is not a dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')", command: "init")
+    }
+    if fromSnapshot {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw RuntimeError("a file already exists at '\(path)'; --snapshot creates a new store")
+        }
+        var configuration = SyncClient.Configuration(serverURL: url, dataset: dataset, token: token)
+        configuration.backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(4), maxAttempts: 4)
+        let snapshot: HTTPTransport.Snapshot
+        do {
+            snapshot = try await SyncClient.createStoreFromSnapshot(at: path, configuration: configuration)
+        } catch {
+            throw RuntimeError(Output.describe(error))
+        }
+        let replica = try openReplica(path)
+        Output.line("created store \(path) from the server's snapshot (replica \(replica.replicaID.uuidString), cursor \(snapshot.cursor))")
+        return
     }
     let schemaData: Data
     do {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SyncKit
 
 /// The `sync` binary run as a process: usage errors, help, and local edits and reads.
 @Suite struct CLIUsageTests {
@@ -173,5 +174,28 @@ import Testing
         #expect(!status.stdout.contains("last sync: never"))
         #expect(try cli.run("--store", second, "conflicts").stdout.isEmpty)
         #expect(try cli.run("--store", second, "conflicts", "--clear").stdout == "cleared 0 conflict entries\n")
+    }
+
+    @Test func initFromASnapshot() async throws {
+        let server = FakeSyncServer(dataset: "notes", token: "t0k")
+        try server.start()
+        let source = try ClientReplica()
+        try source.addNotes(2)
+        let snapshotPath = directory.appendingPathComponent("snapshot.sqlite").path
+        try SQLiteConnection(path: source.path).execute("VACUUM INTO '\(snapshotPath)'")
+        server.state.withLock { $0.snapshot = (try? Data(contentsOf: URL(fileURLWithPath: snapshotPath)), "7") }
+        let path = directory.appendingPathComponent("cloned.sqlite").path
+        let both = try cli.run("init", path, "--snapshot", "--schema", schemaPath, "--server", server.url.absoluteString, "--dataset", "notes", "--token", "t0k")
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("either --schema or --snapshot"))
+        let result = try cli.run("init", path, "--snapshot", "--server", server.url.absoluteString, "--dataset", "notes", "--token", "t0k")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("from the server's snapshot"))
+        #expect(result.stdout.hasSuffix("cursor 7)\n"))
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run("--store", path, "status", "--json").stdout.utf8)) as? [String: Any])
+        #expect(status["cursor"] as? String == "7")
+        #expect(status["replica"] as? String != source.replica.replicaID.uuidString)
+        #expect((status["vector"] as? [String: Int])?[source.replica.replicaID.uuidString] == 2)
+        #expect(try cli.run("--store", path, "log").stdout.split(separator: "\n").count == 2)
     }
 }

@@ -269,6 +269,45 @@ import SyncKit
         #expect(try a.replica.unacknowledgedCount() == 0)
     }
 
+    @Test func newStoreFromASnapshotPullsOnlyWhatFollows() async throws {
+        let server = FakeSyncServer()
+        try server.start()
+        let a = try ClientReplica()
+        try a.addNotes(3)
+        try await a.client(server).push()
+        // The server's copy of the dataset: a replica that applied the log, copied with VACUUM INTO.
+        let serverCopy = try ClientReplica()
+        _ = try serverCopy.replica.apply(try a.replica.changeSets(missingFrom: VersionVector()))
+        let snapshotPath = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: snapshotPath) }
+        try SQLiteConnection(path: serverCopy.path).execute("VACUUM INTO '\(snapshotPath)'")
+        server.state.withLock { $0.snapshot = (try? Data(contentsOf: URL(fileURLWithPath: snapshotPath)), "3") }
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("from-snapshot-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let configuration = SyncClient.Configuration(serverURL: server.url, dataset: server.dataset, token: server.token)
+        let snapshot = try await SyncClient.createStoreFromSnapshot(at: path, configuration: configuration)
+        #expect(snapshot.cursor == "3")
+
+        let store = try ObjectStore(path: path, entities: clientEntities)
+        let replica = try SyncReplica(store: store)
+        #expect(replica.replicaID != serverCopy.replica.replicaID)
+        #expect(try replica.versionVector() == a.replica.versionVector())
+        #expect(try SyncClient.Configuration.stored(in: replica)?.dataset == server.dataset)
+        let client = SyncClient(replica: replica, configuration: configuration)
+        try a.addNotes(1, prefix: "after")
+        try await a.client(server).push()
+        let report = try await client.sync()
+        #expect(!report.registeredSchema)
+        #expect(report.pulled == 1)
+        #expect(server.requests(GET, "changesets").last?.query["after"] == "3")
+        #expect(try store.makeContext().fetchAll(Note.self).count == 4)
+
+        await #expect(throws: SyncClientError.self) {
+            try await SyncClient.createStoreFromSnapshot(at: path, configuration: configuration)
+        }
+    }
+
     @Test func statusStreamFollowsASync() async throws {
         let server = FakeSyncServer()
         try server.start()

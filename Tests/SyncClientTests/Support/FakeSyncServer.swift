@@ -42,6 +42,8 @@ final class FakeSyncServer: Sendable {
         var faults: [Fault] = []
         var requests: [RecordedRequest] = []
         var vector = VersionVector()
+        /// What `GET snapshot` serves: a store file and its cursor.
+        var snapshot: (data: Data?, cursor: String)?
     }
 
     let dataset: String
@@ -150,6 +152,11 @@ final class FakeSyncServer: Sendable {
         case ("PUT", "schema"): return registerSchema(request.body)
         case ("POST", "changesets"): return push(request.body)
         case ("GET", "changesets"): return pull(query)
+        case ("GET", "snapshot"):
+            guard let snapshot = state.withLock({ $0.snapshot }), let data = snapshot.data else {
+                return FakeSyncServer.error(404, "schema_not_registered", "no snapshot")
+            }
+            return HTTPResponse(status: .ok, headers: ["Content-Type": "application/vnd.sqlite3", "Sync-Cursor": snapshot.cursor], body: data)
         default: return FakeSyncServer.error(404, "not_found", "no route \(method) \(request.path)")
         }
     }
