@@ -20,9 +20,10 @@ import Foundation
 ///
 /// Delete rules are applied by ``save()``, not by a query: until the save, an object related
 /// to one marked for deletion still exists (a cascade has not deleted it yet) and still
-/// refers to it in memory, while a query sees the deleted object's row as gone (a to-one
-/// path through it is `nil`). If the unsaved changes cannot be written (two objects with the
-/// same `.unique` value), the query throws the error ``save()`` would throw.
+/// refers to it, in memory and in a query (`$0.author == nil` is false), but the deleted
+/// object's row is gone, so a path through it finds nothing (`$0.author?.name == "Ann"` is
+/// false). If the unsaved changes cannot be written (two objects with the same `.unique`
+/// value), the query throws the error ``save()`` would throw.
 extension ObjectContext {
     /// The objects that match `descriptor`, in its order.
     ///
