@@ -4,7 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "ObjectSync",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "LocalStore", targets: ["LocalStore"]),
         .library(name: "SyncKit", targets: ["SyncKit"]),

@@ -1,0 +1,24 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@Transient`: marks a property of an `@Entity` class that the store ignores.
+///
+/// It generates nothing: `@Entity` leaves such properties out of the schema and does not add
+/// `@Attribute` to them. Because materialized objects are created with every property at its
+/// default, a non-optional transient property must still have a default value.
+public struct TransientMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let property = PropertyAnalysis.storedVar(
+            declaration, macro: MacroName.transient, lenient: true, context: context) else { return [] }
+        if property.type != nil {
+            _ = PropertyAnalysis.checkDefaultValue(property, macro: MacroName.transient, context: context)
+        } else if property.initializer == nil {
+            context.report(.missingDefaultValue(macro: "@\(MacroName.transient)", name: property.name), at: property.binding)
+        }
+        return []
+    }
+}
