@@ -37,7 +37,7 @@ extension ObjectContext {
     public func fetch<Entity: PersistentEntity>(_ descriptor: FetchDescriptor<Entity>) throws -> [Entity] {
         let plan = try QueryPlan(descriptor, schema: store.schema)
         let columns = (["id"] + plan.mapping.columns.map(\.name))
-            .map { PredicateTranslator.rootAlias + "." + quoteIdentifier($0) }.joined(separator: ", ")
+            .map { PredicateTranslator.rootAlias + "." + quotedName($0) }.joined(separator: ", ")
         let query = plan.select(columns)
         return try withPendingChanges(descriptor.includePendingChanges) {
             var objects: [Entity] = []

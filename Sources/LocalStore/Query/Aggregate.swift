@@ -103,6 +103,6 @@ public struct Aggregate<Entity: PersistentEntity, Result>: Sendable {
             throw StoreError(.unsupportedQuery, "cannot compute \(function.rawValue) of \(entity.name).\(attribute.name): Decimal is stored as text, which SQL would order and add wrongly",
                              entity: entity.name, attribute: attribute.name)
         }
-        return (alias + "." + quoteIdentifier(column.name), attribute)
+        return (alias + "." + quotedName(column.name), attribute)
     }
 }

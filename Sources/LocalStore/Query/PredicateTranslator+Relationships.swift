@@ -74,12 +74,12 @@ extension PredicateTranslator {
         var conditions: [SQLExpression]
         switch members.relationship.storage {
         case .inverseForeignKey(let table, let column, _):
-            from = "\(quoteIdentifier(table)) AS \(memberAlias)"
-            conditions = [SQLExpression("\(memberAlias).\(quoteIdentifier(column)) = \(ownerID)")]
+            from = "\(quotedName(table)) AS \(memberAlias)"
+            conditions = [SQLExpression("\(memberAlias).\(quotedName(column)) = \(ownerID)")]
         case .joinTable(let table, let ownerColumn, let memberColumn, _):
             let link = makeAlias()
-            from = "\(quoteIdentifier(table)) AS \(link) JOIN \(quoteIdentifier(members.target.table)) AS \(memberAlias) ON \(memberAlias).id = \(link).\(quoteIdentifier(memberColumn))"
-            conditions = [SQLExpression("\(link).\(quoteIdentifier(ownerColumn)) = \(ownerID)")]
+            from = "\(quotedName(table)) AS \(link) JOIN \(quotedName(members.target.table)) AS \(memberAlias) ON \(memberAlias).id = \(link).\(quotedName(memberColumn))"
+            conditions = [SQLExpression("\(link).\(quotedName(ownerColumn)) = \(ownerID)")]
         case .foreignKey:
             throw StoreError(.unsupportedQuery, "\(members.owner.mapping.name).\(members.relationship.description.name) is a to-one relationship",
                              entity: root.name, relationship: members.relationship.description.name)

@@ -194,7 +194,7 @@ final class PredicateTranslator {
     }
 
     /// `"Entity" AS t0` followed by the joins the translation needed.
-    var fromClause: String { quoteIdentifier(root.table) + " AS " + PredicateTranslator.rootAlias + rootScope.joinClause }
+    var fromClause: String { quotedName(root.table) + " AS " + PredicateTranslator.rootAlias + rootScope.joinClause }
 
     /// The WHERE condition for `predicate`.
     func condition<Entity: PersistentEntity>(for predicate: Predicate<Entity>) throws -> SQLExpression {
@@ -242,7 +242,7 @@ final class PredicateTranslator {
             let ownerAlias = alias(of: owner)
             return owner.scope.join(path: ownerAlias + "." + relationship.description.name) {
                 let alias = makeAlias()
-                let clause = "LEFT JOIN \(quoteIdentifier(object.mapping.table)) AS \(alias) ON \(alias).id = \(ownerAlias).\(quoteIdentifier(column))"
+                let clause = "LEFT JOIN \(quotedName(object.mapping.table)) AS \(alias) ON \(alias).id = \(ownerAlias).\(quotedName(column))"
                 return (alias, clause)
             }
         }
@@ -252,12 +252,12 @@ final class PredicateTranslator {
     func identity(of object: ObjectTerm) -> String {
         switch object.source {
         case .alias(let alias): return alias + ".id"
-        case .toOne(let owner, _, let column): return alias(of: owner) + "." + quoteIdentifier(column)
+        case .toOne(let owner, _, let column): return alias(of: owner) + "." + quotedName(column)
         }
     }
 
     func column(_ name: String, of object: ObjectTerm) -> String {
-        alias(of: object) + "." + quoteIdentifier(name)
+        alias(of: object) + "." + quotedName(name)
     }
 
     /// SQL that is true when the optional `term` is `nil`.

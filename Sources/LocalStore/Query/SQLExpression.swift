@@ -47,3 +47,9 @@ public struct SQLExpression: Hashable, Sendable, CustomStringConvertible {
         arguments.isEmpty ? sql : sql + " -- " + arguments.map(\.description).joined(separator: ", ")
     }
 }
+
+/// Quotes an SQL identifier like `quoteIdentifier`, without Foundation's string search for
+/// the common name that holds no quote: queries quote every column they touch, every time.
+func quotedName(_ name: String) -> String {
+    name.utf8.contains(UInt8(ascii: "\"")) ? quoteIdentifier(name) : "\"" + name + "\""
+}

@@ -41,7 +41,7 @@ enum SortTranslation {
                 "cannot sort by \(entity.name).\(attribute.name): it is stored as \(attribute.storage) storage, whose SQL order need not be its Swift order",
                 entity: entity.name, attribute: attribute.name)
         }
-        var sql = alias + "." + quoteIdentifier(column.name)
+        var sql = alias + "." + quotedName(column.name)
         if column.type == .decimal {
             // Decimals are stored as text; as REAL they order exactly up to about 15 significant digits.
             sql = "CAST(\(sql) AS REAL)"
