@@ -173,6 +173,29 @@ import SyncKit
         #expect(status.stdout.contains("cursor: 2"))
         #expect(!status.stdout.contains("last sync: never"))
         #expect(try cli.run("--store", second, "conflicts").stdout.isEmpty)
+
+        // The pulled objects read back as JSON, sorted by id, relationships included.
+        let list = try cli.run("--store", second, "list", "Note")
+        #expect(list.status == 0, "\(list.stderr)")
+        let notes = try list.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(notes.count == 2)
+        #expect(notes.map { $0["id"] as? String ?? "" } == notes.map { $0["id"] as? String ?? "" }.sorted())
+        #expect(Set(notes.compactMap { $0["title"] as? String }) == ["note 0", "note 1"])
+        #expect(notes.allSatisfy { $0["folder"] is NSNull && $0["count"] is Int })
+        let id = try #require(notes.first?["id"] as? String)
+        let get = try cli.run("--store", second, "get", "Note", id)
+        #expect(get.status == 0)
+        #expect(get.stdout == list.stdout.split(separator: "\n").first.map { $0 + "\n" })
+        #expect(get.stdout.hasPrefix(#"{"count":"#), "keys are sorted")
+        let absent = try cli.run("--store", second, "get", "Note", UUID().uuidString)
+        #expect(absent.status == 1)
+        #expect(absent.stderr.contains("there is no Note with id"))
+        let unknown = try cli.run("--store", second, "list", "Nope")
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no entity 'Nope'; it has: Folder, Note"))
+        #expect(try cli.run("--store", second, "list", "Folder").stdout.isEmpty)
         #expect(try cli.run("--store", second, "conflicts", "--clear").stdout == "cleared 0 conflict entries\n")
     }
 
@@ -197,5 +220,29 @@ import SyncKit
         #expect(status["replica"] as? String != source.replica.replicaID.uuidString)
         #expect((status["vector"] as? [String: Int])?[source.replica.replicaID.uuidString] == 2)
         #expect(try cli.run("--store", path, "log").stdout.split(separator: "\n").count == 2)
+    }
+
+    @Test func readsShowRelationshipsInOrder() async throws {
+        let server = FakeSyncServer(dataset: "notes", token: "t0k")
+        try server.start()
+        let path = try initStore("relations.sqlite", server: server.url.absoluteString)
+        let typed = try ClientReplica()
+        let folder = Folder()
+        folder.name = "Inbox"
+        let second = Note(), first = Note()
+        second.title = "second"
+        first.title = "first"
+        folder.notes = [second, first]
+        typed.context.insert(folder)
+        try typed.context.save()
+        try await typed.client(server).push()
+        #expect(try cli.run("--store", path, "pull").status == 0)
+
+        let got = try cli.run("--store", path, "get", "Folder", folder.objectID.uuidString)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(got.stdout.utf8)) as? [String: Any])
+        #expect(object["name"] as? String == "Inbox")
+        #expect(object["notes"] as? [String] == [second.objectID.uuidString, first.objectID.uuidString])
+        let note = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run("--store", path, "get", "Note", first.objectID.uuidString).stdout.utf8)) as? [String: Any])
+        #expect(note["folder"] as? String == folder.objectID.uuidString)
     }
 }
