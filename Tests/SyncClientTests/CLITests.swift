@@ -245,4 +245,69 @@ import SyncKit
         let note = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run("--store", path, "get", "Note", first.objectID.uuidString).stdout.utf8)) as? [String: Any])
         #expect(note["folder"] as? String == folder.objectID.uuidString)
     }
+
+    @Test func editsAreChangeSetsThatReachTypedReplicas() async throws {
+        let path = try initStore("edits.sqlite")
+        func run(_ arguments: String...) throws -> CLIRunner.Result {
+            let result = try cli.run(["--store", path] + arguments)
+            #expect(result.status == 0, "sync \(arguments.joined(separator: " ")): \(result.stderr)")
+            return result
+        }
+        func object(_ arguments: String...) throws -> [String: Any] {
+            let result = try cli.run(["--store", path] + arguments)
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
+        }
+        let folder = try run("put", "Folder", "name=Inbox").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(UUID(uuidString: folder) != nil)
+        let noteID = UUID().uuidString
+        #expect(try run("put", "Note", noteID, "title=first=draft", "count=3").stdout == noteID + "\n")
+        let other = try run("put", "Note", "title=second").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try run("link", "Note", noteID, "folder", folder)
+        _ = try run("link", "Folder", folder, "notes", other)
+        #expect(try object("get", "Folder", folder)["notes"] as? [String] == [noteID, other])
+        _ = try run("put", "Note", noteID, "count=5")
+        let note = try object("get", "Note", noteID)
+        #expect(note["count"] as? Int == 5)
+        #expect(note["title"] as? String == "first=draft")
+        #expect(note["folder"] as? String == folder)
+
+        let badField = try cli.run("--store", path, "put", "Note", "colour=red")
+        #expect(badField.status == 1)
+        #expect(badField.stderr.contains("Note has no attribute 'colour'; it has: count, title"))
+        let badValue = try cli.run("--store", path, "put", "Note", "count=many")
+        #expect(badValue.status == 1)
+        #expect(badValue.stderr.contains("Note.count: "))
+        #expect(badValue.stderr.contains("'many' is not an integer"))
+        let notPair = try cli.run("--store", path, "put", "Note", noteID, "count")
+        #expect(notPair.status == 2)
+        #expect(notPair.stderr.contains("'count' is not field=value"))
+        let badID = try cli.run("--store", path, "link", "Note", "nope", "folder", folder)
+        #expect(badID.status == 2)
+        #expect(badID.stderr.contains("id 'nope' is not a UUID"))
+        let tooFew = try cli.run("--store", path, "link", "Note", noteID, "folder")
+        #expect(tooFew.status == 2)
+        #expect(tooFew.stderr.contains("missing <targetId>"))
+
+        _ = try run("unlink", "Folder", folder, "notes", other)
+        #expect(try object("get", "Note", other)["folder"] is NSNull)
+        // Folder.notes cascades: deleting the folder deletes the note still in it.
+        _ = try run("delete", "Folder", folder)
+        #expect(try run("list", "Note").stdout.split(separator: "\n").count == 1)
+        #expect(try cli.run("--store", path, "delete", "Folder", folder).status == 1)
+
+        let log = try run("log").stdout.split(separator: "\n")
+        #expect(log.count == 8)
+        #expect(log.allSatisfy { $0.contains("  pending  ") })
+        #expect(try object("status", "--json")["pending"] as? Int == 8)
+
+        // The CLI's change sets merge into a store with Swift types.
+        let server = FakeSyncServer(dataset: "notes", token: "t0k")
+        try server.start()
+        _ = try run("init", path, "--schema", schemaPath, "--server", server.url.absoluteString, "--dataset", "notes", "--token", "t0k")
+        #expect(try object("push", "--json")["pushed"] as? Int == 8)
+        let typed = try ClientReplica()
+        try await typed.client(server).pull()
+        #expect(try typed.noteTitles() == ["second"])
+        #expect(try typed.store.makeContext().fetchAll(Folder.self).isEmpty)
+    }
 }

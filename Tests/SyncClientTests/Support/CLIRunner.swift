@@ -10,6 +10,8 @@ struct CLIRunner {
 
     let binary: URL
     let environment: [String: String]
+    /// Seconds a command may run before it is killed and the test fails.
+    var timeout: TimeInterval = 60
 
     /// Finds `sync` next to the test bundle (`.build/<triple>/debug/`); `SYNC_BINARY` overrides.
     static func locate() throws -> URL {
@@ -61,6 +63,14 @@ struct CLIRunner {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // A hung command fails its test instead of hanging the suite.
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw CLIRunnerError(message: "sync \(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s")
+        }
         process.waitUntilExit()
         try out.close()
         try err.close()
