@@ -108,7 +108,6 @@ final class RawDatabase {
             sqlite3_bind_text(placeInsert, 2, place.name, -1, transient)
             try stepInsert(placeInsert)
         }
-        let placeIDs = places.map(\.id.uuidString)
         let personInsert = try prepare(#"""
             INSERT INTO "Person" ("id", "name", "email", "age", "score", "born", "isActive", "mood", "token", "place")
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -132,7 +131,8 @@ final class RawDatabase {
             } else {
                 sqlite3_bind_null(personInsert, 9)
             }
-            sqlite3_bind_text(personInsert, 10, placeIDs[person.place], -1, transient)
+            // Converted per row, as LocalStore does: an object layer holds the related object, not its id text.
+            sqlite3_bind_text(personInsert, 10, places[person.place].id.uuidString, -1, transient)
             try stepInsert(personInsert)
         }
         try execute("COMMIT")
