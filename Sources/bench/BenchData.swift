@@ -1,11 +1,11 @@
 import Foundation
 
 // The input both sides of the store benchmark write: generated once, before any timing, so
-// LocalStore and the raw C API store exactly the same values.
+// LocalStore and the raw C API store exactly the same values. Object ids are not part of it:
+// LocalStore generates one per new object, so the raw baseline generates one per new row.
 
 /// The values of one person, as plain Swift values.
 struct PersonRecord {
-    let id: UUID
     let name: String
     let email: String
     let age: Int
@@ -20,7 +20,6 @@ struct PersonRecord {
 
 /// The values of one place.
 struct PlaceRecord {
-    let id: UUID
     let name: String
 }
 
@@ -31,7 +30,7 @@ enum BenchData {
     static let placeCount = 100
 
     static func places() -> [PlaceRecord] {
-        (0..<placeCount).map { PlaceRecord(id: UUID(), name: "Place \($0)") }
+        (0..<placeCount).map { PlaceRecord(name: "Place \($0)") }
     }
 
     static func people(count: Int) -> [PersonRecord] {
@@ -41,7 +40,7 @@ enum BenchData {
             let born: Date? = index % 5 == 0 ? nil : Date(timeIntervalSince1970: 600_000_000 + Double(index) * 3_600)
             let token: UUID? = index % 10 == 0 ? nil : UUID()
             return PersonRecord(
-                id: UUID(), name: "Person \(index)", email: "person\(index)@example.com", age: index % 90,
+                name: "Person \(index)", email: "person\(index)@example.com", age: index % 90,
                 score: score, born: born, isActive: index % 2 == 0, mood: moods[index % moods.count],
                 token: token, place: index % placeCount)
         }

@@ -103,8 +103,10 @@ final class RawDatabase {
         try execute("BEGIN IMMEDIATE")
         let placeInsert = try prepare(#"INSERT INTO "Place" ("id", "name") VALUES (?, ?)"#)
         defer { sqlite3_finalize(placeInsert) }
-        for place in places {
-            sqlite3_bind_text(placeInsert, 1, place.id.uuidString, -1, transient)
+        // New rows get new ids, as new LocalStore objects do.
+        let placeIDs = places.map { _ in UUID() }
+        for (place, id) in zip(places, placeIDs) {
+            sqlite3_bind_text(placeInsert, 1, id.uuidString, -1, transient)
             sqlite3_bind_text(placeInsert, 2, place.name, -1, transient)
             try stepInsert(placeInsert)
         }
@@ -114,7 +116,7 @@ final class RawDatabase {
             """#)
         defer { sqlite3_finalize(personInsert) }
         for person in people {
-            sqlite3_bind_text(personInsert, 1, person.id.uuidString, -1, transient)
+            sqlite3_bind_text(personInsert, 1, UUID().uuidString, -1, transient)
             sqlite3_bind_text(personInsert, 2, person.name, -1, transient)
             sqlite3_bind_text(personInsert, 3, person.email, -1, transient)
             sqlite3_bind_int64(personInsert, 4, Int64(person.age))
@@ -132,7 +134,7 @@ final class RawDatabase {
                 sqlite3_bind_null(personInsert, 9)
             }
             // Converted per row, as LocalStore does: an object layer holds the related object, not its id text.
-            sqlite3_bind_text(personInsert, 10, places[person.place].id.uuidString, -1, transient)
+            sqlite3_bind_text(personInsert, 10, placeIDs[person.place].uuidString, -1, transient)
             try stepInsert(personInsert)
         }
         try execute("COMMIT")
