@@ -4,10 +4,11 @@ import PackageDescription
 
 let package = Package(
     name: "ObjectSync",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "LocalStore", targets: ["LocalStore"]),
         .library(name: "SyncKit", targets: ["SyncKit"]),
+        .library(name: "SyncServer", targets: ["SyncServer"]),
         .executable(name: "syncd", targets: ["syncd"]),
         .executable(name: "sync", targets: ["sync"]),
         .executable(name: "bench", targets: ["bench"]),
@@ -32,6 +33,10 @@ let package = Package(
         ),
         .target(name: "LocalStore", dependencies: ["CSQLite", "LocalStoreMacros"]),
         .target(name: "SyncKit", dependencies: ["LocalStore"]),
+        // Glibc's Swift module does not export <sys/epoll.h>; this header-only shim exposes it
+        // (and nothing on other platforms, where the server falls back to poll(2)).
+        .systemLibrary(name: "CEpoll"),
+        .target(name: "SyncServer", dependencies: ["SyncKit", "CEpoll"]),
         .executableTarget(name: "syncd", dependencies: ["SyncKit"]),
         .executableTarget(name: "sync", dependencies: ["SyncKit"]),
         .executableTarget(name: "bench", dependencies: ["SyncKit", "CSQLite"]),
@@ -44,6 +49,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SyncKitTests", dependencies: ["SyncKit"]),
+        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,10 +10,14 @@ extension ObjectContext {
     /// context keeps its changes (fix them and save again, or ``rollback()``).
     public func save() throws {
         guard !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty else { return }
-        try applyDeleteRules()
+        let deletionRoots = try applyDeleteRules()
         try validateRelationshipCounts()
+        let observer = store.saveObserver
         try connection.inTransaction {
             try writeChanges()
+            if let observer {
+                try observer.storeWillCommit(savedChanges(deletionRoots: deletionRoots), connection: connection)
+            }
         }
         didSave()
     }
@@ -22,9 +26,12 @@ extension ObjectContext {
 
     /// Finds everything the pending deletes cascade to, refuses the lot if a `.deny` rule
     /// objects, then detaches the deleted objects from the graph.
-    func applyDeleteRules() throws {
+    /// Returns, for each deleted object, the object whose deletion it follows from.
+    @discardableResult
+    func applyDeleteRules() throws -> [ObjectIdentifier: UUID] {
         var queue = deletedObjects
         var doomed = Set(queue.map { ObjectIdentifier($0) })
+        var roots = Dictionary(uniqueKeysWithValues: queue.map { (ObjectIdentifier($0), $0.objectID) })
         var position = 0
         while position < queue.count {
             let object = queue[position]
@@ -34,6 +41,7 @@ extension ObjectContext {
                 ObjectGraph.fault(object, index: index)
                 for member in relationship.accessor.members(of: object) where doomed.insert(ObjectIdentifier(member)).inserted {
                     queue.append(member as! any PersistentEntity)
+                    roots[ObjectIdentifier(member)] = roots[ObjectIdentifier(object)]
                 }
             }
         }
@@ -60,6 +68,64 @@ extension ObjectContext {
                 ObjectGraph.replaceMembers(of: object, link: ObjectGraph.Link(entity, index: index), with: [])
             }
         }
+        return roots
+    }
+
+    // MARK: Change capture
+
+    /// What this save changes, object by object, in a deterministic order: inserts, updates,
+    /// then deletes, each in the order the context first saw them.
+    func savedChanges(deletionRoots: [ObjectIdentifier: UUID]) -> [SavedObjectChange] {
+        var changes: [SavedObjectChange] = []
+        func ids(_ members: [AnyObject]) -> [UUID] { members.map { ($0 as! any PersistentEntity).objectID } }
+        for object in insertedObjects where object._$entityState.status == .inserted {
+            let entity = type(of: object)._$entity
+            changes.append(SavedObjectChange(
+                kind: .insert, entity: entity.name, objectID: object.objectID,
+                attributes: entity.attributes.map { attribute in
+                    var values: [SQLValue] = []
+                    attribute.accessor.encode(object, into: &values)
+                    return (attribute.name, values)
+                },
+                relationships: entity.relationships.compactMap { relationship in
+                    let members = ids(relationship.accessor.members(of: object))
+                    return members.isEmpty ? nil : (relationship.name, [], members)
+                }))
+        }
+        for object in updatedObjects where object._$entityState.status == .persistent {
+            let state = object._$entityState
+            let entity = type(of: object)._$entity
+            var change = SavedObjectChange(kind: .update, entity: entity.name, objectID: object.objectID, attributes: [], relationships: [])
+            for (index, original) in state.originalAttributes.sorted(by: { $0.key < $1.key }) {
+                var values: [SQLValue] = []
+                entity.attributes[index].accessor.encode(object, into: &values)
+                if values != original { change.attributes.append((entity.attributes[index].name, values)) }
+            }
+            for (index, original) in state.originalRelationships.sorted(by: { $0.key < $1.key }) {
+                let before = ids(original)
+                let after = ids(entity.relationships[index].accessor.members(of: object))
+                if before != after { change.relationships.append((entity.relationships[index].name, before, after)) }
+            }
+            if !change.attributes.isEmpty || !change.relationships.isEmpty { changes.append(change) }
+        }
+        for object in deletedObjects where object._$entityState.isStored {
+            let state = object._$entityState
+            let entity = type(of: object)._$entity
+            changes.append(SavedObjectChange(
+                kind: .delete, entity: entity.name, objectID: object.objectID,
+                attributes: entity.attributes.enumerated().map { index, attribute in
+                    if let original = state.originalAttributes[index] { return (attribute.name, original) }
+                    var values: [SQLValue] = []
+                    attribute.accessor.encode(object, into: &values)
+                    return (attribute.name, values)
+                },
+                relationships: state.originalRelationships.sorted(by: { $0.key < $1.key }).compactMap { index, original in
+                    let before = ids(original)
+                    return before.isEmpty ? nil : (entity.relationships[index].name, before, [])
+                },
+                deletionRoot: deletionRoots[ObjectIdentifier(object)] ?? object.objectID))
+        }
+        return changes
     }
 
     // MARK: Validation

@@ -17,6 +17,7 @@ public final class ObjectStore: Sendable {
     let schema: StoreSchema
     /// The schema as stored in the file and exported: entities, attributes, relationships.
     public let schemaDocument: SchemaDocument
+    let saveObserverSlot = SaveObserverSlot()
 
     /// Opens or creates the store at `path` for `entities`, migrating an existing file.
     ///
@@ -49,8 +50,14 @@ public final class ObjectStore: Sendable {
         try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF")
     }
 
+    /// The observer told about every save (change capture for sync), if any.
+    package var saveObserver: (any SaveObserver)? {
+        get { saveObserverSlot.get() }
+        set { saveObserverSlot.set(newValue) }
+    }
+
     /// Opens a new connection to the store file.
-    func openConnection() throws -> SQLiteConnection {
+    package func openConnection() throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
         try ObjectStore.configure(connection)
         return connection

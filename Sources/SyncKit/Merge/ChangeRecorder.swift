@@ -1,0 +1,179 @@
+import Foundation
+
+/// Turns each local save into a change set, inside the save's transaction: the outbox entry,
+/// the replica's seq and HLC, and the merge metadata all commit with the data, or not at all.
+final class ChangeRecorder: SaveObserver {
+    let schema: SyncSchema
+    let replicaID: ReplicaID
+    let wallClock: @Sendable () -> UInt64
+
+    init(schema: SyncSchema, replicaID: ReplicaID, wallClock: @escaping @Sendable () -> UInt64) {
+        self.schema = schema
+        self.replicaID = replicaID
+        self.wallClock = wallClock
+    }
+
+    func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws {
+        let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true)
+        let operations = try operations(for: changes, engine: engine)
+        guard !operations.isEmpty else { return }
+        // Read seq and HLC inside the transaction: another connection may have saved since.
+        let seq = try SyncTables.integerState("seq", on: connection) + 1
+        var clock = HybridLogicalClock(latest: HLC(rawValue: try SyncTables.integerState("hlc", on: connection)))
+        let hlc = clock.tick(wallClockMilliseconds: wallClock())
+        var vector = try SyncTables.vector(on: connection)
+        vector[replicaID] = seq
+        let changeSet = ChangeSet(dot: Dot(replica: replicaID, seq: seq), hlc: hlc, vector: vector, operations: operations)
+        try SyncTables.store(changeSet, status: OutboxStatus.pending.rawValue, on: connection)
+        var deletedValues: [UUID: [String: SQLValue]] = [:]
+        for change in changes where change.kind == .delete {
+            guard let entity = schema.entity(change.entity) else { continue }
+            var values: [String: SQLValue] = [:]
+            for (name, attributeValues) in change.attributes {
+                guard let attribute = entity.attribute(name) else { continue }
+                for (column, value) in zip(attribute.columns, attributeValues) { values[column] = value }
+            }
+            deletedValues[change.objectID] = values
+        }
+        try engine.apply(changeSet, deletedValues: deletedValues)
+        try SyncTables.setIntegerState("seq", seq, on: connection)
+        try SyncTables.setIntegerState("hlc", hlc.rawValue, on: connection)
+    }
+
+    /// The operations of a save, in the order they apply: creates, attribute writes, edges,
+    /// positions, deletes.
+    private func operations(for changes: [SavedObjectChange], engine: MergeEngine) throws -> [Operation] {
+        var creates: [Operation] = []
+        var sets: [Operation] = []
+        var edges: [Operation] = []
+        var positions: [Operation] = []
+        var deletes: [Operation] = []
+        for change in changes {
+            guard let entity = schema.entity(change.entity) else {
+                throw SyncError(.schemaMismatch, "a save changed \(change.entity), which the sync schema does not have")
+            }
+            let object = ObjectKey(entity: change.entity, id: change.objectID)
+            switch change.kind {
+            case .insert:
+                creates.append(.create(entity: change.entity, id: change.objectID))
+                sets += change.attributes.map { .set(entity: change.entity, id: change.objectID, attribute: $0.name, values: $0.values) }
+            case .update:
+                sets += change.attributes.map { .set(entity: change.entity, id: change.objectID, attribute: $0.name, values: $0.values) }
+            case .delete:
+                deletes.append(.delete(entity: change.entity, id: change.objectID, root: change.deletionRoot ?? change.objectID))
+            }
+            for (name, before, after) in change.relationships {
+                guard let relationship = entity.relationship(name) else { continue }
+                if relationship.isCanonical {
+                    edges += try edgeOperations(object, relationship, before: before, after: after, engine: engine)
+                }
+                if relationship.kind == .orderedToMany && change.kind != .delete {
+                    positions += try positionOperations(object, relationship, members: after, engine: engine)
+                }
+            }
+        }
+        return creates + sets + edges + positions + deletes
+    }
+
+    private func edgeOperations(
+        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], engine: MergeEngine
+    ) throws -> [Operation] {
+        var operations: [Operation] = []
+        let live = try engine.liveEdges(from: object, relationship)
+        func unlink(_ target: UUID) {
+            let observed = live.filter { $0.target == target }.map(\.added.dot).sorted()
+            guard !observed.isEmpty else { return }
+            operations.append(.unlink(entity: object.entity, id: object.id, relationship: relationship.name, target: target, observed: observed))
+        }
+        func link(_ target: UUID) {
+            operations.append(.link(entity: object.entity, id: object.id, relationship: relationship.name, target: target))
+        }
+        if relationship.kind == .toOne {
+            // Every live edge goes, including ones that lost a concurrent write and never showed:
+            // the object now holds exactly what the app set.
+            let target = after.first
+            for stale in Set(live.map(\.target)).subtracting(target.map { [$0] } ?? []).sorted(by: { $0.uuidString < $1.uuidString }) { unlink(stale) }
+            if let target, target != before.first || !live.contains(where: { $0.target == target }) { link(target) }
+        } else {
+            let kept = Set(after)
+            for removed in Set(before).subtracting(kept).sorted(by: { $0.uuidString < $1.uuidString }) { unlink(removed) }
+            let previous = Set(before)
+            var added = after.filter { !previous.contains($0) }
+            if relationship.kind == .toMany { added.sort { $0.uuidString < $1.uuidString } }
+            for member in added { link(member) }
+        }
+        return operations
+    }
+
+    /// Keys for the members whose place changed, so the keys sort in the app's order. Members
+    /// already in increasing key order keep their keys (the longest such run is kept).
+    private func positionOperations(
+        _ owner: ObjectKey, _ relationship: SyncSchema.Relationship, members: [UUID], engine: MergeEngine
+    ) throws -> [Operation] {
+        guard !members.isEmpty else { return [] }
+        var existing: [UUID: String] = [:]
+        for row in try engine.connection.rows("SELECT member, key FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
+                                              [.text(owner.entity), .text(owner.id.uuidString), .text(relationship.name)]) {
+            if case .text(let member) = row[0], let id = UUID(uuidString: member), case .text(let key) = row[1] { existing[id] = key }
+        }
+        let keys = members.map { existing[$0] }
+        let kept = PositionOrder.longestIncreasingRun(keys)
+        var operations: [Operation] = []
+        var index = 0
+        while index < members.count {
+            if kept.contains(index) {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < members.count && !kept.contains(end) { end += 1 }
+            let lower = index > 0 ? keys[index - 1] : nil
+            let upper = end < members.count ? keys[end] : nil
+            let fresh = PositionKey.keys(count: end - index, between: lower, upper)
+            for (offset, key) in fresh.enumerated() {
+                operations.append(.position(entity: owner.entity, id: owner.id, relationship: relationship.name, member: members[index + offset], key: key))
+            }
+            index = end
+        }
+        return operations
+    }
+}
+
+/// Helpers for keeping as many existing position keys as possible.
+enum PositionOrder {
+    /// Indices of a longest strictly increasing subsequence of the non-nil keys.
+    static func longestIncreasingRun(_ keys: [String?]) -> Set<Int> {
+        var tails: [Int] = []          // index into keys of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: keys.count)
+        for (index, key) in keys.enumerated() {
+            guard let key else { continue }
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[tails[middle]]! < key { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var result: Set<Int> = []
+        var cursor = tails.last ?? -1
+        while cursor >= 0 {
+            result.insert(cursor)
+            cursor = previous[cursor]
+        }
+        return result
+    }
+}
+
+/// Where a local change set stands in the outbox.
+public enum OutboxStatus: String, Sendable, Codable {
+    /// Committed locally, not sent yet.
+    case pending
+    /// Sent, not yet acknowledged by the server.
+    case sent
+    /// The server has stored it.
+    case acknowledged
+    /// Received from another replica.
+    case remote
+}

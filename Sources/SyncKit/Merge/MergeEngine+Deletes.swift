@@ -1,0 +1,212 @@
+import Foundation
+
+extension MergeEngine {
+    /// Applies the delete rules to references added concurrently with a delete, for every delete
+    /// root the batch touched, until nothing changes:
+    ///
+    /// - an edge to a deleted object that the deleter had not seen is dropped (**nullify**: it
+    ///   simply no longer shows, as an edge to a deleted object never does),
+    /// - or deletes the object at its other end too, with the same root (**cascade**),
+    /// - or voids the whole root: every delete it caused is undone (**deny**).
+    ///
+    /// Voiding only ever grows the set of voided roots, and each root's cascade is computed from
+    /// the edges alone, so the result does not depend on the order change sets arrived in.
+    func resolveDeletes() throws {
+        guard !touchedRoots.isEmpty else { return }
+        let voidedBefore = voided
+        // Judge every touched root afresh: a void decided while some change set was still missing
+        // (say, the delete of the object whose reference voided it) may no longer hold. Starting
+        // from no voids and only ever adding them reaches the least fixed point, which is unique.
+        var reconsidered: Set<DeleteRoot> = []
+        var changed = true
+        var rounds = 0
+        while changed {
+            changed = false
+            rounds += 1
+            guard rounds <= 64 + 2 * touchedRoots.count else {
+                throw SyncError(.notSyncable, "delete rules did not settle after \(rounds) rounds")
+            }
+            for root in touchedRoots.sorted() where reconsidered.insert(root).inserted {
+                changed = true
+                if voided.contains(root) { try setVoided(root, false) }
+            }
+            for root in touchedRoots.sorted() where reconsidered.contains(root) && !voided.contains(root) {
+                let outcome = try cascade(of: root)
+                if outcome.denied {
+                    try setVoided(root, true)
+                    _ = try replaceImplicitDeletes(of: root, with: [])
+                    if !voidedBefore.contains(root) { try journalVoided(root, deniedBy: outcome.denyingEdge) }
+                    changed = true
+                } else if try replaceImplicitDeletes(of: root, with: outcome.implicit) {
+                    changed = true
+                }
+            }
+        }
+    }
+
+    private struct CascadeOutcome {
+        var implicit: Set<ObjectKey> = []
+        var denied = false
+        var denyingEdge: (object: ObjectKey, relationship: String, other: ObjectKey)?
+    }
+
+    /// What the root deletes, assuming it stands, and whether a deny rule refuses it.
+    private func cascade(of root: DeleteRoot) throws -> CascadeOutcome {
+        let explicit = Set(try connection.rows(
+            "SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND implicit = 0",
+            [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
+        ).compactMap { row -> ObjectKey? in
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText) else { return nil }
+            return ObjectKey(entity: entity, id: id)
+        })
+        let deleterVector = try vector(of: root.dot)
+        var outcome = CascadeOutcome()
+        var killed = explicit
+        var queue = explicit.sorted()
+        // The edges the delete rules judge: those the deleter had not seen (for the objects it
+        // deleted), and every edge of objects deleted by cascade.
+        var judged: [(object: ObjectKey, relationship: SyncSchema.Relationship, other: ObjectKey, added: Stamp)] = []
+        var index = 0
+        while index < queue.count {
+            let object = queue[index]
+            index += 1
+            guard let entity = schema.entity(object.entity) else { continue }
+            for relationship in entity.relationships {
+                for (other, added) in try incidentEdges(of: object, relationship).sorted(by: { $0.other < $1.other }) {
+                    if explicit.contains(object) && deleterVector.covers(added.dot) { continue }
+                    judged.append((object, relationship, other, added))
+                    if relationship.deleteRule == .cascade && killed.insert(other).inserted {
+                        outcome.implicit.insert(other)
+                        queue.append(other)
+                    }
+                }
+            }
+        }
+        // Deny and nullify are judged against the whole cascade, so the order edges were walked in cannot matter.
+        for edge in judged where !killed.contains(edge.other) {
+            switch edge.relationship.deleteRule {
+            case .deny:
+                if try isAlive(edge.other, ignoring: root) {
+                    outcome.denied = true
+                    outcome.denyingEdge = (edge.object, edge.relationship.name, edge.other)
+                    return outcome
+                }
+            case .nullify, .noAction:
+                if try isAlive(edge.other, ignoring: root) {
+                    try journalDroppedReference(from: edge.other, to: edge.object, relationship: edge.relationship, added: edge.added, root: root)
+                }
+            case .cascade:
+                break
+            }
+        }
+        return outcome
+    }
+
+    /// Makes the cascade deletes recorded for `root` exactly `implicit`; returns whether anything changed.
+    private func replaceImplicitDeletes(of root: DeleteRoot, with implicit: Set<ObjectKey>) throws -> Bool {
+        let arguments: [SQLValue] = [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
+        let stored = Set(try connection.rows(
+            "SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND implicit = 1", arguments
+        ).compactMap { row -> ObjectKey? in
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText) else { return nil }
+            return ObjectKey(entity: entity, id: id)
+        })
+        guard stored != implicit else { return false }
+        for object in stored.subtracting(implicit).sorted() {
+            try connection.run("DELETE FROM _sync_delete WHERE entity = ? AND id = ? AND replica = ? AND seq = ? AND root = ? AND implicit = 1",
+                               [.text(object.entity), .text(object.id.uuidString)] + arguments)
+            try markChanged(object)
+        }
+        for object in implicit.subtracting(stored).sorted() {
+            try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 1)",
+                               [.text(object.entity), .text(object.id.uuidString)] + arguments)
+            try markChanged(object)
+            try ConflictJournal.record(
+                .cascadedDelete, entity: object.entity, object: object.id, property: nil, winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
+                loser: side(nil, try info(object)?.creation ?? Stamp(hlc: HLC(rawValue: 0), replica: root.dot.replica, seq: 0)),
+                cause: root.dot, detail: "\(object.entity) \(object.id) referred to an object deleted concurrently (delete rule cascade) and was deleted too",
+                on: connection)
+        }
+        return true
+    }
+
+    /// Voids (or reinstates) every delete of `root` and the unlinks it made; what they touch is rewritten.
+    private func setVoided(_ root: DeleteRoot, _ isVoid: Bool) throws {
+        let arguments: [SQLValue] = [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
+        if isVoid {
+            voided.insert(root)
+            try connection.run("INSERT OR IGNORE INTO _sync_void (replica, seq, root) VALUES (?, ?, ?)", arguments)
+        } else {
+            voided.remove(root)
+            try connection.run("DELETE FROM _sync_void WHERE replica = ? AND seq = ? AND root = ?", arguments)
+        }
+        for row in try connection.rows("SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ?", arguments) {
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText) else { continue }
+            try markChanged(ObjectKey(entity: entity, id: id))
+        }
+        for row in try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?", arguments) {
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText),
+                  case .text(let name) = row[2], case .text(let targetText) = row[3], let target = UUID(uuidString: targetText),
+                  let relationship = schema.entity(entity)?.relationship(name) else { continue }
+            try markChanged(ObjectKey(entity: entity, id: id))
+            try markChanged(ObjectKey(entity: relationship.target, id: target))
+        }
+    }
+
+    private func journalVoided(_ root: DeleteRoot, deniedBy edge: (object: ObjectKey, relationship: String, other: ObjectKey)?) throws {
+        let arguments: [SQLValue] = [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
+        let rootEntity = try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
+                                             arguments + [.text(root.root.uuidString)]).first?.first?.textValue ?? ""
+        let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
+        try ConflictJournal.record(
+            .voidedDelete, entity: rootEntity, object: root.root, property: edge?.relationship, winner: nil,
+            loser: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
+            cause: root.dot, detail: "the delete of \(rootEntity) \(root.root) is void: \(reason)", on: connection)
+    }
+
+    private func journalDroppedReference(from other: ObjectKey, to deleted: ObjectKey, relationship: SyncSchema.Relationship, added: Stamp, root: DeleteRoot) throws {
+        let property = relationship.inverse
+        let loser = side("\"\(deleted.id.uuidString)\"", added)
+        let loserJSON = String(decoding: try JSONEncoder().encode(loser), as: UTF8.self)
+        let seen = try connection.rows(
+            "SELECT 1 FROM _sync_journal WHERE kind = 'reference_dropped' AND entity = ? AND object = ? AND property = ? AND cause_replica = ? AND cause_seq = ? AND loser = ?",
+            [.text(other.entity), .text(other.id.uuidString), .text(property), .text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(loserJSON)])
+        guard seen.isEmpty else { return }
+        try ConflictJournal.record(
+            .referenceDropped, entity: other.entity, object: other.id, property: property,
+            winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)), loser: loser, cause: root.dot,
+            detail: "\(other.entity).\(property) gained \(deleted.entity) \(deleted.id), which was deleted concurrently (delete rule nullify): the reference was dropped",
+            on: connection)
+    }
+
+    private func hlc(of dot: Dot) throws -> HLC {
+        if case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?",
+                                                           [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first?.first {
+            return HLC(rawValue: UInt64(bitPattern: value))
+        }
+        return HLC(rawValue: 0)
+    }
+
+    /// An object whose life may have changed: it and everything it is connected to must be
+    /// rewritten, and the deletes of its neighbours re-judged (a deny rule asks whether they are alive).
+    func markChanged(_ object: ObjectKey) throws {
+        affected.insert(object)
+        reorderedOwners.insert(object)
+        guard let entity = schema.entity(object.entity) else { return }
+        for relationship in entity.relationships {
+            for (other, _) in try incidentEdges(of: object, relationship) {
+                affected.insert(other)
+                reorderedOwners.insert(other)
+                try touchRoots(of: other)
+            }
+        }
+    }
+
+    /// Adds the roots of every delete of `object` to those the next round re-judges.
+    func touchRoots(of object: ObjectKey) throws {
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ?",
+                                       [.text(object.entity), .text(object.id.uuidString)]) {
+            if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { touchedRoots.insert(root) }
+        }
+    }
+}

@@ -1,0 +1,387 @@
+import Foundation
+
+/// An object as merging names it.
+struct ObjectKey: Hashable, Comparable, Sendable {
+    var entity: String
+    var id: UUID
+
+    static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool {
+        (lhs.entity, lhs.id.uuidString) < (rhs.entity, rhs.id.uuidString)
+    }
+}
+
+/// A delete root: the change set that deleted, and the object the deletion started at.
+/// Cascaded deletes share their root; voiding a root voids them all.
+struct DeleteRoot: Hashable, Comparable, Sendable {
+    var dot: Dot
+    var root: UUID
+
+    static func < (lhs: DeleteRoot, rhs: DeleteRoot) -> Bool {
+        (lhs.dot, lhs.root.uuidString) < (rhs.dot, rhs.root.uuidString)
+    }
+}
+
+/// Applies change sets to a store's sync metadata and entity tables, inside the caller's
+/// transaction.
+///
+/// Every rule is a function of the set of change sets applied, not of their arrival order:
+/// attribute writes keep the largest `(HLC, replica ID)`; edges are added by `link` and only
+/// removed by `unlink`s that saw them; deletes and their delete rules are recomputed from the
+/// deletes and edges present (see `MergeEngine+Deletes.swift`); the entity tables are then
+/// rewritten from that metadata for every object the batch touched (`MergeEngine+Materialize.swift`).
+final class MergeEngine {
+    struct ObjectInfo {
+        var creation: Stamp
+        /// Whether the object has a row in its entity table; if not, its values are in `_sync_object.tombstone`.
+        var hasRow: Bool
+    }
+
+    let schema: SyncSchema
+    let connection: SQLiteConnection
+    /// Local change sets were already written to the entity tables by LocalStore: only metadata is recorded.
+    let isLocal: Bool
+    var affected: Set<ObjectKey> = []
+    var touchedRoots: Set<DeleteRoot> = []
+    var objects: [ObjectKey: ObjectInfo] = [:]
+    /// Column values of objects without a row, changed in this batch, to be written back at the end.
+    var detachedValues: [ObjectKey: [String: SQLValue]] = [:]
+    var vectors: [Dot: VersionVector] = [:]
+    var voided: Set<DeleteRoot> = []
+    /// Objects whose ordered relationships need their positions rewritten.
+    var reorderedOwners: Set<ObjectKey> = []
+    private var current: ChangeSet!
+    private var createdInCurrent: Set<ObjectKey> = []
+
+    init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool) throws {
+        self.schema = schema
+        self.connection = connection
+        self.isLocal = isLocal
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_void") {
+            if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { voided.insert(root) }
+        }
+    }
+
+    static func deleteRoot(_ replica: SQLValue, _ seq: SQLValue, _ root: SQLValue) -> DeleteRoot? {
+        guard case .text(let replicaText) = replica, let replicaID = UUID(uuidString: replicaText),
+              case .integer(let number) = seq, case .text(let rootText) = root, let rootID = UUID(uuidString: rootText) else { return nil }
+        return DeleteRoot(dot: Dot(replica: replicaID, seq: UInt64(number)), root: rootID)
+    }
+
+    /// Applies one change set's operations to the metadata (and, for remote ones, the rows of existing objects).
+    func apply(_ changeSet: ChangeSet, deletedValues: [UUID: [String: SQLValue]] = [:]) throws {
+        current = changeSet
+        createdInCurrent = []
+        vectors[changeSet.dot] = changeSet.vector
+        for (index, operation) in changeSet.operations.enumerated() {
+            do {
+                try apply(operation, deletedValues: deletedValues)
+            } catch let error as SyncError {
+                throw SyncError(error.code, "change set \(changeSet.dot), operation \(index): \(error.message)")
+            }
+        }
+        try SyncTables.advanceVector(to: changeSet.dot, on: connection)
+    }
+
+    private func apply(_ operation: Operation, deletedValues: [UUID: [String: SQLValue]]) throws {
+        switch operation {
+        case .create(let entity, let id):
+            try create(ObjectKey(entity: entity, id: id))
+        case .set(let entity, let id, let attribute, let values):
+            try set(ObjectKey(entity: entity, id: id), attribute: attribute, values: values)
+        case .delete(let entity, let id, let root):
+            try delete(ObjectKey(entity: entity, id: id), root: root, values: deletedValues[id])
+        case .link(let entity, let id, let relationship, let target):
+            try link(ObjectKey(entity: entity, id: id), relationship: relationship, target: target)
+        case .unlink(let entity, let id, let relationship, let target, let observed):
+            try unlink(ObjectKey(entity: entity, id: id), relationship: relationship, target: target, observed: observed)
+        case .position(let entity, let id, let relationship, let member, let key):
+            try position(ObjectKey(entity: entity, id: id), relationship: relationship, member: member, key: key)
+        }
+    }
+
+    // MARK: Objects and attributes
+
+    private func create(_ object: ObjectKey) throws {
+        _ = try schema.requireEntity(object.entity, in: "create of \(object.id)")
+        if try info(object) != nil {
+            throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which already exists")
+        }
+        let stamp = current.stamp
+        try connection.run(
+            "INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone) VALUES (?, ?, ?, ?, ?, ?)",
+            [.text(object.entity), .text(object.id.uuidString), .integer(Int64(bitPattern: stamp.hlc.rawValue)),
+             .text(stamp.replica.uuidString), .integer(Int64(stamp.seq)), isLocal ? .null : .text("{}")])
+        objects[object] = ObjectInfo(creation: stamp, hasRow: isLocal)
+        createdInCurrent.insert(object)
+        if !isLocal {
+            detachedValues[object] = [:]
+            affected.insert(object)
+        }
+    }
+
+    func info(_ object: ObjectKey) throws -> ObjectInfo? {
+        if let known = objects[object] { return known }
+        guard let row = try connection.rows(
+            "SELECT hlc, replica, seq, tombstone IS NULL FROM _sync_object WHERE entity = ? AND id = ?",
+            [.text(object.entity), .text(object.id.uuidString)]).first,
+            let stamp = MergeEngine.stamp(row[0], row[1], row[2]) else { return nil }
+        let known = ObjectInfo(creation: stamp, hasRow: row[3] == .integer(1))
+        objects[object] = known
+        return known
+    }
+
+    static func stamp(_ hlc: SQLValue, _ replica: SQLValue, _ seq: SQLValue) -> Stamp? {
+        guard case .integer(let clock) = hlc, case .text(let replicaText) = replica, let replicaID = UUID(uuidString: replicaText),
+              case .integer(let number) = seq else { return nil }
+        return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: clock)), replica: replicaID, seq: UInt64(number))
+    }
+
+    private func requireInfo(_ object: ObjectKey, for what: String) throws -> ObjectInfo {
+        guard let known = try info(object) else {
+            throw SyncError(.schemaMismatch, "\(what) names \(object.entity) \(object.id), which was never created")
+        }
+        return known
+    }
+
+    private func set(_ object: ObjectKey, attribute name: String, values: [SQLValue]) throws {
+        let entity = try schema.requireEntity(object.entity, in: "set of \(name)")
+        guard let attribute = entity.attribute(name) else {
+            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name), which the schema does not have")
+        }
+        guard attribute.columns.count == values.count else {
+            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
+        }
+        let known = try requireInfo(object, for: "set of \(object.entity).\(name)")
+        if createdInCurrent.contains(object) {
+            // Part of the object's creation: the creation stamp stands for these writes.
+            if !isLocal { try write(values, to: attribute, of: object, known: known) }
+            return
+        }
+        let incoming = current.stamp
+        let previous = try fieldStamp(object, name) ?? known.creation
+        let concurrent = !current.vector.covers(previous.dot)
+        if incoming > previous {
+            if concurrent && !isLocal {
+                try ConflictJournal.record(
+                    .attribute, entity: object.entity, object: object.id, property: name,
+                    winner: side(ConflictJournal.json(values), incoming),
+                    loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
+                    cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
+            }
+            try connection.run(
+                "INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(object.entity), .text(object.id.uuidString), .text(name), .integer(Int64(bitPattern: incoming.hlc.rawValue)),
+                 .text(incoming.replica.uuidString), .integer(Int64(incoming.seq))])
+            if !isLocal { try write(values, to: attribute, of: object, known: known) }
+        } else if !isLocal {
+            try ConflictJournal.record(
+                .attribute, entity: object.entity, object: object.id, property: name,
+                winner: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
+                loser: side(ConflictJournal.json(values), incoming),
+                cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
+        }
+    }
+
+    func side(_ value: String?, _ stamp: Stamp) -> ConflictEntry.Side {
+        ConflictEntry.Side(value: value, dot: stamp.dot, hlc: stamp.hlc)
+    }
+
+    private func fieldStamp(_ object: ObjectKey, _ name: String) throws -> Stamp? {
+        guard let row = try connection.rows(
+            "SELECT hlc, replica, seq FROM _sync_field WHERE entity = ? AND id = ? AND field = ?",
+            [.text(object.entity), .text(object.id.uuidString), .text(name)]).first else { return nil }
+        return MergeEngine.stamp(row[0], row[1], row[2])
+    }
+
+    private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, known: ObjectInfo) throws {
+        if known.hasRow {
+            let entity = try schema.requireEntity(object.entity, in: "write")
+            let assignments = attribute.columns.map { "\(quote($0)) = ?" }.joined(separator: ", ")
+            try connection.run("UPDATE \(quote(entity.table)) SET \(assignments) WHERE id = ?", values + [.text(object.id.uuidString)])
+        } else {
+            var detached = try detachedColumns(of: object)
+            for (column, value) in zip(attribute.columns, values) { detached[column] = value }
+            detachedValues[object] = detached
+            affected.insert(object)
+        }
+    }
+
+    func currentValues(of attribute: SyncSchema.Attribute, object: ObjectKey, known: ObjectInfo) throws -> [SQLValue] {
+        if known.hasRow {
+            let entity = try schema.requireEntity(object.entity, in: "read")
+            let columns = attribute.columns.map(quote).joined(separator: ", ")
+            return try connection.rows("SELECT \(columns) FROM \(quote(entity.table)) WHERE id = ?", [.text(object.id.uuidString)]).first
+                ?? attribute.columns.map { _ in .null }
+        }
+        let detached = try detachedColumns(of: object)
+        return attribute.columns.map { detached[$0] ?? .null }
+    }
+
+    /// The column values of an object that has no row, from this batch or its tombstone.
+    func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
+        if let values = detachedValues[object] { return values }
+        guard case .text(let json)? = try connection.rows(
+            "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.uuidString)]).first?.first
+        else { return [:] }
+        let decoded = try JSONDecoder().decode([String: WireValue].self, from: Data(json.utf8)).mapValues(\.value)
+        detachedValues[object] = decoded
+        return decoded
+    }
+
+    // MARK: Deletes
+
+    private func delete(_ object: ObjectKey, root: UUID, values: [String: SQLValue]?) throws {
+        _ = try schema.requireEntity(object.entity, in: "delete of \(object.id)")
+        let known = try requireInfo(object, for: "delete")
+        try connection.run(
+            "INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 0)",
+            [.text(object.entity), .text(object.id.uuidString), .text(current.dot.replica.uuidString),
+             .integer(Int64(current.dot.seq)), .text(root.uuidString)])
+        if isLocal {
+            // LocalStore removed the row; keep its values in case a concurrent reference voids the delete.
+            objects[object]?.hasRow = false
+            try storeTombstone(values ?? [:], for: object)
+            return
+        }
+        touchedRoots.insert(DeleteRoot(dot: current.dot, root: root))
+        // Deny rules of deletes around this object ask whether it is alive: judge them again.
+        try markChanged(object)
+        // Concurrent updates lose to the delete: journal them.
+        let entity = try schema.requireEntity(object.entity, in: "delete")
+        for row in try connection.rows(
+            "SELECT field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id = ? ORDER BY field",
+            [.text(object.entity), .text(object.id.uuidString)]) {
+            guard case .text(let field) = row[0], let stamp = MergeEngine.stamp(row[1], row[2], row[3]),
+                  !current.vector.covers(stamp.dot), let attribute = entity.attribute(field) else { continue }
+            try ConflictJournal.record(
+                .updateVersusDelete, entity: object.entity, object: object.id, property: field,
+                winner: side(nil, current.stamp),
+                loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), stamp),
+                cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(field): the delete won", on: connection)
+        }
+    }
+
+    func storeTombstone(_ values: [String: SQLValue], for object: ObjectKey) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(values.mapValues(WireValue.init)), as: UTF8.self)
+        try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?",
+                           [.text(json), .text(object.entity), .text(object.id.uuidString)])
+    }
+
+    // MARK: Relationships
+
+    private func canonicalRelationship(_ object: ObjectKey, _ name: String) throws -> SyncSchema.Relationship {
+        let entity = try schema.requireEntity(object.entity, in: "relationship \(name)")
+        guard let relationship = entity.relationship(name) else {
+            throw SyncError(.schemaMismatch, "names \(object.entity).\(name), which the schema does not have")
+        }
+        guard relationship.isCanonical else {
+            throw SyncError(.schemaMismatch, "links through \(object.entity).\(name), which is not the canonical side of its relationship")
+        }
+        return relationship
+    }
+
+    private func link(_ source: ObjectKey, relationship name: String, target: UUID) throws {
+        let relationship = try canonicalRelationship(source, name)
+        let targetKey = ObjectKey(entity: relationship.target, id: target)
+        _ = try requireInfo(source, for: "link of \(source.entity).\(name)")
+        _ = try requireInfo(targetKey, for: "link of \(source.entity).\(name)")
+        let stamp = current.stamp
+        if relationship.kind == .toOne && !isLocal {
+            for edge in try liveEdges(from: source, relationship) where edge.target != target && !current.vector.covers(edge.added.dot) {
+                let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
+                try ConflictJournal.record(
+                    .toOne, entity: source.entity, object: source.id, property: name,
+                    winner: side("\"\(winner.0.uuidString)\"", winner.1), loser: side("\"\(loser.0.uuidString)\"", loser.1),
+                    cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won", on: connection)
+            }
+        }
+        try connection.run(
+            "INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [.text(source.entity), .text(source.id.uuidString), .text(name), .text(target.uuidString),
+             .text(stamp.replica.uuidString), .integer(Int64(stamp.seq)), .integer(Int64(bitPattern: stamp.hlc.rawValue))])
+        try touchEdge(source, targetKey, relationship)
+    }
+
+    private func unlink(_ source: ObjectKey, relationship name: String, target: UUID, observed: [Dot]) throws {
+        let relationship = try canonicalRelationship(source, name)
+        let targetKey = ObjectKey(entity: relationship.target, id: target)
+        // An unlink caused by deleting one of the two objects carries that delete's root, so a voided
+        // delete brings the edge back.
+        let root = deletionRoot(of: source) ?? deletionRoot(of: targetKey)
+        for dot in observed {
+            try connection.run(
+                """
+                UPDATE _sync_edge SET removed_replica = ?, removed_seq = ?, removed_root = ?
+                WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
+                AND (removed_replica IS NULL OR (removed_root IS NOT NULL AND ? IS NULL))
+                """,
+                [.text(current.dot.replica.uuidString), .integer(Int64(current.dot.seq)), root.map { .text($0.uuidString) } ?? .null,
+                 .text(source.entity), .text(source.id.uuidString), .text(name), .text(target.uuidString),
+                 .text(dot.replica.uuidString), .integer(Int64(dot.seq)), root.map { .text($0.uuidString) } ?? .null])
+        }
+        try touchEdge(source, targetKey, relationship)
+    }
+
+    /// The root of the delete of `object` in the current change set, if it deletes it.
+    private func deletionRoot(of object: ObjectKey) -> UUID? {
+        for operation in current.operations {
+            if case .delete(let entity, let id, let root) = operation, entity == object.entity, id == object.id { return root }
+        }
+        return nil
+    }
+
+    private func touchEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws {
+        guard !isLocal else { return }
+        affected.insert(source)
+        affected.insert(target)
+        reorderedOwners.insert(source)
+        reorderedOwners.insert(target)
+        if relationship.kind == .toOne, schema.inverse(of: relationship)?.kind == .toOne {
+            // One-to-one: who holds the target decides among every source pointing at it.
+            for edge in try liveEdges(to: target, relationship) { affected.insert(ObjectKey(entity: source.entity, id: edge.source)) }
+            for edge in try liveEdges(from: source, relationship) { affected.insert(ObjectKey(entity: target.entity, id: edge.target)) }
+        }
+        for endpoint in [source, target] { try touchRoots(of: endpoint) }
+    }
+
+    private func position(_ owner: ObjectKey, relationship name: String, member: UUID, key: String) throws {
+        let entity = try schema.requireEntity(owner.entity, in: "position")
+        guard let relationship = entity.relationship(name), relationship.kind == .orderedToMany else {
+            throw SyncError(.schemaMismatch, "positions a member in \(owner.entity).\(name), which is not an ordered relationship")
+        }
+        let incoming = current.stamp
+        let existing = try connection.rows(
+            "SELECT key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ? AND member = ?",
+            [.text(owner.entity), .text(owner.id.uuidString), .text(name), .text(member.uuidString)]).first
+        let previous = existing.flatMap { MergeEngine.stamp($0[1], $0[2], $0[3]) }
+        if let previous, let row = existing, !current.vector.covers(previous.dot), !isLocal {
+            let (winner, loser) = incoming > previous
+                ? ((key, incoming), (row[0].textValue ?? "", previous)) : ((row[0].textValue ?? "", previous), (key, incoming))
+            try ConflictJournal.record(
+                .move, entity: owner.entity, object: owner.id, property: name,
+                winner: side("\"\(winner.0)\"", winner.1), loser: side("\"\(loser.0)\"", loser.1), cause: incoming.dot,
+                detail: "member \(member) of \(owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won", on: connection)
+        }
+        guard previous.map({ incoming > $0 }) ?? true else { return }
+        try connection.run(
+            "INSERT OR REPLACE INTO _sync_position (entity, id, relationship, member, key, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(owner.entity), .text(owner.id.uuidString), .text(name), .text(member.uuidString), .text(key),
+             .integer(Int64(bitPattern: incoming.hlc.rawValue)), .text(incoming.replica.uuidString), .integer(Int64(incoming.seq))])
+        if !isLocal {
+            affected.insert(owner)
+            reorderedOwners.insert(owner)
+        }
+    }
+}
+
+/// Quotes an SQL identifier.
+func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+extension SQLValue {
+    var textValue: String? {
+        if case .text(let text) = self { return text }
+        return nil
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The schema as merging sees it: plain data from the store's ``SchemaDocument``, so the same
+/// code serves apps, the `sync` CLI and the server, none of which need the Swift types.
+///
+/// Every relationship pair has one **canonical side**: edges are recorded from it. It is the
+/// to-one side of a one-to-many, the side whose `(entity, name)` sorts first of a one-to-one,
+/// and the side that owns the join table of a many-to-many.
+struct SyncSchema: Sendable {
+    struct Attribute: Sendable {
+        let name: String
+        let columns: [String]
+    }
+
+    struct Relationship: Sendable {
+        let entity: String
+        let name: String
+        let kind: RelationshipKind
+        let target: String
+        let inverse: String
+        let deleteRule: DeleteRule
+        let isCanonical: Bool
+        let storage: SchemaDocument.Storage
+    }
+
+    struct Entity: Sendable {
+        let name: String
+        let table: String
+        let attributes: [Attribute]
+        let relationships: [Relationship]
+        let attributeIndex: [String: Int]
+        let relationshipIndex: [String: Int]
+        /// Every stored column but `id`, in table order: attribute columns, then foreign keys and positions.
+        let columns: [String]
+
+        func attribute(_ name: String) -> Attribute? { attributeIndex[name].map { attributes[$0] } }
+        func relationship(_ name: String) -> Relationship? { relationshipIndex[name].map { relationships[$0] } }
+    }
+
+    let document: SchemaDocument
+    private let entitiesByName: [String: Entity]
+    /// Entities in document order.
+    let entities: [Entity]
+
+    init(_ document: SchemaDocument) {
+        self.document = document
+        var entities: [Entity] = []
+        for entity in document.entities {
+            let relationships = entity.relationships.map { relationship -> Relationship in
+                let inverse = document.entity(named: relationship.target)?.relationships.first { $0.name == relationship.inverse }
+                return Relationship(
+                    entity: entity.name, name: relationship.name, kind: relationship.kind, target: relationship.target,
+                    inverse: relationship.inverse, deleteRule: relationship.deleteRule,
+                    isCanonical: SyncSchema.isCanonical(relationship, of: entity.name, inverseKind: inverse?.kind ?? .toMany),
+                    storage: relationship.storage)
+            }
+            var columns = entity.attributes.flatMap { $0.columns.map(\.name) }
+            for relationship in entity.relationships where relationship.storage.kind == "foreignKey" {
+                if let column = relationship.storage.column { columns.append(column) }
+                if let position = relationship.storage.positionColumn { columns.append(position) }
+            }
+            entities.append(Entity(
+                name: entity.name, table: entity.table,
+                attributes: entity.attributes.map { Attribute(name: $0.name, columns: $0.columns.map(\.name)) },
+                relationships: relationships,
+                attributeIndex: Dictionary(uniqueKeysWithValues: entity.attributes.enumerated().map { ($1.name, $0) }),
+                relationshipIndex: Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) }),
+                columns: columns))
+        }
+        self.entities = entities
+        entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
+    }
+
+    private static func isCanonical(_ relationship: SchemaDocument.Relationship, of entity: String, inverseKind: RelationshipKind) -> Bool {
+        switch (relationship.kind, inverseKind) {
+        case (.toOne, .toOne): return (entity, relationship.name) < (relationship.target, relationship.inverse)
+        case (.toOne, _): return true
+        case (_, .toOne): return false
+        default: return relationship.storage.ownerColumn == "owner"
+        }
+    }
+
+    func entity(_ name: String) -> Entity? { entitiesByName[name] }
+
+    /// The entity called `name`, or a schema-mismatch error naming what referred to it.
+    func requireEntity(_ name: String, in context: @autoclosure () -> String) throws -> Entity {
+        guard let entity = entitiesByName[name] else {
+            throw SyncError(.schemaMismatch, "\(context()) names the entity '\(name)', which the schema does not have")
+        }
+        return entity
+    }
+
+    /// The other side of `relationship`.
+    func inverse(of relationship: Relationship) -> Relationship? {
+        entity(relationship.target)?.relationship(relationship.inverse)
+    }
+
+    /// `(canonical relationship, source, target)` for an edge between `object` (on `relationship`'s side) and `member`.
+    func canonicalEdge(_ relationship: Relationship, object: UUID, member: UUID) -> (Relationship, source: UUID, target: UUID)? {
+        if relationship.isCanonical { return (relationship, object, member) }
+        guard let inverse = inverse(of: relationship) else { return nil }
+        return (inverse, member, object)
+    }
+}

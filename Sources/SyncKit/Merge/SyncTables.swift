@@ -1,0 +1,134 @@
+import Foundation
+
+/// The tables sync keeps in the store file, next to the entity tables, so that change
+/// capture and merges commit atomically with the data.
+///
+/// - `_sync_state`: this replica's ID, last seq and latest HLC (never reused, even after a crash).
+/// - `_sync_vector`: the store's version vector.
+/// - `_sync_changeset`: every change set applied here (local ones with their outbox status).
+/// - `_sync_object`: each object's creation stamp, and its column values while it is deleted
+///   (so a delete voided by a deny rule can bring it back with its last values).
+/// - `_sync_field`: the stamp of the last write to each column (absent: the creation stamp).
+/// - `_sync_edge`: one row per edge addition (`link`), marked removed by `unlink`.
+/// - `_sync_position`: ordered-relationship keys, one per member.
+/// - `_sync_delete`, `_sync_void`: deletes (explicit and by cascade) and voided delete roots.
+/// - `_sync_journal`: the conflict journal.
+enum SyncTables {
+    static let statements = [
+        "CREATE TABLE IF NOT EXISTS _sync_state (key TEXT PRIMARY KEY NOT NULL, value NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS _sync_vector (replica TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_changeset (replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            vector TEXT NOT NULL, operations TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_changeset_status ON _sync_changeset (status, hlc)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_object (entity TEXT NOT NULL, id TEXT NOT NULL, hlc INTEGER NOT NULL,
+            replica TEXT NOT NULL, seq INTEGER NOT NULL, tombstone TEXT, PRIMARY KEY (entity, id)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_field (entity TEXT NOT NULL, id TEXT NOT NULL, field TEXT NOT NULL,
+            hlc INTEGER NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (entity, id, field)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_edge (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
+            target TEXT NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            removed_replica TEXT, removed_seq INTEGER, removed_root TEXT,
+            PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (entity, relationship, target)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_position (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
+            member TEXT NOT NULL, key TEXT NOT NULL, hlc INTEGER NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL,
+            PRIMARY KEY (entity, id, relationship, member)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_delete (entity TEXT NOT NULL, id TEXT NOT NULL, replica TEXT NOT NULL,
+            seq INTEGER NOT NULL, root TEXT NOT NULL, implicit INTEGER NOT NULL,
+            PRIMARY KEY (entity, id, replica, seq, root)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_delete_root ON _sync_delete (replica, seq, root)",
+        "CREATE TABLE IF NOT EXISTS _sync_void (replica TEXT NOT NULL, seq INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (replica, seq, root)) WITHOUT ROWID",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_journal (number INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,
+            entity TEXT NOT NULL, object TEXT NOT NULL, property TEXT, winner TEXT, loser TEXT NOT NULL,
+            cause_replica TEXT NOT NULL, cause_seq INTEGER NOT NULL, detail TEXT NOT NULL)
+        """,
+    ]
+
+    /// Creates the tables if needed and returns this replica's ID, choosing a random one the first time.
+    static func install(on connection: SQLiteConnection, newReplicaID: ReplicaID) throws -> ReplicaID {
+        try connection.inTransaction {
+            for statement in statements { try connection.execute(statement) }
+            if case .text(let text)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'replica'").first?.first {
+                guard let replica = UUID(uuidString: text) else {
+                    throw SyncError(.notSyncable, "the store's replica ID '\(text)' is not a UUID")
+                }
+                return replica
+            }
+            let replica = newReplicaID
+            try connection.run("INSERT INTO _sync_state (key, value) VALUES ('replica', ?), ('seq', 0), ('hlc', 0)", [.text(replica.uuidString)])
+            return replica
+        }
+    }
+
+    static func integerState(_ key: String, on connection: SQLiteConnection) throws -> UInt64 {
+        if case .integer(let value)? = try connection.rows("SELECT value FROM _sync_state WHERE key = ?", [.text(key)]).first?.first {
+            return UInt64(bitPattern: value)
+        }
+        return 0
+    }
+
+    static func setIntegerState(_ key: String, _ value: UInt64, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES (?, ?)", [.text(key), .integer(Int64(bitPattern: value))])
+    }
+
+    static func vector(on connection: SQLiteConnection) throws -> VersionVector {
+        var vector = VersionVector()
+        for row in try connection.rows("SELECT replica, seq FROM _sync_vector") {
+            if case .text(let text) = row[0], let replica = UUID(uuidString: text), case .integer(let seq) = row[1] {
+                vector[replica] = UInt64(seq)
+            }
+        }
+        return vector
+    }
+
+    static func advanceVector(to dot: Dot, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT OR REPLACE INTO _sync_vector (replica, seq) VALUES (?, ?)", [.text(dot.replica.uuidString), .integer(Int64(dot.seq))])
+    }
+
+    // MARK: Change sets
+
+    static func store(_ changeSet: ChangeSet, status: String, on connection: SQLiteConnection) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let vector = Dictionary(uniqueKeysWithValues: changeSet.vector.entries.map { ($0.key.uuidString, $0.value) })
+        let operations = changeSet.operations.map(WireOperation.init)
+        try connection.run(
+            "INSERT INTO _sync_changeset (replica, seq, hlc, vector, operations, status) VALUES (?, ?, ?, ?, ?, ?)",
+            [.text(changeSet.dot.replica.uuidString), .integer(Int64(changeSet.dot.seq)), .integer(Int64(bitPattern: changeSet.hlc.rawValue)),
+             .text(String(decoding: try encoder.encode(vector), as: UTF8.self)),
+             .text(String(decoding: try encoder.encode(operations), as: UTF8.self)), .text(status)])
+    }
+
+    static func decodeChangeSet(_ row: [SQLValue]) throws -> ChangeSet {
+        guard case .text(let replicaText) = row[0], let replica = UUID(uuidString: replicaText),
+              case .integer(let seq) = row[1], case .integer(let hlc) = row[2],
+              case .text(let vectorJSON) = row[3], case .text(let operationsJSON) = row[4] else {
+            throw SyncError(.notSyncable, "a stored change set row is damaged")
+        }
+        let decoder = JSONDecoder()
+        let vector = VersionVector(try WireBatch.replicaMap(try decoder.decode([String: UInt64].self, from: Data(vectorJSON.utf8)), field: "vector"))
+        let operations = try decoder.decode([WireOperation].self, from: Data(operationsJSON.utf8)).enumerated().map { index, operation in
+            try operation.operation(at: "stored change set \(replicaText):\(seq) operation \(index)")
+        }
+        return ChangeSet(dot: Dot(replica: replica, seq: UInt64(seq)), hlc: HLC(rawValue: UInt64(bitPattern: hlc)), vector: vector, operations: operations)
+    }
+
+    static func vectorOfChangeSet(_ dot: Dot, on connection: SQLiteConnection) throws -> VersionVector? {
+        guard case .text(let json)? = try connection.rows(
+            "SELECT vector FROM _sync_changeset WHERE replica = ? AND seq = ?", [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first?.first
+        else { return nil }
+        return VersionVector(try WireBatch.replicaMap(try JSONDecoder().decode([String: UInt64].self, from: Data(json.utf8)), field: "vector"))
+    }
+}

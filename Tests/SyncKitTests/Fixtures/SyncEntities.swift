@@ -1,0 +1,33 @@
+import Foundation
+import SyncKit
+
+// A schema with every relationship shape and every delete rule:
+// - Team.members / Member.team: ordered one-to-many, cascade / nullify
+// - Team.leader / Member.leads: one-to-one (a second relationship between Team and Member)
+// - Member.manager / Member.reports: self-referencing one-to-many, nullify / deny
+// - Member.labels / Label.members: many-to-many, nullify both ways
+
+@Entity final class Team {
+    var name: String = ""
+    var score: Int = 0
+    @Relationship(inverse: "team", deleteRule: .cascade) var members: [Member] = []
+    @Relationship(inverse: "leads", deleteRule: .nullify) var leader: Member?
+}
+
+@Entity final class Member {
+    var name: String = ""
+    var level: Int = 0
+    var note: String? = nil
+    @Relationship(inverse: "members", deleteRule: .nullify) var team: Team?
+    @Relationship(inverse: "leader", deleteRule: .nullify) var leads: Team?
+    @Relationship(inverse: "reports", deleteRule: .nullify) var manager: Member?
+    @Relationship(inverse: "manager", deleteRule: .deny) var reports: Set<Member> = []
+    @Relationship(inverse: "members", deleteRule: .nullify) var labels: Set<Label> = []
+}
+
+@Entity final class Label {
+    var text: String = ""
+    @Relationship(inverse: "labels", deleteRule: .nullify) var members: Set<Member> = []
+}
+
+let syncEntities: [any PersistentEntity.Type] = [Team.self, Member.self, Label.self]

@@ -1,0 +1,102 @@
+import Foundation
+import Synchronization
+@testable import LocalStore
+@testable import SyncKit
+
+/// A fake wall clock shared by test replicas: every reading advances it, so runs are repeatable.
+final class FakeClock: Sendable {
+    private let now = Mutex<UInt64>(1_700_000_000_000)
+    func read() -> UInt64 { now.withLock { $0 += 1; return $0 } }
+    func set(_ value: UInt64) { now.withLock { $0 = value } }
+}
+
+/// One replica in a test: a store file, its sync replica, and a context.
+final class TestReplica {
+    let path: String
+    let store: ObjectStore
+    let replica: SyncReplica
+    let context: ObjectContext
+    /// Contexts made by `fetch`, kept alive so their objects can still load relationships.
+    private var readContexts: [ObjectContext] = []
+
+    init(clock: FakeClock = FakeClock(), name: String = UUID().uuidString, replicaID: ReplicaID = UUID()) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(name)-\(UUID().uuidString).sqlite").path
+        store = try ObjectStore(path: path, entities: syncEntities)
+        replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: replicaID)
+        context = try store.makeContext()
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Pulls everything `other` has that this replica lacks, then refreshes the context.
+    @discardableResult
+    func pull(from other: TestReplica) throws -> SyncReplica.MergeResult {
+        let missing = try other.replica.changeSets(missingFrom: replica.versionVector())
+        let result = try replica.apply(missing)
+        try context.refresh()
+        return result
+    }
+
+    /// A fresh context's view of an object.
+    func fetch<T: PersistentEntity>(_ type: T.Type, _ id: UUID) throws -> T? {
+        let reader = try store.makeContext()
+        readContexts.append(reader)
+        return try reader.object(type, id: id)
+    }
+
+    /// The whole stored graph as text: every row of every entity and join table, sorted.
+    func digest() throws -> String {
+        let connection = try SQLiteConnection(path: path)
+        var lines: [String] = []
+        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name")
+        for table in tables {
+            guard case .text(let name) = table[0] else { continue }
+            for row in try connection.rows("SELECT * FROM \"\(name)\" ORDER BY 1, 2") {
+                lines.append(name + ": " + row.map(\.description).joined(separator: " | "))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Checks the graph's integrity; returns the problems found (empty when whole).
+    func integrityProblems() throws -> [String] {
+        let connection = try SQLiteConnection(path: path)
+        var problems: [String] = []
+        func ids(_ table: String) throws -> Set<String> {
+            Set(try connection.rows("SELECT id FROM \"\(table)\"").compactMap { $0[0].textValue })
+        }
+        let teams = try ids("Team"), members = try ids("Member"), labels = try ids("Label")
+        for row in try connection.rows("SELECT id, team, team_position, leads, manager FROM Member") {
+            let id = row[0].textValue ?? "?"
+            if let team = row[1].textValue, !teams.contains(team) { problems.append("Member \(id).team -> missing Team \(team)") }
+            if row[1].isNull != row[2].isNull { problems.append("Member \(id) has team \(row[1]) but position \(row[2])") }
+            if let team = row[3].textValue, !teams.contains(team) { problems.append("Member \(id).leads -> missing Team \(team)") }
+            if let manager = row[4].textValue, !members.contains(manager) { problems.append("Member \(id).manager -> missing Member \(manager)") }
+        }
+        for row in try connection.rows("SELECT id, leader FROM Team") {
+            let id = row[0].textValue ?? "?"
+            if let leader = row[1].textValue {
+                if !members.contains(leader) { problems.append("Team \(id).leader -> missing Member \(leader)") }
+                let back = try connection.rows("SELECT leads FROM Member WHERE id = ?", [.text(leader)]).first?.first?.textValue
+                if back != id { problems.append("Team \(id).leader = \(leader) but that member leads \(back ?? "nil")") }
+            }
+            let positions = try connection.rows("SELECT team_position FROM Member WHERE team = ? ORDER BY team_position", [.text(id)])
+                .map { row -> Int64 in if case .integer(let value) = row[0] { return value } else { return -1 } }
+            if positions != Array(0..<Int64(positions.count)) { problems.append("Team \(id) positions \(positions)") }
+        }
+        for row in try connection.rows("SELECT id, leads FROM Member WHERE leads IS NOT NULL") {
+            let back = try connection.rows("SELECT leader FROM Team WHERE id = ?", [row[1]]).first?.first?.textValue
+            if back != row[0].textValue { problems.append("Member \(row[0]).leads = \(row[1]) but that team's leader is \(back ?? "nil")") }
+        }
+        let joinTable = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('Label_members', 'Member_labels')").first?.first?.textValue ?? ""
+        for row in try connection.rows("SELECT owner, member FROM \"\(joinTable)\"") {
+            let owner = row[0].textValue ?? "", member = row[1].textValue ?? ""
+            let ownerOK = joinTable == "Label_members" ? labels.contains(owner) : members.contains(owner)
+            let memberOK = joinTable == "Label_members" ? members.contains(member) : labels.contains(member)
+            if !ownerOK || !memberOK { problems.append("\(joinTable) row \(owner) -> \(member) refers to a missing object") }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,107 @@
+import Testing
+
+@testable import SyncServer
+
+@Suite("Limits")
+struct LimitTests {
+    @Test("a head larger than the limit gets 431 and the connection closes")
+    func headerTooLarge() throws {
+        try withTestServer(configure: { $0.maxHeadBytes = 1024 }) { server in
+            let client = try RawHTTPClient(port: server.port)
+            client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 2000))\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 431)
+            #expect(response.bodyText.contains("1024"))
+            #expect(client.waitForClose())
+        }
+    }
+
+    @Test("an unterminated head is rejected as soon as it exceeds the limit")
+    func unterminatedHeadTooLarge() throws {
+        try withTestServer(configure: { $0.maxHeadBytes = 1024 }) { server in
+            let client = try RawHTTPClient(port: server.port)
+            client.send("GET /\(String(repeating: "a", count: 4000))")
+            #expect(try client.readResponse().status == 431)
+        }
+    }
+
+    @Test("too many header fields get 431")
+    func tooManyHeaders() throws {
+        try withTestServer(configure: { $0.maxHeaderCount = 10 }) { server in
+            let client = try RawHTTPClient(port: server.port)
+            let fields = (0..<11).map { "X-\($0): v\r\n" }.joined()
+            client.send("GET / HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
+            #expect(try client.readResponse().status == 431)
+        }
+    }
+
+    @Test("a declared body over the limit gets 413 without the body being read")
+    func contentLengthTooLarge() throws {
+        try withTestServer(configure: { $0.maxBodyBytes = 100 }) { server in
+            let client = try RawHTTPClient(port: server.port)
+            client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 413)
+            #expect(response.header("Connection") == "close")
+            #expect(client.waitForClose())
+        }
+    }
+
+    @Test("a body at exactly the limit is accepted")
+    func bodyAtLimit() throws {
+        try withTestServer(configure: { $0.maxBodyBytes = 100 }) { server in
+            let client = try RawHTTPClient(port: server.port)
+            client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + String(repeating: "b", count: 100))
+            #expect(try client.readResponse().status == 200)
+        }
+    }
+
+    @Test("a chunked body growing over the limit gets 413")
+    func chunkedTooLarge() throws {
+        try withTestServer(configure: { $0.maxBodyBytes = 100 }) { server in
+            let client = try RawHTTPClient(port: server.port)
+            let chunk = "40\r\n" + String(repeating: "c", count: 64) + "\r\n"
+            client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk + chunk)
+            #expect(try client.readResponse().status == 413)
+        }
+    }
+
+    @Test("a large upload that is refused still lets the client read the 413")
+    func largeRefusedUpload() throws {
+        try withTestServer(configure: { $0.maxBodyBytes = 1000 }) { server in
+            let client = try RawHTTPClient(port: server.port)
+            // The client keeps sending after the server answered; lingering close must prevent
+            // a reset from destroying the response.
+            client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n")
+            client.send([UInt8](repeating: 0x61, count: 200_000))
+            #expect(try client.readResponse().status == 413)
+        }
+    }
+
+    @Test("connections beyond the limit get 503 and are closed; capacity returns after closing")
+    func connectionLimit() throws {
+        try withTestServer(configure: { $0.maxConnections = 3 }) { server in
+            var clients: [RawHTTPClient] = []
+            for _ in 0..<3 {
+                let client = try RawHTTPClient(port: server.port)
+                client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try client.readResponse().status == 200)
+                clients.append(client)
+            }
+            #expect(server.statistics.openConnections == 3)
+
+            let extra = try RawHTTPClient(port: server.port)
+            let refused = try extra.readResponse()
+            #expect(refused.status == 503)
+            #expect(refused.header("Connection") == "close")
+            #expect(extra.waitForClose())
+            #expect(server.statistics.rejectedConnections == 1)
+
+            clients.removeLast()  // closes one connection
+            #expect(waitUntil(timeout: 2) { server.statistics.openConnections == 2 })
+            let replacement = try RawHTTPClient(port: server.port)
+            replacement.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try replacement.readResponse().status == 200)
+        }
+    }
+}

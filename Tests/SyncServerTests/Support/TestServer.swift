@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@testable import SyncServer
+
+/// Runs `body` against a server started on an ephemeral loopback port, then shuts it down and
+/// checks that shutdown actually completes.
+func withTestServer<Result>(
+    configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    handler: @escaping HTTPServer.Handler = echoHandler,
+    _ body: (HTTPServer) throws -> Result
+) throws -> Result {
+    var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configuration.workerCount = 2
+    configure(&configuration)
+    let server = HTTPServer(configuration: configuration, handler: handler)
+    try server.start()
+    defer {
+        server.shutdown(gracePeriod: .milliseconds(500))
+        let stopped = waitUntil(timeout: 5) { server.hasStopped }
+        #expect(stopped, "server did not stop after shutdown")
+    }
+    return try body(server)
+}
+
+/// Echoes what the server parsed, so tests can check parsing end to end.
+let echoHandler: HTTPServer.Handler = { request in
+    var lines = [
+        "method=\(request.method)",
+        "path=\(request.path)",
+        "version=\(request.version)",
+        "body=\(String(decoding: request.body, as: UTF8.self))",
+    ]
+    for item in request.queryItems { lines.append("query:\(item.name)=\(item.value)") }
+    return .text(lines.joined(separator: "\n"))
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` seconds pass.
+func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+/// Thread-safe collector for values produced on server threads.
+final class Collector<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `items` is only accessed while holding `lock`.
+    private let lock = NSLock()
+    private var items: [Value] = []
+
+    func append(_ value: Value) {
+        lock.lock()
+        items.append(value)
+        lock.unlock()
+    }
+
+    var values: [Value] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
