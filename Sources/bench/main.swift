@@ -20,12 +20,16 @@ struct Subcommand {
 
 /// The implemented benchmarks, in the order `all` runs them.
 ///
-/// Hooks for the ones still to come: when `QueryBenchmark.swift` (branch `query`) lands, add
-/// `Subcommand(name: "query", summary: "…", run: { try runQueryBenchmark(rows: $0.rows) })`
-/// here; `sync` likewise. Usage and `all` pick them up from this list.
+/// Hook for the one still to come: when the sync benchmark lands, add
+/// `Subcommand(name: "sync", summary: "…", run: { … })` here. Usage and `all` pick it up from
+/// this list.
 let subcommands: [Subcommand] = [
     Subcommand(name: "store", summary: "insert, fetch and traverse with LocalStore and with the raw SQLite C API; memory growth") {
         try StoreBenchmark(rows: $0.rows, repeats: $0.repeats).run()
+    },
+    // The query benchmark picks its own number of runs; it takes only --rows.
+    Subcommand(name: "query", summary: "indexed lookup, indexed range and full-scan queries with LocalStore and with the raw SQLite C API") {
+        try printQueryBenchmark(rows: $0.rows)
     },
 ]
 
