@@ -1,6 +1,14 @@
 import CSQLite
 import Foundation
 
+/// How a store may change its file's schema when it opens.
+public enum MigrationPolicy: Sendable, Equatable {
+    /// Lightweight migration: new entities and attributes, removed attributes, renames via `originalName`.
+    case automatic
+    /// Only additions: new entities, attributes and relationships; anything else throws.
+    case additiveOnly
+}
+
 /// A store file and the entities it holds.
 ///
 /// Opening a store creates the file, or migrates it to the declared entities. Create a
@@ -14,7 +22,8 @@ import Foundation
 public final class ObjectStore: Sendable {
     /// The database file.
     public let path: String
-    let schema: StoreSchema
+    /// The entities' Swift types and their table mapping; `nil` for a store opened from a schema alone.
+    let typedSchema: StoreSchema?
     /// The schema as stored in the file and exported: entities, attributes, relationships.
     public let schemaDocument: SchemaDocument
     let saveObserverSlot = SaveObserverSlot()
@@ -27,14 +36,53 @@ public final class ObjectStore: Sendable {
     /// schema that cannot be migrated automatically.
     public init(path: String, entities: [any PersistentEntity.Type]) throws {
         self.path = path
-        schema = try StoreSchema(types: entities)
+        let schema = try StoreSchema(types: entities)
+        typedSchema = schema
         schemaDocument = SchemaDocument(schema)
+        try ObjectStore.open(path, migratingTo: schemaDocument, policy: .automatic)
+    }
+
+    /// Opens or creates the store at `path` for a schema given as data (the JSON a store exports),
+    /// without the Swift types: for tools and servers. Such a store cannot make contexts.
+    ///
+    /// With `.additiveOnly`, a schema that would change or remove anything stored throws
+    /// ``StoreError/Code/migrationImpossible`` naming the differences, and the file is left untouched.
+    public init(path: String, schema: SchemaDocument, policy: MigrationPolicy = .automatic) throws {
+        self.path = path
+        typedSchema = nil
+        schemaDocument = schema
+        try ObjectStore.open(path, migratingTo: schema, policy: policy)
+    }
+
+    /// Opens an existing store with the schema recorded in it, without the Swift types.
+    public init(existingAt path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.sqlite, "there is no store at this path", path: path)
+        }
+        self.path = path
+        typedSchema = nil
+        let connection = try SQLiteConnection(path: path)
+        try ObjectStore.configure(connection)
+        guard let stored = try Migrator.storedDocument(on: connection) else {
+            throw StoreError(.invalidSchema, "the file has no LocalStore schema; open it with its entity types first", path: path)
+        }
+        schemaDocument = stored
+    }
+
+    private static func open(_ path: String, migratingTo document: SchemaDocument, policy: MigrationPolicy) throws {
         let connection = try SQLiteConnection(path: path)
         if sqlite3_db_readonly(connection.handle, "main") == 1 {
             throw StoreError(.readOnly, "the store file cannot be written", path: path)
         }
         try ObjectStore.configure(connection)
-        try Migrator(schema: schema, document: schemaDocument, connection: connection).migrate()
+        try Migrator(document: document, connection: connection, policy: policy).migrate()
+    }
+
+    var schema: StoreSchema {
+        guard let typedSchema else {
+            preconditionFailure("LocalStore: the store at \(path) was opened from a schema alone; contexts need the entity types")
+        }
+        return typedSchema
     }
 
     /// Sets the connection options every connection of a store uses.
@@ -65,7 +113,10 @@ public final class ObjectStore: Sendable {
 
     /// Creates a context: a unit of work with its own connection and identity map.
     public func makeContext() throws -> ObjectContext {
-        try ObjectContext(store: self, connection: openConnection())
+        guard typedSchema != nil else {
+            throw StoreError(.invalidSchema, "this store was opened from a schema alone; open it with its entity types to make contexts", path: path)
+        }
+        return try ObjectContext(store: self, connection: openConnection())
     }
 
     /// The schema as JSON (entities, attributes, relationships, inverses, delete rules,

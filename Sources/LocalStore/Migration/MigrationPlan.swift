@@ -11,7 +11,7 @@ struct MigrationPlan {
         statements.append(Statement(sql: sql, arguments: arguments))
     }
 
-    mutating func createTable(for entity: EntityMapping) {
+    mutating func createTable(for entity: SchemaDocument.Entity) {
         let columns = ["\"id\" TEXT PRIMARY KEY NOT NULL"] + entity.columns.map { "\(quoteIdentifier($0.name)) \($0.type.columnType.rawValue)" }
         append("CREATE TABLE \(quoteIdentifier(entity.table)) (\(columns.joined(separator: ", ")))")
         createIndexes(for: entity)
@@ -19,16 +19,16 @@ struct MigrationPlan {
 
     /// Indexes for `.unique` and `.indexed` attributes and for foreign keys (with their position,
     /// so an ordered relationship loads in index order).
-    mutating func createIndexes(for entity: EntityMapping) {
+    mutating func createIndexes(for entity: SchemaDocument.Entity) {
         let table = quoteIdentifier(entity.table)
-        for attribute in entity.description.attributes where attribute.isUnique || attribute.isIndexed {
+        for attribute in entity.attributes where attribute.unique || attribute.indexed {
             let columns = attribute.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-            let name = "\(entity.table)_\(attribute.persistentName)_\(attribute.isUnique ? "unique" : "index")"
-            append("CREATE \(attribute.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(table) (\(columns))")
+            let name = "\(entity.table)_\(attribute.persistentName)_\(attribute.unique ? "unique" : "index")"
+            append("CREATE \(attribute.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(table) (\(columns))")
         }
-        for relationship in entity.relationships {
-            guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
-            let columns = [column, positionColumn].compactMap { $0 }.map(quoteIdentifier).joined(separator: ", ")
+        for relationship in entity.relationships where relationship.storage.kind == "foreignKey" {
+            guard let column = relationship.storage.column else { continue }
+            let columns = [column, relationship.storage.positionColumn].compactMap { $0 }.map(quoteIdentifier).joined(separator: ", ")
             append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier("\(entity.table)_\(column)_fk")) ON \(table) (\(columns))")
         }
     }
@@ -41,10 +41,10 @@ struct MigrationPlan {
         }
     }
 
-    mutating func addColumn(_ column: ColumnDescription, default value: SQLValue, to table: String) {
-        append("ALTER TABLE \(quoteIdentifier(table)) ADD COLUMN \(quoteIdentifier(column.name)) \(column.type.columnType.rawValue)")
+    mutating func addColumn(_ name: String, type: AttributeType, default value: SQLValue, to table: String) {
+        append("ALTER TABLE \(quoteIdentifier(table)) ADD COLUMN \(quoteIdentifier(name)) \(type.columnType.rawValue)")
         if !value.isNull {
-            append("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(column.name)) = ?", [value])
+            append("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(name)) = ?", [value])
         }
     }
 

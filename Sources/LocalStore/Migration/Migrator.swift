@@ -7,9 +7,9 @@ import Foundation
 /// schema change it cannot do throws ``StoreError/Code/migrationImpossible`` and leaves the
 /// file as it was.
 struct Migrator {
-    let schema: StoreSchema
     let document: SchemaDocument
     let connection: SQLiteConnection
+    let policy: MigrationPolicy
 
     static let metadataTable = "_localstore_metadata"
 
@@ -17,8 +17,15 @@ struct Migrator {
         try connection.inTransaction {
             let stored = try storedDocument()
             guard stored?.versionHash != document.versionHash else { return }
+            if policy == .additiveOnly, let stored {
+                switch document.compatibility(with: stored) {
+                case .identical, .additive: break
+                case .subset(let reasons), .incompatible(let reasons):
+                    throw StoreError(.migrationImpossible, "the schema is not an additive change of the stored one: \(reasons.joined(separator: "; "))", path: connection.path)
+                }
+            }
             var plan = MigrationPlan()
-            for entity in schema.entities {
+            for entity in document.entities {
                 if let old = stored?.entity(named: entity.name), try tableExists(entity.table) {
                     try planChanges(to: entity, from: old, into: &plan)
                 } else {
@@ -39,7 +46,11 @@ struct Migrator {
 
     /// The schema the file was last written with, or `nil` for a new file.
     private func storedDocument() throws -> SchemaDocument? {
-        guard try tableExists(Migrator.metadataTable) else { return nil }
+        try Migrator.storedDocument(on: connection)
+    }
+
+    static func storedDocument(on connection: SQLiteConnection) throws -> SchemaDocument? {
+        guard !(try connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(metadataTable)])).isEmpty else { return nil }
         let rows = try connection.rows("SELECT value FROM \(Migrator.metadataTable) WHERE key = 'schema'")
         guard case .text(let json)? = rows.first?.first else { return nil }
         do {
@@ -49,20 +60,18 @@ struct Migrator {
         }
     }
 
-    private func planChanges(to entity: EntityMapping, from old: SchemaDocument.Entity, into plan: inout MigrationPlan) throws {
+    private func planChanges(to entity: SchemaDocument.Entity, from old: SchemaDocument.Entity, into plan: inout MigrationPlan) throws {
         let existingColumns = Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(entity.table)]).compactMap { row -> String? in
             if case .text(let name) = row[0] { return name }
             return nil
         })
         var keptColumns: Set<String> = ["id"]
-        let prototype = entity.description.entityType.init(_$materializing: MaterializingToken())
-        for attribute in entity.description.attributes {
-            var defaults: [SQLValue] = []
-            attribute.accessor.encode(prototype, into: &defaults)
+        for attribute in entity.attributes {
+            let defaults = attribute.defaultValues
             let previous = old.attributes.first { $0.name == attribute.name }
                 ?? attribute.originalName.flatMap { name in old.attributes.first { $0.name == name } }
             guard let previous else {
-                for (column, value) in zip(attribute.columns, defaults) { plan.addColumn(column, default: value, to: entity.table) }
+                for (column, value) in zip(attribute.columns, defaults) { plan.addColumn(column.name, type: column.type, default: value, to: entity.table) }
                 continue
             }
             try checkCompatible(attribute, with: previous, entity: entity)
@@ -74,24 +83,24 @@ struct Migrator {
                     if oldColumn.name != column.name { plan.renameColumn(oldColumn.name, to: column.name, in: entity.table) }
                     keptColumns.insert(oldColumn.name)
                 } else {
-                    plan.addColumn(column, default: defaults[index], to: entity.table)
+                    plan.addColumn(column.name, type: column.type, default: defaults[index], to: entity.table)
                 }
             }
         }
         for relationship in entity.relationships {
-            if let previous = old.relationships.first(where: { $0.name == relationship.description.name }),
-               previous.kind != relationship.description.kind || previous.target != relationship.targetEntityName {
+            if let previous = old.relationship(named: relationship.name),
+               previous.kind != relationship.kind || previous.target != relationship.target {
                 throw StoreError(
                     .migrationImpossible,
-                    "cannot migrate \(entity.name).\(previous.name): it changed from \(previous.kind.rawValue) \(previous.target) to \(relationship.description.kind.rawValue) \(relationship.targetEntityName); add a new relationship instead",
+                    "cannot migrate \(entity.name).\(previous.name): it changed from \(previous.kind.rawValue) \(previous.target) to \(relationship.kind.rawValue) \(relationship.target); add a new relationship instead",
                     entity: entity.name, relationship: previous.name, path: connection.path)
             }
-            guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
-            for name in [column, positionColumn].compactMap({ $0 }) {
+            guard relationship.storage.kind == "foreignKey", let column = relationship.storage.column else { continue }
+            for name in [column, relationship.storage.positionColumn].compactMap({ $0 }) {
                 if existingColumns.contains(name) {
                     keptColumns.insert(name)
                 } else {
-                    plan.addColumn(ColumnDescription(name: name, type: name == column ? .uuid : .int, isNullable: true), default: .null, to: entity.table)
+                    plan.addColumn(name, type: name == column ? .uuid : .int, default: .null, to: entity.table)
                 }
             }
         }
@@ -111,7 +120,7 @@ struct Migrator {
     }
 
     /// Throws unless the stored columns of `previous` can hold `attribute` as declared now.
-    private func checkCompatible(_ attribute: AttributeDescription, with previous: SchemaDocument.Attribute, entity: EntityMapping) throws {
+    private func checkCompatible(_ attribute: SchemaDocument.Attribute, with previous: SchemaDocument.Attribute, entity: SchemaDocument.Entity) throws {
         func impossible(_ reason: String) -> StoreError {
             StoreError(.migrationImpossible, "cannot migrate \(entity.name).\(attribute.name): \(reason)",
                        entity: entity.name, attribute: attribute.name, path: connection.path)
@@ -133,7 +142,7 @@ struct Migrator {
                 }
             }
         }
-        if previous.optional && !attribute.isOptional, let column = previous.columns.first {
+        if previous.optional && !attribute.optional, let column = previous.columns.first {
             let nulls = try connection.rows("SELECT count(*) FROM \(quoteIdentifier(entity.table)) WHERE \(quoteIdentifier(column.name)) IS NULL")
             if case .integer(let count)? = nulls.first?.first, count > 0 {
                 throw impossible("it became non-optional, but \(count) stored object(s) hold nil")
@@ -144,11 +153,11 @@ struct Migrator {
     /// Creates missing join tables and drops those of relationships that no longer exist.
     private func planJoinTables(from stored: SchemaDocument?, into plan: inout MigrationPlan) {
         var wanted: Set<String> = []
-        for entity in schema.entities {
-            for relationship in entity.relationships {
-                guard case .joinTable(let table, "owner", _, let positionColumn) = relationship.storage else { continue }
+        for entity in document.entities {
+            for relationship in entity.relationships where relationship.storage.kind == "joinTable" && relationship.storage.ownerColumn == "owner" {
+                guard let table = relationship.storage.table else { continue }
                 wanted.insert(table)
-                plan.createJoinTable(table, ordered: positionColumn != nil)
+                plan.createJoinTable(table, ordered: relationship.storage.positionColumn != nil)
             }
         }
         for entity in stored?.entities ?? [] {

@@ -32,6 +32,9 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         public var unique: Bool
         public var indexed: Bool
         public var columns: [Column]
+        /// The values a new object gets (one per column), used when migration adds the attribute
+        /// and by tools that create objects without the Swift types.
+        public var defaultValues: [SQLValue]
     }
 
     public struct Column: Codable, Hashable, Sendable {
@@ -64,14 +67,18 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
 
     init(_ schema: StoreSchema) {
         entities = schema.entities.map { mapping in
-            Entity(
+            let prototype = mapping.description.entityType.init(_$materializing: MaterializingToken())
+            return Entity(
                 name: mapping.name, table: mapping.table,
                 attributes: mapping.description.attributes.map { attribute in
-                    Attribute(
+                    var defaults: [SQLValue] = []
+                    attribute.accessor.encode(prototype, into: &defaults)
+                    return Attribute(
                         name: attribute.name, persistentName: attribute.persistentName, originalName: attribute.originalName,
                         storage: attribute.storage, swiftType: attribute.swiftType, optional: attribute.isOptional,
                         unique: attribute.isUnique, indexed: attribute.isIndexed,
-                        columns: attribute.columns.map { Column(name: $0.name, type: $0.type, nullable: $0.isNullable) })
+                        columns: attribute.columns.map { Column(name: $0.name, type: $0.type, nullable: $0.isNullable) },
+                        defaultValues: defaults)
                 },
                 relationships: mapping.relationships.map { relationship in
                     let description = relationship.description
@@ -82,8 +89,12 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
                 })
         }
         formatVersion = 1
-        versionHash = ""
-        versionHash = SHA256.hexDigest(String(decoding: (try? SchemaDocument.encoder.encode(entities)) ?? Data(), as: UTF8.self))
+        versionHash = SchemaDocument.hash(of: entities)
+    }
+
+    /// SHA-256 of the entities' canonical JSON.
+    static func hash(of entities: [Entity]) -> String {
+        SHA256.hexDigest(String(decoding: (try? SchemaDocument.encoder.encode(entities)) ?? Data(), as: UTF8.self))
     }
 
     static let encoder: JSONEncoder = {
@@ -95,13 +106,45 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
     /// The document as pretty-printed JSON with sorted keys.
     public func jsonData() throws -> Data { try SchemaDocument.encoder.encode(self) }
 
-    /// Reads a document from JSON.
+    /// Reads a document from JSON, checking that its `versionHash` matches its entities.
     public init(jsonData: Data) throws {
-        self = try JSONDecoder().decode(SchemaDocument.self, from: jsonData)
+        do {
+            self = try JSONDecoder().decode(SchemaDocument.self, from: jsonData)
+        } catch {
+            throw StoreError(.invalidSchema, "the schema JSON cannot be read: \(error)")
+        }
+        let expected = SchemaDocument.hash(of: entities)
+        guard versionHash == expected else {
+            throw StoreError(.invalidSchema, "the schema JSON's versionHash \(versionHash) does not match its entities (\(expected))")
+        }
+        for entity in entities {
+            for attribute in entity.attributes where attribute.defaultValues.count != attribute.columns.count {
+                throw StoreError(.invalidSchema, "\(entity.name).\(attribute.name) has \(attribute.columns.count) column(s) but \(attribute.defaultValues.count) default value(s)",
+                                 entity: entity.name, attribute: attribute.name)
+            }
+        }
     }
 
     /// The entity called `name`.
     public func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
+}
+
+extension SchemaDocument.Entity {
+    /// Every column of the entity's table but `id`, in table order: attribute columns, then
+    /// foreign keys with their position columns.
+    public var columns: [SchemaDocument.Column] {
+        var columns = attributes.flatMap(\.columns)
+        for relationship in relationships where relationship.storage.kind == "foreignKey" {
+            if let column = relationship.storage.column { columns.append(.init(name: column, type: .uuid, nullable: true)) }
+            if let position = relationship.storage.positionColumn { columns.append(.init(name: position, type: .int, nullable: true)) }
+        }
+        return columns
+    }
+
+    /// The attribute called `name`.
+    public func attribute(named name: String) -> SchemaDocument.Attribute? { attributes.first { $0.name == name } }
+    /// The relationship called `name`.
+    public func relationship(named name: String) -> SchemaDocument.Relationship? { relationships.first { $0.name == name } }
 }
 
 extension SchemaDocument.Storage {

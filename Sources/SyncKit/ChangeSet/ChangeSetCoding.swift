@@ -103,7 +103,7 @@ struct WireOperation: Codable {
     var entity: String
     var id: String
     var attribute: String?
-    var values: [WireValue]?
+    var values: [SQLValue]?
     var root: String?
     var relationship: String?
     var target: String?
@@ -116,7 +116,7 @@ struct WireOperation: Codable {
         case .create(let entity, let id):
             self.init(op: "create", entity: entity, id: id.uuidString)
         case .set(let entity, let id, let attribute, let values):
-            self.init(op: "set", entity: entity, id: id.uuidString, attribute: attribute, values: values.map(WireValue.init))
+            self.init(op: "set", entity: entity, id: id.uuidString, attribute: attribute, values: values)
         case .delete(let entity, let id, let root):
             self.init(op: "delete", entity: entity, id: id.uuidString, root: root.uuidString)
         case .link(let entity, let id, let relationship, let target):
@@ -129,7 +129,7 @@ struct WireOperation: Codable {
         }
     }
 
-    init(op: String, entity: String, id: String, attribute: String? = nil, values: [WireValue]? = nil, root: String? = nil,
+    init(op: String, entity: String, id: String, attribute: String? = nil, values: [SQLValue]? = nil, root: String? = nil,
          relationship: String? = nil, target: String? = nil, observed: [WireDot]? = nil, member: String? = nil, key: String? = nil) {
         self.op = op
         self.entity = entity
@@ -159,7 +159,7 @@ struct WireOperation: Codable {
         case "create": return .create(entity: entity, id: objectID)
         case "set":
             guard let values else { throw SyncError(.malformedChangeSet, "\(path) (set) lacks 'values'") }
-            return .set(entity: entity, id: objectID, attribute: try string(attribute, "attribute"), values: values.map(\.value))
+            return .set(entity: entity, id: objectID, attribute: try string(attribute, "attribute"), values: values)
         case "delete": return .delete(entity: entity, id: objectID, root: try uuid(root, "root"))
         case "link":
             return .link(entity: entity, id: objectID, relationship: try string(relationship, "relationship"), target: try uuid(target, "target"))
@@ -184,51 +184,4 @@ struct WireOperation: Codable {
 struct WireDot: Codable {
     var replica: String
     var seq: UInt64
-}
-
-/// An SQL value on the wire: `null`, a JSON integer, a JSON string, `{"real": 1.5}` or `{"blob": "<base64>"}`.
-struct WireValue: Codable {
-    var value: SQLValue
-
-    init(_ value: SQLValue) { self.value = value }
-
-    private enum Keys: String, CodingKey { case real, blob }
-
-    init(from decoder: any Decoder) throws {
-        if let container = try? decoder.singleValueContainer() {
-            if container.decodeNil() { value = .null; return }
-            if let integer = try? container.decode(Int64.self) { value = .integer(integer); return }
-            if let text = try? container.decode(String.self) { value = .text(text); return }
-        }
-        let keyed = try decoder.container(keyedBy: Keys.self)
-        if let real = try keyed.decodeIfPresent(Double.self, forKey: .real) { value = .real(real); return }
-        if let blob = try keyed.decodeIfPresent(String.self, forKey: .blob) {
-            guard let data = Data(base64Encoded: blob) else {
-                throw DecodingError.dataCorruptedError(forKey: .blob, in: keyed, debugDescription: "blob is not base64")
-            }
-            value = .blob(data)
-            return
-        }
-        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected null, an integer, a string, {\"real\":…} or {\"blob\":…}"))
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        switch value {
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .integer(let integer):
-            var container = encoder.singleValueContainer()
-            try container.encode(integer)
-        case .text(let text):
-            var container = encoder.singleValueContainer()
-            try container.encode(text)
-        case .real(let real):
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(real, forKey: .real)
-        case .blob(let data):
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(data.base64EncodedString(), forKey: .blob)
-        }
-    }
 }

@@ -93,7 +93,7 @@ enum ConflictJournal {
     static func json(_ values: [SQLValue]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let wire = values.count == 1 ? try? encoder.encode(WireValue(values[0])) : try? encoder.encode(values.map(WireValue.init))
+        let wire = values.count == 1 ? try? encoder.encode(values[0]) : try? encoder.encode(values)
         return wire.map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 }

@@ -223,7 +223,7 @@ final class MergeEngine {
         guard case .text(let json)? = try connection.rows(
             "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.uuidString)]).first?.first
         else { return [:] }
-        let decoded = try JSONDecoder().decode([String: WireValue].self, from: Data(json.utf8)).mapValues(\.value)
+        let decoded = try JSONDecoder().decode([String: SQLValue].self, from: Data(json.utf8))
         detachedValues[object] = decoded
         return decoded
     }
@@ -264,7 +264,7 @@ final class MergeEngine {
     func storeTombstone(_ values: [String: SQLValue], for object: ObjectKey) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let json = String(decoding: try encoder.encode(values.mapValues(WireValue.init)), as: UTF8.self)
+        let json = String(decoding: try encoder.encode(values), as: UTF8.self)
         try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?",
                            [.text(json), .text(object.entity), .text(object.id.uuidString)])
     }
