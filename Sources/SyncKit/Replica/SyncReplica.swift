@@ -40,7 +40,9 @@ public final class SyncReplica: Sendable {
         store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
     }
 
-    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    /// Runs `body` with exclusive use of the replica's connection (for the server's own tables).
+    /// Not reentrant: `body` must not call other methods of this replica.
+    package func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withConnection(body)
     }
 
@@ -69,6 +71,16 @@ public final class SyncReplica: Sendable {
         }
     }
 
+    /// The stored change sets with the given dots, in the order of `dots` (unknown dots are skipped).
+    package func storedChangeSets(_ dots: [Dot]) throws -> [ChangeSet] {
+        try withConnection { connection in
+            try dots.compactMap { dot in
+                try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
+                                    [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first.map(SyncTables.decodeChangeSet)
+            }
+        }
+    }
+
     /// What ``apply(_:)`` did.
     public struct MergeResult: Sendable, Equatable {
         /// Change sets applied now.
@@ -86,11 +98,19 @@ public final class SyncReplica: Sendable {
     /// applied nor in the batch is refused with ``SyncError/Code/causalityViolation`` and
     /// changes nothing.
     public func apply(_ changeSets: [ChangeSet]) throws -> MergeResult {
+        try apply(changeSets, alsoInTransaction: { _, _ in })
+    }
+
+    /// ``apply(_:)``, running `alsoInTransaction` inside the merge's transaction with the change
+    /// sets actually applied, in application order (the server logs them there). If it throws,
+    /// nothing is applied.
+    package func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
         try withConnection { connection in
             try connection.inTransaction {
                 var vector = try SyncTables.vector(on: connection)
                 var result = MergeResult(applied: [], alreadyApplied: [], changedObjectIDs: [])
                 var remaining: [ChangeSet] = []
+                var appliedChangeSets: [ChangeSet] = []
                 var seen: Set<Dot> = []
                 for changeSet in changeSets.sorted(by: { $0.stamp < $1.stamp }) {
                     if vector.covers(changeSet.dot) || !seen.insert(changeSet.dot).inserted {
@@ -110,6 +130,7 @@ public final class SyncReplica: Sendable {
                             vector[changeSet.dot.replica] = changeSet.dot.seq
                             latest = max(latest, changeSet.hlc)
                             result.applied.append(changeSet.dot)
+                            appliedChangeSets.append(changeSet)
                         } else {
                             next.append(changeSet)
                         }
@@ -121,6 +142,7 @@ public final class SyncReplica: Sendable {
                 }
                 result.changedObjectIDs = try engine.materialize()
                 try SyncTables.setIntegerState("hlc", latest.rawValue, on: connection)
+                try alsoInTransaction(connection, appliedChangeSets)
                 return result
             }
         }
