@@ -137,9 +137,9 @@ import Testing
             {"base": {}, "changeSets": [
               {"replica": "\(replica)", "seq": 1, "hlc": \(hlc), "vector": {"\(replica)": 1},
                "operations": [{"op": "create", "entity": "Board", "id": "\(board)"}, {"op": "set", "entity": "Board", "id": "\(board)", "attribute": "title", "values": ["x"]}]},
-              {"replica": "\(replica)", "seq": 2, "hlc": \(hlc + 1), "vector": {},
+              {"replica": "\(replica)", "seq": 2, "hlc": \(hlc + 1), "vector": {"\(replica)": 2},
                "operations": [{"op": "set", "entity": "Board", "id": "\(board)", "attribute": "colour", "values": ["red"]}]},
-              {"replica": "\(replica)", "seq": 3, "hlc": \(hlc + 2), "vector": {},
+              {"replica": "\(replica)", "seq": 3, "hlc": \(hlc + 2), "vector": {"\(replica)": 3},
                "operations": [{"op": "set", "entity": "Board", "id": "\(board)", "attribute": "title", "values": ["a", "b"]}]}
             ]}
             """
