@@ -13,13 +13,13 @@ extension ObjectContext {
         let deletionRoots = try applyDeleteRules()
         try validateRelationshipCounts()
         let observer = store.saveObserver
-        try connection.inTransaction {
+        let rewritten = try connection.inTransaction { () -> Set<UUID> in
             try writeChanges()
-            if let observer {
-                try observer.storeWillCommit(savedChanges(deletionRoots: deletionRoots), connection: connection)
-            }
+            guard let observer else { return [] }
+            return try observer.storeWillCommit(savedChanges(deletionRoots: deletionRoots), connection: connection)
         }
         didSave()
+        if !rewritten.isEmpty { try refresh(objectIDs: rewritten) }
     }
 
     // MARK: Delete rules

@@ -21,7 +21,9 @@ package struct SavedObjectChange: Sendable {
 /// Receives every save's changes inside the save's transaction, so what it records commits
 /// or rolls back together with the data.
 package protocol SaveObserver: AnyObject, Sendable {
-    func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws
+    /// Records `changes`; returns the objects whose stored rows it changed beyond the save's own
+    /// writes, which the saving context then refreshes.
+    func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws -> Set<UUID>
 }
 
 /// The observer slot of a store, safe to set from any thread.

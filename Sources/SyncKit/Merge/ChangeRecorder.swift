@@ -13,10 +13,10 @@ final class ChangeRecorder: SaveObserver {
         self.wallClock = wallClock
     }
 
-    func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws {
+    func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws -> Set<UUID> {
         let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true)
         let operations = try operations(for: changes, engine: engine)
-        guard !operations.isEmpty else { return }
+        guard !operations.isEmpty else { return [] }
         // Read seq and HLC inside the transaction: another connection may have saved since.
         let seq = try SyncTables.integerState("seq", on: connection) + 1
         var clock = HybridLogicalClock(latest: HLC(rawValue: try SyncTables.integerState("hlc", on: connection)))
@@ -38,6 +38,10 @@ final class ChangeRecorder: SaveObserver {
         try engine.apply(changeSet, deletedValues: deletedValues)
         try SyncTables.setIntegerState("seq", seq, on: connection)
         try SyncTables.setIntegerState("hlc", hlc.rawValue, on: connection)
+        // A local change can still bear on earlier deletes (say, by removing the reference that
+        // voided one); the store must then equal what every other replica will compute.
+        guard !engine.touchedRoots.isEmpty else { return [] }
+        return try engine.materialize()
     }
 
     /// The operations of a save, in the order they apply: creates, attribute writes, edges,

@@ -33,8 +33,10 @@ extension MergeEngine {
             for root in touchedRoots.sorted() where reconsidered.contains(root) && !voided.contains(root) {
                 let outcome = try cascade(of: root)
                 if outcome.denied {
+                    // A void root keeps its cascade records (they delete nothing while it is void),
+                    // so a later change around those objects still leads back to it.
                     try setVoided(root, true)
-                    _ = try replaceImplicitDeletes(of: root, with: [])
+                    _ = try replaceImplicitDeletes(of: root, with: outcome.implicit)
                     if !voidedBefore.contains(root) { try journalVoided(root, deniedBy: outcome.denyingEdge) }
                     changed = true
                 } else if try replaceImplicitDeletes(of: root, with: outcome.implicit) {
@@ -121,6 +123,7 @@ extension MergeEngine {
             try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 1)",
                                [.text(object.entity), .text(object.id.uuidString)] + arguments)
             try markChanged(object)
+            guard !voided.contains(root) else { continue }
             try ConflictJournal.record(
                 .cascadedDelete, entity: object.entity, object: object.id, property: nil, winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
                 loser: side(nil, try info(object)?.creation ?? Stamp(hlc: HLC(rawValue: 0), replica: root.dot.replica, seq: 0)),
@@ -199,6 +202,14 @@ extension MergeEngine {
                 reorderedOwners.insert(other)
                 try touchRoots(of: other)
             }
+        }
+    }
+
+    /// Adds the roots of the deletes of `object`'s neighbours to those the next round re-judges.
+    func touchRootsAround(_ object: ObjectKey) throws {
+        guard let entity = schema.entity(object.entity) else { return }
+        for relationship in entity.relationships {
+            for (other, _) in try incidentEdges(of: object, relationship) { try touchRoots(of: other) }
         }
     }
 

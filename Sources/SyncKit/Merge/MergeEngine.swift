@@ -241,6 +241,8 @@ final class MergeEngine {
             // LocalStore removed the row; keep its values in case a concurrent reference voids the delete.
             objects[object]?.hasRow = false
             try storeTombstone(values ?? [:], for: object)
+            // Deletes whose deny rule counted on this object being alive must be judged again.
+            try touchRootsAround(object)
             return
         }
         touchedRoots.insert(DeleteRoot(dot: current.dot, root: root))
@@ -333,7 +335,11 @@ final class MergeEngine {
     }
 
     private func touchEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws {
-        guard !isLocal else { return }
+        guard !isLocal else {
+            // LocalStore wrote the rows; only deletes the edge may bear on need judging again.
+            for endpoint in [source, target] { try touchRoots(of: endpoint) }
+            return
+        }
         affected.insert(source)
         affected.insert(target)
         reorderedOwners.insert(source)
