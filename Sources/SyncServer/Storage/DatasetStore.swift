@@ -126,6 +126,8 @@ package final class DatasetStore: @unchecked Sendable {
             document = try SchemaDocument(jsonData: json)
         } catch let error as DecodingError {
             throw DatasetError.invalidSchema("the body is not a schema document: \(describe(error))")
+        } catch let error as StoreError {
+            throw DatasetError.invalidSchema(error.message)
         } catch {
             throw DatasetError.invalidSchema("the body is not a schema document: \(error)")
         }

@@ -91,6 +91,7 @@ import Testing
         #expect(server.send(.get, "/v1/datasets/main/changesets", query: [("limit", "0")]).errorCode == "invalid_parameter")
         #expect(server.send(.get, "/v1/datasets/main/changesets", query: [("limit", "x")]).errorCode == "invalid_parameter")
         #expect(server.send(.get, "/v1/datasets/main/changesets", query: [("exclude", "me")]).errorCode == "invalid_parameter")
+        #expect(server.send(.get, "/v1/datasets/main/changesets", query: [("exclude", "")]).errorCode == "invalid_parameter")
         // Limits above the maximum are clamped, not refused.
         #expect(try PullRouteTests.page(server.pull(limit: 1_000_000)).changeSets.count == 5)
     }
