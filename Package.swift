@@ -40,6 +40,8 @@ let package = Package(
         .executableTarget(name: "syncd", dependencies: ["SyncServer"]),
         .executableTarget(name: "sync", dependencies: ["SyncKit"]),
         .executableTarget(name: "bench", dependencies: ["SyncKit", "CSQLite"]),
+        // Test support, not shipped: a child process that CrashSafetyTests kills mid-save and mid-merge.
+        .executableTarget(name: "SyncCrashHelper", dependencies: ["SyncKit"]),
         .testTarget(name: "LocalStoreTests", dependencies: ["LocalStore"]),
         .testTarget(
             name: "LocalStoreMacrosTests",

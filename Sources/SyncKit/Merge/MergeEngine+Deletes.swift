@@ -170,7 +170,10 @@ extension MergeEngine {
     private func journalDroppedReference(from other: ObjectKey, to deleted: ObjectKey, relationship: SyncSchema.Relationship, added: Stamp, root: DeleteRoot) throws {
         let property = relationship.inverse
         let loser = side("\"\(deleted.id.uuidString)\"", added)
-        let loserJSON = String(decoding: try JSONEncoder().encode(loser), as: UTF8.self)
+        // Encoded exactly as ConflictJournal.record stores it (sorted keys), or it never matches.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let loserJSON = String(decoding: try encoder.encode(loser), as: UTF8.self)
         let seen = try connection.rows(
             "SELECT 1 FROM _sync_journal WHERE kind = 'reference_dropped' AND entity = ? AND object = ? AND property = ? AND cause_replica = ? AND cause_seq = ? AND loser = ?",
             [.text(other.entity), .text(other.id.uuidString), .text(property), .text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(loserJSON)])
@@ -182,7 +185,7 @@ extension MergeEngine {
             on: connection)
     }
 
-    private func hlc(of dot: Dot) throws -> HLC {
+    func hlc(of dot: Dot) throws -> HLC {
         if case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?",
                                                            [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first?.first {
             return HLC(rawValue: UInt64(bitPattern: value))

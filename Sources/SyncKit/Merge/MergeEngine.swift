@@ -158,6 +158,7 @@ final class MergeEngine {
             return
         }
         let incoming = current.stamp
+        if !isLocal { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
         let previous = try fieldStamp(object, name) ?? known.creation
         let concurrent = !current.vector.covers(previous.dot)
         if incoming > previous {
@@ -179,6 +180,22 @@ final class MergeEngine {
                 winner: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
                 loser: side(ConflictJournal.json(values), incoming),
                 cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
+        }
+    }
+
+    /// An update arriving after a concurrent delete of its object loses to it, as `delete` journals
+    /// an update that arrived first: the journal gets the entry whichever came first.
+    private func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
+        var journaled: Set<Dot> = []
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ? ORDER BY replica, seq, root",
+                                       [.text(object.entity), .text(object.id.uuidString)]) {
+            guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
+                  !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
+            try ConflictJournal.record(
+                .updateVersusDelete, entity: object.entity, object: object.id, property: name,
+                winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
+                loser: side(ConflictJournal.json(values), incoming),
+                cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won", on: connection)
         }
     }
 
@@ -297,6 +314,17 @@ final class MergeEngine {
                     .toOne, entity: source.entity, object: source.id, property: name,
                     winner: side("\"\(winner.0.uuidString)\"", winner.1), loser: side("\"\(loser.0.uuidString)\"", loser.1),
                     cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won", on: connection)
+            }
+            if let inverse = schema.inverse(of: relationship), inverse.kind == .toOne {
+                // One-to-one: sources claiming the same target concurrently conflict on the target's side.
+                for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
+                where edge.source != source.id && !current.vector.covers(edge.added.dot) {
+                    let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
+                    try ConflictJournal.record(
+                        .toOne, entity: targetKey.entity, object: target, property: inverse.name,
+                        winner: side("\"\(winner.0.uuidString)\"", winner.1), loser: side("\"\(loser.0.uuidString)\"", loser.1),
+                        cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won", on: connection)
+                }
             }
         }
         try connection.run(

@@ -40,8 +40,7 @@ public final class SyncReplica: Sendable {
         store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
     }
 
-    /// Runs `body` with exclusive use of the replica's connection (for the server's own tables).
-    /// Not reentrant: `body` must not call other methods of this replica.
+    /// Runs `body` with this replica's own connection (for servers and tools built on SyncKit).
     package func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withConnection(body)
     }
@@ -71,16 +70,6 @@ public final class SyncReplica: Sendable {
         }
     }
 
-    /// The stored change sets with the given dots, in the order of `dots` (unknown dots are skipped).
-    package func storedChangeSets(_ dots: [Dot]) throws -> [ChangeSet] {
-        try withConnection { connection in
-            try dots.compactMap { dot in
-                try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
-                                    [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first.map(SyncTables.decodeChangeSet)
-            }
-        }
-    }
-
     /// What ``apply(_:)`` did.
     public struct MergeResult: Sendable, Equatable {
         /// Change sets applied now.
@@ -98,19 +87,17 @@ public final class SyncReplica: Sendable {
     /// applied nor in the batch is refused with ``SyncError/Code/causalityViolation`` and
     /// changes nothing.
     public func apply(_ changeSets: [ChangeSet]) throws -> MergeResult {
-        try apply(changeSets, alsoInTransaction: { _, _ in })
+        try apply(changeSets) { _, _ in }
     }
 
-    /// ``apply(_:)``, running `alsoInTransaction` inside the merge's transaction with the change
-    /// sets actually applied, in application order (the server logs them there). If it throws,
-    /// nothing is applied.
+    /// ``apply(_:)`` with one more step in the same transaction: `alsoInTransaction` gets the
+    /// change sets actually applied, in the order they were applied (the server logs them there).
     package func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
         try withConnection { connection in
             try connection.inTransaction {
                 var vector = try SyncTables.vector(on: connection)
                 var result = MergeResult(applied: [], alreadyApplied: [], changedObjectIDs: [])
                 var remaining: [ChangeSet] = []
-                var appliedChangeSets: [ChangeSet] = []
                 var seen: Set<Dot> = []
                 for changeSet in changeSets.sorted(by: { $0.stamp < $1.stamp }) {
                     if vector.covers(changeSet.dot) || !seen.insert(changeSet.dot).inserted {
@@ -120,6 +107,7 @@ public final class SyncReplica: Sendable {
                     }
                 }
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                var appliedInOrder: [ChangeSet] = []
                 var latest = HLC(rawValue: try SyncTables.integerState("hlc", on: connection))
                 while !remaining.isEmpty {
                     var next: [ChangeSet] = []
@@ -127,10 +115,10 @@ public final class SyncReplica: Sendable {
                         if SyncReplica.isApplicable(changeSet, to: vector) {
                             try SyncTables.store(changeSet, status: OutboxStatus.remote.rawValue, on: connection)
                             try engine.apply(changeSet)
+                            appliedInOrder.append(changeSet)
                             vector[changeSet.dot.replica] = changeSet.dot.seq
                             latest = max(latest, changeSet.hlc)
                             result.applied.append(changeSet.dot)
-                            appliedChangeSets.append(changeSet)
                         } else {
                             next.append(changeSet)
                         }
@@ -142,7 +130,7 @@ public final class SyncReplica: Sendable {
                 }
                 result.changedObjectIDs = try engine.materialize()
                 try SyncTables.setIntegerState("hlc", latest.rawValue, on: connection)
-                try alsoInTransaction(connection, appliedChangeSets)
+                try alsoInTransaction(connection, appliedInOrder)
                 return result
             }
         }
@@ -163,6 +151,52 @@ public final class SyncReplica: Sendable {
         }
         return SyncError(.causalityViolation,
                          "change set \(changeSet.dot) depends on change sets neither applied nor in the batch: \(missing.joined(separator: ", "))")
+    }
+
+    /// The stored change sets with these dots, in the order given; unknown dots are skipped.
+    package func storedChangeSets(_ dots: [Dot]) throws -> [ChangeSet] {
+        try withConnection { connection in
+            try dots.compactMap { dot in
+                try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
+                                    [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first.map(SyncTables.decodeChangeSet)
+            }
+        }
+    }
+
+    // MARK: Settings
+
+    /// A value kept in the store file for tools built on SyncKit (server URL, dataset, cursor, …).
+    public func setting(_ key: String) throws -> String? {
+        try withConnection { connection in
+            try connection.rows("SELECT value FROM _sync_state WHERE key = ?", [.text("setting:" + key)]).first?.first?.textValue
+        }
+    }
+
+    /// Stores (or, with `nil`, removes) a setting.
+    public func setSetting(_ key: String, _ value: String?) throws {
+        try withConnection { connection in
+            if let value {
+                try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES (?, ?)", [.text("setting:" + key), .text(value)])
+            } else {
+                try connection.run("DELETE FROM _sync_state WHERE key = ?", [.text("setting:" + key)])
+            }
+        }
+    }
+
+    /// Makes a store file copied from another replica (a server snapshot) a replica of its own:
+    /// a fresh replica ID, seq restarting at 0, every change set in it counted as received.
+    /// Call it before opening the file as a ``SyncReplica``.
+    public static func adoptSnapshot(at path: String) throws {
+        let connection = try SQLiteConnection(path: path)
+        try connection.inTransaction {
+            guard !(try connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_sync_state'")).isEmpty else {
+                throw SyncError(.notSyncable, "\(path) is not a store set up for sync")
+            }
+            try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(UUID().uuidString)])
+            try connection.run("UPDATE _sync_state SET value = 0 WHERE key = 'seq'")
+            try connection.run("DELETE FROM _sync_state WHERE key LIKE 'setting:%'")
+            try connection.run("UPDATE _sync_changeset SET status = 'remote'")
+        }
     }
 
     // MARK: Conflict journal

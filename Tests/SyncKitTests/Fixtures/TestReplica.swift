@@ -19,9 +19,10 @@ final class TestReplica {
     /// Contexts made by `fetch`, kept alive so their objects can still load relationships.
     private var readContexts: [ObjectContext] = []
 
-    init(clock: FakeClock = FakeClock(), name: String = UUID().uuidString, replicaID: ReplicaID = UUID()) throws {
+    init(clock: FakeClock = FakeClock(), name: String = UUID().uuidString, replicaID: ReplicaID = UUID(),
+         entities: [any PersistentEntity.Type] = syncEntities) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(name)-\(UUID().uuidString).sqlite").path
-        store = try ObjectStore(path: path, entities: syncEntities)
+        store = try ObjectStore(path: path, entities: entities)
         replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: replicaID)
         context = try store.makeContext()
     }
