@@ -17,14 +17,7 @@ final class ChangeRecorder: SaveObserver {
         let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true)
         let operations = try operations(for: changes, engine: engine)
         guard !operations.isEmpty else { return [] }
-        // Read seq and HLC inside the transaction: another connection may have saved since.
-        let seq = try SyncTables.integerState("seq", on: connection) + 1
-        var clock = HybridLogicalClock(latest: HLC(rawValue: try SyncTables.integerState("hlc", on: connection)))
-        let hlc = clock.tick(wallClockMilliseconds: wallClock())
-        var vector = try SyncTables.vector(on: connection)
-        vector[replicaID] = seq
-        let changeSet = ChangeSet(dot: Dot(replica: replicaID, seq: seq), hlc: hlc, vector: vector, operations: operations)
-        try SyncTables.store(changeSet, status: OutboxStatus.pending.rawValue, on: connection)
+        let changeSet = try SyncTables.commitLocalChangeSet(operations, replica: replicaID, wallClock: wallClock(), on: connection)
         var deletedValues: [UUID: [String: SQLValue]] = [:]
         for change in changes where change.kind == .delete {
             guard let entity = schema.entity(change.entity) else { continue }
@@ -36,8 +29,6 @@ final class ChangeRecorder: SaveObserver {
             deletedValues[change.objectID] = values
         }
         try engine.apply(changeSet, deletedValues: deletedValues)
-        try SyncTables.setIntegerState("seq", seq, on: connection)
-        try SyncTables.setIntegerState("hlc", hlc.rawValue, on: connection)
         // A local change can still bear on earlier deletes (say, by removing the reference that
         // voided one); the store must then equal what every other replica will compute.
         guard !engine.touchedRoots.isEmpty else { return [] }

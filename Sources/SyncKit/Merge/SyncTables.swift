@@ -99,6 +99,22 @@ enum SyncTables {
 
     // MARK: Change sets
 
+    /// Numbers, stamps and stores a new local change set (status pending), advancing the
+    /// replica's seq and HLC. Runs inside the caller's transaction, so a seq is never reused.
+    static func commitLocalChangeSet(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
+        // Read seq and HLC inside the transaction: another connection may have committed since.
+        let seq = try integerState("seq", on: connection) + 1
+        var clock = HybridLogicalClock(latest: HLC(rawValue: try integerState("hlc", on: connection)))
+        let hlc = clock.tick(wallClockMilliseconds: wallClock)
+        var vector = try self.vector(on: connection)
+        vector[replica] = seq
+        let changeSet = ChangeSet(dot: Dot(replica: replica, seq: seq), hlc: hlc, vector: vector, operations: operations)
+        try store(changeSet, status: OutboxStatus.pending.rawValue, on: connection)
+        try setIntegerState("seq", seq, on: connection)
+        try setIntegerState("hlc", hlc.rawValue, on: connection)
+        return changeSet
+    }
+
     static func store(_ changeSet: ChangeSet, status: String, on connection: SQLiteConnection) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

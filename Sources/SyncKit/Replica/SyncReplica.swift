@@ -163,6 +163,53 @@ public final class SyncReplica: Sendable {
         }
     }
 
+    // MARK: Editing without Swift types
+
+    /// Commits the edits `body` makes as one change set, in one transaction; returns it, or
+    /// `nil` when nothing changed. See ``RecordEditor``.
+    @discardableResult
+    public func edit(_ body: (RecordEditor) throws -> Void) throws -> ChangeSet? {
+        try withConnection { connection in
+            try connection.inTransaction {
+                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                let editor = RecordEditor(document: store.schemaDocument, schema: schema, engine: engine)
+                try body(editor)
+                let operations = editor.operations
+                guard !operations.isEmpty else { return nil }
+                let changeSet = try SyncTables.commitLocalChangeSet(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+                try engine.apply(changeSet)
+                try engine.materialize()
+                return changeSet
+            }
+        }
+    }
+
+    /// Every stored object of `entity`, sorted by identifier.
+    public func records(_ entity: String) throws -> [Record] {
+        guard let description = store.schemaDocument.entity(named: entity) else {
+            throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
+        }
+        return try withConnection { connection in
+            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quote).joined(separator: ", ")
+            return try connection.rows("SELECT \(columns) FROM \(quote(description.table)) ORDER BY id").compactMap {
+                try StoredRelationships.record(description, row: $0, on: connection)
+            }
+        }
+    }
+
+    /// The stored object `id` of `entity`, if it exists.
+    public func record(_ entity: String, id: UUID) throws -> Record? {
+        guard let description = store.schemaDocument.entity(named: entity) else {
+            throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
+        }
+        return try withConnection { connection in
+            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quote).joined(separator: ", ")
+            return try connection.rows("SELECT \(columns) FROM \(quote(description.table)) WHERE id = ?", [.text(id.uuidString)]).first.flatMap {
+                try StoredRelationships.record(description, row: $0, on: connection)
+            }
+        }
+    }
+
     // MARK: Settings
 
     /// A value kept in the store file for tools built on SyncKit (server URL, dataset, cursor, …).

@@ -49,6 +49,11 @@ final class TestReplica {
 
     /// The whole stored graph as text: every row of every entity and join table, sorted.
     func digest() throws -> String {
+        try TestReplica.digest(of: path)
+    }
+
+    /// The stored graph of any store file as text.
+    static func digest(of path: String) throws -> String {
         let connection = try SQLiteConnection(path: path)
         var lines: [String] = []
         let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name")

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import LocalStore
+@testable import SyncKit
+
+/// A store opened from its schema alone (as the `sync` CLI does) edits and syncs like a typed one.
+@Suite struct RecordEditorTests {
+    /// A replica of the fixture schema opened without the Swift types.
+    final class SchemaOnlyReplica {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("schema-only-\(UUID().uuidString).sqlite").path
+        let replica: SyncReplica
+
+        init(schema: SchemaDocument) throws {
+            replica = try SyncReplica(store: ObjectStore(path: path, schema: schema))
+        }
+
+        deinit { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    }
+
+    @Test func schemaOnlyEditsConvergeWithATypedReplica() throws {
+        let typed = try TestReplica(name: "typed")
+        let schemaOnly = try SchemaOnlyReplica(schema: typed.store.schemaDocument)
+        var teamID = UUID()
+        var ada = UUID()
+        try schemaOnly.replica.edit { editor in
+            teamID = try editor.insert("Team", values: ["name": .text("Red")])
+            ada = try editor.insert("Member", values: ["name": .text("Ada"), "level": .integer(3)])
+        }
+        try schemaOnly.replica.edit { try $0.link("Member", id: ada, relationship: "team", target: teamID) }
+        try schemaOnly.replica.edit { try $0.link("Team", id: teamID, relationship: "leader", target: ada) }
+
+        _ = try typed.replica.apply(try schemaOnly.replica.changeSets(missingFrom: typed.replica.versionVector()))
+        let team = try #require(try typed.fetch(Team.self, teamID))
+        #expect(team.name == "Red")
+        #expect(team.members.map(\.name) == ["Ada"])
+        #expect(team.leader?.level == 3)
+
+        // The typed replica adds a second member; the schema-only one sees it in order.
+        let bob = Member()
+        bob.name = "Bob"
+        bob.team = try #require(try typed.context.object(Team.self, id: teamID))
+        try typed.context.save()
+        _ = try schemaOnly.replica.apply(try typed.replica.changeSets(missingFrom: schemaOnly.replica.versionVector()))
+        let record = try #require(try schemaOnly.replica.record("Team", id: teamID))
+        #expect(record.relationships.first { $0.name == "members" }?.members == [ada, bob.objectID])
+        #expect(try TestReplica.digest(of: schemaOnly.path) == typed.digest())
+    }
+
+    @Test func deleteAppliesCascadeAndDenyLikeAContext() throws {
+        let typed = try TestReplica(name: "typed")
+        let schemaOnly = try SchemaOnlyReplica(schema: typed.store.schemaDocument)
+        var team = UUID(), boss = UUID(), worker = UUID()
+        try schemaOnly.replica.edit { editor in
+            team = try editor.insert("Team", values: ["name": .text("Red")])
+            boss = try editor.insert("Member", values: ["name": .text("Boss")])
+            worker = try editor.insert("Member", values: ["name": .text("Worker")])
+        }
+        try schemaOnly.replica.edit { editor in
+            try editor.link("Member", id: boss, relationship: "team", target: team)
+            try editor.link("Member", id: worker, relationship: "manager", target: boss)
+        }
+        // Boss has a report (deny): deleting the team, which cascades to Boss, is refused.
+        let error = try #require(throws: StoreError.self) { try schemaOnly.replica.edit { try $0.delete("Team", id: team) } }
+        #expect(error.code == .deleteDenied)
+        #expect(error.relationship == "reports")
+        #expect(try schemaOnly.replica.record("Team", id: team) != nil)
+        // Without the report the cascade goes through and takes Boss along.
+        try schemaOnly.replica.edit { try $0.unlink("Member", id: worker, relationship: "manager", target: boss) }
+        try schemaOnly.replica.edit { try $0.delete("Team", id: team) }
+        #expect(try schemaOnly.replica.records("Team").isEmpty)
+        #expect(try schemaOnly.replica.records("Member").map(\.id) == [worker])
+        _ = try typed.replica.apply(try schemaOnly.replica.changeSets(missingFrom: typed.replica.versionVector()))
+        #expect(try TestReplica.digest(of: schemaOnly.path) == typed.digest())
+    }
+
+    @Test func typedValuesAreParsedFromText() throws {
+        #expect(try AttributeType.int.parse("42") == .integer(42))
+        #expect(try AttributeType.bool.parse("true") == .integer(1))
+        #expect(try AttributeType.date.parse("1970-01-01T00:01:00Z") == .real(60))
+        #expect(try AttributeType.string.parse("null") == .null)
+        #expect(throws: SyncError.self) { try AttributeType.int16.parse("70000") }
+        #expect(throws: SyncError.self) { try AttributeType.uuid.parse("nope") }
+    }
+}
