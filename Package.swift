@@ -37,7 +37,7 @@ let package = Package(
         // (and nothing on other platforms, where the server falls back to poll(2)).
         .systemLibrary(name: "CEpoll"),
         .target(name: "SyncServer", dependencies: ["SyncKit", "CEpoll"]),
-        .executableTarget(name: "syncd", dependencies: ["SyncKit"]),
+        .executableTarget(name: "syncd", dependencies: ["SyncServer"]),
         .executableTarget(name: "sync", dependencies: ["SyncKit"]),
         .executableTarget(name: "bench", dependencies: ["SyncKit", "CSQLite"]),
         // Test support, not shipped: a child process that CrashSafetyTests kills mid-save and mid-merge.
@@ -51,7 +51,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SyncKitTests", dependencies: ["SyncKit"]),
-        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer"]),
+        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncKit"]),
         // The HTTP client against an in-process stub server, and the `sync` CLI run as a process
         // (the dependency on `sync` makes sure the binary is built before the tests run).
         .testTarget(name: "SyncClientTests", dependencies: ["SyncKit", "SyncServer", "sync"]),

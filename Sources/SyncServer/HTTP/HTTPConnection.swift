@@ -64,8 +64,7 @@ final class HTTPConnection: @unchecked Sendable {
         lastWriteProgressAt = now
         idleSince = now
         if isRefused {
-            let refusal = HTTPResponse.text(
-                "503 Service Unavailable: too many connections\n", status: .serviceUnavailable)
+            let refusal = core.errorResponse(.serviceUnavailable, "too many connections")
             HTTPResponseSerializer.serialize(
                 refusal, omitBody: false, connection: .close, date: core.currentDate(), into: &output)
             closesAfterOutput = true
@@ -231,7 +230,7 @@ final class HTTPConnection: @unchecked Sendable {
         let startedAt = requestStartedAt ?? MonotonicTime.nanoseconds()
         requestStartedAt = nil
         let written = HTTPResponseSerializer.serialize(
-            error.response, omitBody: false, connection: .close, date: core.currentDate(), into: &output)
+            core.errorResponse(error.status, error.message), omitBody: false, connection: .close, date: core.currentDate(), into: &output)
         pendingSummary = PendingSummary(
             method: "-", path: "-", status: error.status.code, requestBytes: parser.bufferedByteCount,
             responseBytes: written, startedAt: startedAt)

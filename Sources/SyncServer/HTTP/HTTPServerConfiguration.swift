@@ -46,6 +46,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// server.
     public var onRequestCompleted: (@Sendable (HTTPRequestSummary) -> Void)?
 
+    /// Builds the responses the server itself sends when it refuses a request before the handler
+    /// sees it (malformed `400`, `408`, `413`, `431`, too many connections `503`), from the status
+    /// and a sentence saying why; `nil` sends plain text. An application whose errors are JSON
+    /// sets this so clients see one error format. Framing fields it sets are ignored as usual.
+    public var errorResponse: (@Sendable (_ status: HTTPStatus, _ message: String) -> HTTPResponse)?
+
     /// Uses the portable poll(2) backend even where epoll exists, so Linux tests cover the code
     /// path macOS runs.
     var usesPortablePoller: Bool = false

@@ -32,6 +32,11 @@ final class HTTPServerCore: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
 
     private let configuration: HTTPServerConfiguration
+
+    /// The response for a request the server refuses itself (see ``HTTPServerConfiguration/errorResponse``).
+    func errorResponse(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
+        configuration.errorResponse?(status, message) ?? .text("\(status.code) \(status.reasonPhrase): \(message)\n", status: status)
+    }
     private let workers: WorkerPool
     private let dateCache: HTTPDateCache?
     private let counters: HTTPServerCounters

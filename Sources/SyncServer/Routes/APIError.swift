@@ -1,0 +1,185 @@
+import Foundation
+import SyncKit
+
+/// An error answered to a client: an HTTP status and the protocol's JSON body
+/// `{"error": {"code": "...", "message": "...", ...extra}}`.
+package struct APIError: Error, Sendable {
+    /// An extra member of the error object.
+    package enum Extra: Sendable, Equatable {
+        case integer(UInt64)
+        case string(String)
+        case vector(VersionVector)
+    }
+
+    package var status: HTTPStatus
+    package var code: String
+    package var message: String
+    package var extra: [String: Extra]
+    package var headers: HTTPHeaders
+
+    package init(_ status: HTTPStatus, _ code: String, _ message: String, extra: [String: Extra] = [:], headers: HTTPHeaders = HTTPHeaders()) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+        self.headers = headers
+    }
+
+    package var response: HTTPResponse {
+        var response = HTTPResponse.json(status: status, data: APIError.body(code: code, message: message, extra: extra))
+        for field in headers { response.headers.replaceOrAdd(name: field.name, value: field.value) }
+        return response
+    }
+
+    static func body(code: String, message: String, extra: [String: Extra] = [:]) -> Data {
+        var object: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
+        for (key, value) in extra {
+            switch value {
+            case .integer(let number): object[key] = .integer(number)
+            case .string(let text): object[key] = .string(text)
+            case .vector(let vector): object[key] = .vector(vector)
+            }
+        }
+        return JSONValue.object(["error": .object(object)]).data
+    }
+
+    // MARK: The protocol's errors
+
+    static func unauthorized(_ message: String) -> APIError {
+        APIError(.unauthorized, "unauthorized", message, headers: ["WWW-Authenticate": "Bearer"])
+    }
+
+    static func forbidden(_ dataset: String) -> APIError {
+        APIError(.forbidden, "forbidden", "the token does not belong to the dataset '\(dataset)'")
+    }
+
+    static func invalidDataset(_ name: String) -> APIError {
+        APIError(.badRequest, "invalid_dataset",
+                 "dataset names are 1-64 characters of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.'; got '\(name.prefix(80))'")
+    }
+
+    static func notFound(_ path: String) -> APIError {
+        APIError(.notFound, "not_found", "no route matches \(path.prefix(200))")
+    }
+
+    static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> APIError {
+        let allow = allowed.map(\.rawValue).joined(separator: ", ")
+        return APIError(.methodNotAllowed, "method_not_allowed", "\(method.rawValue.prefix(20)) is not allowed here; use \(allow)", headers: ["Allow": allow])
+    }
+
+    static func invalidParameter(_ message: String) -> APIError {
+        APIError(.badRequest, "invalid_parameter", message)
+    }
+
+    /// Maps any error a route throws to what the client sees. Unknown errors are 500s whose
+    /// message does not leak internals beyond the error's description.
+    static func from(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as DatasetError:
+            switch error {
+            case .schemaNotRegistered(let dataset):
+                return APIError(.notFound, "schema_not_registered", "the dataset '\(dataset)' has no schema yet: PUT /v1/datasets/\(dataset)/schema first")
+            case .invalidSchema(let message):
+                return APIError(.badRequest, "invalid_schema", message)
+            case .schemaIncompatible(let message):
+                return APIError(.conflict, "schema_incompatible", message)
+            case .clockSkew(let message, let serverTime):
+                return APIError(.unprocessableContent, "clock_skew", message, extra: ["serverTime": .integer(serverTime)])
+            case .causalityViolation(let message, let vector):
+                return APIError(.conflict, "causality_violation", message, extra: ["vector": .vector(vector)])
+            case .invalidCursor(let message):
+                return APIError(.badRequest, "invalid_cursor", message)
+            }
+        case let error as SyncError:
+            switch error.code {
+            case .malformedChangeSet: return APIError(.badRequest, error.code.rawValue, error.message)
+            case .causalityViolation: return APIError(.conflict, error.code.rawValue, error.message)
+            case .schemaMismatch: return APIError(.unprocessableContent, error.code.rawValue, error.message)
+            case .conflictingChangeSet: return APIError(.conflict, error.code.rawValue, error.message)
+            case .clockSkew: return APIError(.unprocessableContent, error.code.rawValue, error.message)
+            case .notSyncable: return APIError(.internalServerError, "internal_error", "the dataset's store is damaged: \(error.message)")
+            }
+        case let error as StoreError:
+            switch error.code {
+            case .locked:
+                return APIError(.serviceUnavailable, "busy", "the dataset is busy; retry shortly", headers: ["Retry-After": "1"])
+            case .migrationImpossible:
+                return APIError(.conflict, "schema_incompatible", error.message)
+            case .invalidSchema:
+                return APIError(.badRequest, "invalid_schema", error.message)
+            case .uniqueViolation, .countViolation, .deleteDenied, .objectNotFound:
+                // The merge resolves these itself; reaching here means the batch does not fit the schema.
+                return APIError(.unprocessableContent, "schema_mismatch", error.message)
+            default:
+                return APIError(.internalServerError, "internal_error", "the server could not complete the request: \(error.code.rawValue): \(error.message)")
+            }
+        default:
+            return APIError(.internalServerError, "internal_error", "the server could not complete the request: \(error)")
+        }
+    }
+}
+
+/// A small JSON value for building bodies with a fixed key order (sorted), without `Any`.
+enum JSONValue: Sendable {
+    case string(String)
+    case integer(UInt64)
+    case bool(Bool)
+    case vector(VersionVector)
+    case raw(Data)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    var data: Data {
+        var output = Data()
+        write(into: &output)
+        return output
+    }
+
+    func write(into output: inout Data) {
+        switch self {
+        case .string(let text): output.append(JSONValue.quoted(text))
+        case .integer(let number): output.append(contentsOf: String(number).utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .vector(let vector):
+            JSONValue.object(Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, JSONValue.integer($0.value)) })).write(into: &output)
+        case .raw(let data): output.append(data)
+        case .array(let values):
+            output.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                value.write(into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                output.append(JSONValue.quoted(key))
+                output.append(UInt8(ascii: ":"))
+                members[key]!.write(into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func quoted(_ text: String) -> Data {
+        var output = Data([UInt8(ascii: "\"")])
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output.append(contentsOf: "\\\"".utf8)
+            case "\\": output.append(contentsOf: "\\\\".utf8)
+            case "\n": output.append(contentsOf: "\\n".utf8)
+            case "\r": output.append(contentsOf: "\\r".utf8)
+            case "\t": output.append(contentsOf: "\\t".utf8)
+            case _ where scalar.value < 0x20:
+                output.append(contentsOf: String(format: "\\u%04x", scalar.value).utf8)
+            default:
+                output.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+        return output
+    }
+}

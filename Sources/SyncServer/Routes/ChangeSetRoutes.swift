@@ -1,0 +1,67 @@
+import Foundation
+import SyncKit
+
+/// `POST /v1/datasets/{dataset}/changesets` (push) and `GET` (pull by cursor).
+enum ChangeSetRoutes {
+    static let pattern = "/v1/datasets/{dataset}/changesets"
+    static let defaultLimit = 500
+    static let maxLimit = 5000
+
+    static func register(in router: inout Router, _ context: RouteContext) {
+        router.add(.post, pattern) { request, parameters in
+            let dataset = try context.authorizedDataset(request, parameters)
+            let result = try dataset.push(request.body)
+            context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
+            func dots(_ dots: [Dot]) -> JSONValue {
+                .array(dots.map { .object(["replica": .string($0.replica.uuidString), "seq": .integer($0.seq)]) })
+            }
+            return .json(data: JSONValue.object([
+                "applied": dots(result.applied), "alreadyApplied": dots(result.alreadyApplied),
+                "vector": .vector(result.vector), "cursor": .string(String(result.cursor)),
+            ]).data)
+        }
+        router.add(.get, pattern) { request, parameters in
+            let dataset = try context.authorizedDataset(request, parameters)
+            let query = try PullQuery(request)
+            let page = try dataset.pull(after: query.after, limit: query.limit, excluding: query.exclude)
+            let batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
+            return .json(data: JSONValue.object([
+                "changeSets": .raw(batch), "cursor": .string(String(page.cursor)), "more": .bool(page.more),
+            ]).data)
+        }
+    }
+
+    /// The pull's query parameters, validated.
+    struct PullQuery {
+        var after: Int64 = 0
+        var limit = ChangeSetRoutes.defaultLimit
+        var exclude: ReplicaID?
+
+        init(_ request: HTTPRequest) throws {
+            if let text = request.queryValue("after") {
+                guard let value = PullQuery.decimal(text) else {
+                    throw DatasetError.invalidCursor("after must be a cursor this server returned (a decimal string), not '\(text.prefix(40))'")
+                }
+                after = value
+            }
+            if let text = request.queryValue("limit") {
+                guard let value = PullQuery.decimal(text), value >= 1 else {
+                    throw APIError.invalidParameter("limit must be an integer from 1 to \(ChangeSetRoutes.maxLimit), not '\(text.prefix(40))'")
+                }
+                limit = Int(min(value, Int64(ChangeSetRoutes.maxLimit)))
+            }
+            if let text = request.queryValue("exclude") {
+                guard let replica = UUID(uuidString: text) else {
+                    throw APIError.invalidParameter("exclude must be a replica UUID, not '\(text.prefix(40))'")
+                }
+                exclude = replica
+            }
+        }
+
+        /// Digits only (no sign, no spaces), fitting in Int64.
+        static func decimal(_ text: String) -> Int64? {
+            guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            return Int64(text)
+        }
+    }
+}

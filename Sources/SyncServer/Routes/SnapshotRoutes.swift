@@ -1,0 +1,16 @@
+import Foundation
+
+/// `GET /v1/datasets/{dataset}/snapshot`: a consistent copy of the store file, with the log
+/// cursor it includes in `Sync-Cursor`.
+enum SnapshotRoutes {
+    static func register(in router: inout Router, _ context: RouteContext) {
+        router.add(.get, "/v1/datasets/{dataset}/snapshot") { request, parameters in
+            let dataset = try context.authorizedDataset(request, parameters)
+            let snapshot = try dataset.snapshot()
+            return HTTPResponse(status: .ok, headers: [
+                "Content-Type": "application/vnd.sqlite3", "Sync-Cursor": String(snapshot.cursor),
+                "Content-Disposition": "attachment; filename=\"\(dataset.name).sqlite\"",
+            ], body: snapshot.data)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import SyncKit
+
+/// How a ``SyncService`` is set up.
+public struct SyncServiceConfiguration: Sendable {
+    /// `DIR`: holds `tokens.sqlite` and `datasets/<name>/store.sqlite`.
+    public var dataDirectory: URL
+    /// How far (seconds) a change set's HLC may lie ahead of the server's clock.
+    public var maxClockSkew: Double = 300
+    /// The server's wall clock in milliseconds since 1970; tests inject a fixed one.
+    public var clock: @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds
+    /// Receives one access-log line per request (without a newline); `nil` logs nothing.
+    public var log: (@Sendable (String) -> Void)?
+
+    public init(dataDirectory: URL) {
+        self.dataDirectory = dataDirectory
+    }
+}
+
+/// The sync protocol v1 (see `Protocol/README.md`) as an HTTP handler: `syncd` runs one inside
+/// an ``HTTPServer``; tests call ``handle(_:)`` directly.
+public final class SyncService: Sendable {
+    /// The protocol version sent in `Sync-Protocol` on every response.
+    public static let protocolVersion = "1"
+
+    public let configuration: SyncServiceConfiguration
+    package let registry: DatasetRegistry
+    package let tokens: TokenStore
+    package let metrics = Metrics()
+    private let router: Router
+
+    /// Opens (creating if needed) the data directory and its token file.
+    public init(configuration: SyncServiceConfiguration) throws {
+        self.configuration = configuration
+        try FileManager.default.createDirectory(
+            at: configuration.dataDirectory.appendingPathComponent("datasets"), withIntermediateDirectories: true)
+        registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock)
+        tokens = try TokenStore(dataDirectory: configuration.dataDirectory)
+        let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics)
+        var router = Router()
+        HealthRoutes.register(in: &router, context)
+        MetricsRoutes.register(in: &router, context)
+        SchemaRoutes.register(in: &router, context)
+        ChangeSetRoutes.register(in: &router, context)
+        SnapshotRoutes.register(in: &router, context)
+        self.router = router
+    }
+
+    /// Answers one request. Never throws and never traps on client input: every failure is a
+    /// JSON error response.
+    @Sendable public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var response = router.handle(request)
+        response.headers.replaceOrAdd(name: "Sync-Protocol", value: SyncService.protocolVersion)
+        return response
+    }
+
+    /// Records a finished exchange in the metrics and the access log; pass it to
+    /// ``HTTPServerConfiguration/onRequestCompleted``.
+    @Sendable public func requestCompleted(_ summary: HTTPRequestSummary) {
+        let route = summary.path == "-" ? "unmatched" : (router.pattern(for: summary.path) ?? "unmatched")
+        metrics.recordRequest(method: summary.method, route: route, status: summary.status, duration: summary.duration,
+                              requestBytes: summary.requestBytes, responseBytes: summary.responseBytes)
+        configuration.log?(SyncService.logLine(summary, at: Date()))
+    }
+
+    /// The JSON error for a request the HTTP layer refuses before routing (malformed, too slow,
+    /// too large, too many connections); pass it to ``HTTPServerConfiguration/errorResponse``.
+    @Sendable public func transportErrorResponse(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
+        let code: String
+        switch status.code {
+        case 400: code = "bad_request"
+        case 408: code = "request_timeout"
+        case 413: code = "payload_too_large"
+        case 431: code = "headers_too_large"
+        case 503: code = "unavailable"
+        default: code = "http_\(status.code)"
+        }
+        var response = APIError(status, code, message).response
+        response.headers.replaceOrAdd(name: "Sync-Protocol", value: SyncService.protocolVersion)
+        return response
+    }
+
+    /// Where `syncd_open_connections` is read from.
+    public func setOpenConnectionsSource(_ source: @escaping @Sendable () -> Int) {
+        metrics.setOpenConnectionsSource(source)
+    }
+
+    /// `<ISO8601 time> <remote> <method> <path> <status> <bytes> <ms>ms`, with the path's
+    /// spaces and control characters percent-escaped so one request is always one line.
+    static func logLine(_ summary: HTTPRequestSummary, at date: Date) -> String {
+        let time = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let milliseconds = Double(summary.duration.components.seconds) * 1000 + Double(summary.duration.components.attoseconds) / 1e15
+        let remote = summary.remoteAddress.isEmpty ? "-" : summary.remoteAddress
+        return "\(time) \(remote) \(sanitize(summary.method)) \(sanitize(summary.path)) \(summary.status) \(summary.responseBytes) \(String(format: "%.3f", milliseconds))ms"
+    }
+
+    static func sanitize(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value <= 0x20 || scalar.value == 0x7F {
+                result += String(format: "%%%02X", scalar.value)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
+
+/// What route handlers share.
+struct RouteContext: Sendable {
+    let registry: DatasetRegistry
+    let tokens: TokenStore
+    let metrics: Metrics
+
+    /// The dataset named in the path, once the request's bearer token is known to belong to it.
+    ///
+    /// 401 without a valid token (with `WWW-Authenticate: Bearer`), 400 for an invalid dataset
+    /// name, 403 when the token belongs to another dataset.
+    func authorizedDataset(_ request: HTTPRequest, _ parameters: Router.Parameters) throws -> DatasetStore {
+        guard let header = request.headers["Authorization"] else {
+            throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIError.unauthorized("the Authorization header must be 'Bearer <token>'")
+        }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, token.utf8.count <= 256, let owner = try tokens.dataset(forToken: token) else {
+            throw APIError.unauthorized("the bearer token is not valid")
+        }
+        let name = parameters["dataset"] ?? ""
+        guard DatasetRegistry.isValidName(name) else { throw APIError.invalidDataset(name) }
+        guard owner == name else { throw APIError.forbidden(name) }
+        return registry.dataset(name)
+    }
+}

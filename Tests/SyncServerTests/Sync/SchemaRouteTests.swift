@@ -1,0 +1,100 @@
+import Foundation
+import SyncKit
+import Testing
+
+@testable import SyncServer
+
+@Suite struct SchemaRouteTests {
+    @Test func schemaIsNotFoundBeforeRegistration() throws {
+        let server = try ServerFixture()
+        let response = server.send(.get, "/v1/datasets/main/schema")
+        #expect(response.status == .notFound)
+        #expect(response.errorCode == "schema_not_registered")
+        #expect(server.pull().errorCode == "schema_not_registered")
+        #expect(server.push(Data(#"{"base":{},"changeSets":[]}"#.utf8)).errorCode == "schema_not_registered")
+        #expect(server.send(.get, "/v1/datasets/main/snapshot").errorCode == "schema_not_registered")
+    }
+
+    @Test func firstRegistrationCreatesTheStoreAndTheSameSchemaIsAcceptedAgain() throws {
+        let server = try ServerFixture()
+        let schema = try ClientReplica().store.exportSchema()
+        let document = try SchemaDocument(jsonData: schema)
+        let first = try server.registerSchema(schema)
+        #expect(first.json["versionHash"] as? String == document.versionHash)
+        #expect(first.json["dataset"] as? String == "main")
+        #expect(FileManager.default.fileExists(atPath: server.directory.appendingPathComponent("datasets/main/store.sqlite").path))
+        let again = try server.registerSchema(schema)
+        #expect(again.json["versionHash"] as? String == document.versionHash)
+        let fetched = server.send(.get, "/v1/datasets/main/schema")
+        #expect(fetched.status == .ok)
+        #expect(try SchemaDocument(jsonData: fetched.body) == document)
+    }
+
+    @Test func additiveChangeMigrates() throws {
+        let server = try ServerFixture()
+        let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())
+        try server.registerSchema(try document.jsonData())
+
+        var changed = document
+        // A new optional attribute on Card, and a new entity (a copy of Tag under another name).
+        let cardIndex = try #require(changed.entities.firstIndex { $0.name == "Card" })
+        var color = try #require(changed.entities[cardIndex].attributes.first { $0.name == "note" })
+        color.name = "color"
+        color.persistentName = "color"
+        color.columns = color.columns.map { column in
+            var column = column
+            column.name = "color"
+            return column
+        }
+        changed.entities[cardIndex].attributes.append(color)
+        var label = try #require(changed.entities.first { $0.name == "Tag" })
+        label.name = "Sticker"
+        label.table = "Sticker"
+        label.relationships = []
+        changed.entities.append(label)
+        let body = try rehashed(changed)
+        let response = try server.registerSchema(body)
+        let newHash = try SchemaDocument(jsonData: body).versionHash
+        #expect(response.json["versionHash"] as? String == newHash)
+        #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == newHash)
+    }
+
+    @Test func incompatibleChangeIs409NamingTheDifferenceAndChangesNothing() throws {
+        let server = try ServerFixture()
+        let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())
+        try server.registerSchema(try document.jsonData())
+
+        var changed = document
+        let cardIndex = try #require(changed.entities.firstIndex { $0.name == "Card" })
+        let pointsIndex = try #require(changed.entities[cardIndex].attributes.firstIndex { $0.name == "points" })
+        changed.entities[cardIndex].attributes[pointsIndex].swiftType = "String"
+        changed.entities[cardIndex].attributes[pointsIndex].columns[0].type = .string
+        let response = server.send(.put, "/v1/datasets/main/schema", body: try rehashed(changed))
+        #expect(response.status == .conflict)
+        #expect(response.errorCode == "schema_incompatible")
+        #expect(response.errorMessage.contains("Card"), "\(response.errorMessage)")
+        #expect(response.errorMessage.contains("points"), "\(response.errorMessage)")
+        #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == document.versionHash)
+
+        var removed = document
+        removed.entities.removeAll { $0.name == "Tag" }
+        for index in removed.entities.indices { removed.entities[index].relationships.removeAll { $0.target == "Tag" } }
+        let removal = server.send(.put, "/v1/datasets/main/schema", body: try rehashed(removed))
+        #expect(removal.status == .conflict)
+        #expect(removal.errorMessage.contains("Tag"), "\(removal.errorMessage)")
+    }
+
+    @Test func unreadableOrInconsistentSchemaIs400() throws {
+        let server = try ServerFixture()
+        for body in ["", "not json", "[]", #"{"entities": 3}"#] {
+            let response = server.send(.put, "/v1/datasets/main/schema", body: Data(body.utf8))
+            #expect(response.status == .badRequest, "\(body)")
+            #expect(response.errorCode == "invalid_schema", "\(body)")
+        }
+        var document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())
+        document.versionHash = String(repeating: "0", count: 64)
+        let response = server.send(.put, "/v1/datasets/main/schema", body: try document.jsonData())
+        #expect(response.errorCode == "invalid_schema")
+        #expect(!FileManager.default.fileExists(atPath: server.directory.appendingPathComponent("datasets/main/store.sqlite").path))
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import SyncKit
+import Testing
+
+@testable import SyncServer
+
+@Suite struct SnapshotRouteTests {
+    @Test func snapshotIsAStoreWithTheSameRowsAndItsCursor() throws {
+        let (server, a, _) = try PullRouteTests.populated()
+        let response = server.send(.get, "/v1/datasets/main/snapshot")
+        #expect(response.status == .ok)
+        #expect(response.headers["Content-Type"] == "application/vnd.sqlite3")
+        #expect(response.headers["Sync-Cursor"] == "5")
+        #expect(response.body.prefix(15) == Data("SQLite format 3".utf8))
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-snapshot-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        try response.body.write(to: URL(fileURLWithPath: path))
+        let serverRows = try ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath)
+        #expect(try ServerFixture.entityRows(at: path) == serverRows)
+        #expect(serverRows.count == 8)
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        #expect(try connection.rows("SELECT name FROM sqlite_master WHERE name = '_server_log'").isEmpty)
+
+        // A client starting from the snapshot has the server's vector and nothing left to pull.
+        let store = try ObjectStore(path: path, entities: boardEntities)
+        let replica = try SyncReplica(store: store)
+        #expect(try replica.versionVector() == server.serverVector())
+        try a.addBoard("later")
+        server.push(try a.batch(missingFrom: try server.serverVector())).expectOK()
+        let page = try PullRouteTests.page(server.pull(after: response.headers["Sync-Cursor"]))
+        #expect(page.changeSets.map(\.dot) == [Dot(replica: a.replica.replicaID, seq: 4)])
+        _ = try replica.apply(page.changeSets)
+        #expect(try ServerFixture.entityRows(at: path) == ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath))
+    }
+}

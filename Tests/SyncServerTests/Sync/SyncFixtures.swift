@@ -1,0 +1,188 @@
+import Foundation
+import SyncKit
+import Testing
+
+@testable import SyncServer
+
+// A small schema with every relationship shape the wire carries:
+// - Board.cards / Card.board: ordered one-to-many (link on Card.board, position on Board.cards)
+// - Card.tags / Tag.cards: many-to-many (link/unlink on the join table's owner side)
+
+@Entity final class Board {
+    var title: String = ""
+    var rank: Int = 0
+    @Relationship(inverse: "board", deleteRule: .cascade) var cards: [Card] = []
+}
+
+@Entity final class Card {
+    var text: String = ""
+    var points: Int = 0
+    var weight: Double = 0
+    var note: String? = nil
+    var payload: Data = Data()
+    @Relationship(inverse: "cards", deleteRule: .nullify) var board: Board?
+    @Relationship(inverse: "cards", deleteRule: .nullify) var tags: Set<Tag> = []
+}
+
+@Entity final class Tag {
+    var name: String = ""
+    @Relationship(inverse: "tags", deleteRule: .nullify) var cards: Set<Card> = []
+}
+
+let boardEntities: [any PersistentEntity.Type] = [Board.self, Card.self, Tag.self]
+
+/// The fixed "now" of the server clock in route tests (milliseconds since 1970).
+let serverNow: UInt64 = 1_700_000_000_000
+
+/// A fake wall clock for client replicas: every reading advances it by one millisecond.
+final class TickingClock: @unchecked Sendable {
+    // @unchecked: `now` is only accessed while holding `lock`.
+    private let lock = NSLock()
+    private var now: UInt64
+
+    init(start: UInt64 = serverNow - 60_000) { now = start }
+
+    func read() -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        now += 1
+        return now
+    }
+}
+
+/// A client: a store file with the board entities, its sync replica and a context.
+final class ClientReplica {
+    let path: String
+    let store: ObjectStore
+    let replica: SyncReplica
+    let context: ObjectContext
+
+    init(clock: TickingClock = TickingClock()) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-client-\(UUID().uuidString).sqlite").path
+        store = try ObjectStore(path: path, entities: boardEntities)
+        replica = try SyncReplica(store: store, wallClock: { clock.read() })
+        context = try store.makeContext()
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// The change sets the server (with `vector`) lacks, as a push body.
+    func batch(missingFrom vector: VersionVector = VersionVector()) throws -> Data {
+        try ChangeSetCoding.encode(try replica.changeSets(missingFrom: vector), base: vector)
+    }
+
+    /// Saves a new board with `cards` cards; returns it.
+    @discardableResult
+    func addBoard(_ title: String, cards: Int = 0) throws -> Board {
+        let board = Board()
+        board.title = title
+        for index in 0..<cards {
+            let card = Card()
+            card.text = "\(title) card \(index)"
+            card.points = index
+            card.board = board
+        }
+        context.insert(board)
+        try context.save()
+        return board
+    }
+}
+
+/// A server in-process: a temporary data directory, a ``SyncService`` with a fixed clock, and
+/// tokens for the datasets `main` and `other`. Requests go straight to the handler, no sockets.
+final class ServerFixture {
+    let directory: URL
+    let service: SyncService
+    let token: String
+    let otherToken: String
+
+    init(maxClockSkew: Double = 300, now: UInt64 = serverNow) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-test-\(UUID().uuidString)", isDirectory: true)
+        var configuration = SyncServiceConfiguration(dataDirectory: directory)
+        configuration.maxClockSkew = maxClockSkew
+        configuration.clock = { now }
+        service = try SyncService(configuration: configuration)
+        token = try service.tokens.add(dataset: "main")
+        otherToken = try service.tokens.add(dataset: "other")
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Sends a request to the handler, with `token` as bearer unless it is `nil`.
+    func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data = Data(),
+              token: String? = "default") -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let token { headers.add(name: "Authorization", value: "Bearer \(token == "default" ? self.token : token)") }
+        let queryItems = query.map { HTTPRequest.QueryItem(name: $0.0, value: $0.1) }
+        let target = path + (query.isEmpty ? "" : "?" + query.map { "\($0.0)=\($0.1)" }.joined(separator: "&"))
+        return service.handle(HTTPRequest(method: method, target: target, path: path, queryItems: queryItems, headers: headers,
+                                          body: body, remoteAddress: "127.0.0.1:50000"))
+    }
+
+    /// Registers the board schema for `dataset` and expects 200.
+    @discardableResult
+    func registerSchema(_ schema: Data? = nil, dataset: String = "main") throws -> HTTPResponse {
+        let body = try schema ?? ClientReplica().store.exportSchema()
+        let response = send(.put, "/v1/datasets/\(dataset)/schema", body: body, token: dataset == "main" ? token : otherToken)
+        #expect(response.status == .ok, "schema registration: \(response.text)")
+        return response
+    }
+
+    func push(_ body: Data) -> HTTPResponse {
+        send(.post, "/v1/datasets/main/changesets", body: body)
+    }
+
+    func pull(after: String? = nil, limit: Int? = nil, exclude: ReplicaID? = nil) -> HTTPResponse {
+        var query: [(String, String)] = []
+        if let after { query.append(("after", after)) }
+        if let limit { query.append(("limit", String(limit))) }
+        if let exclude { query.append(("exclude", exclude.uuidString)) }
+        return send(.get, "/v1/datasets/main/changesets", query: query)
+    }
+
+    /// The server's version vector, read from its store.
+    func serverVector() throws -> VersionVector {
+        try service.registry.dataset("main").requireReplica().versionVector()
+    }
+
+    /// Every row of every entity and join table of `path`, sorted, as text.
+    static func entityRows(at path: String) throws -> [String] {
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        var lines: [String] = []
+        let tables = try connection.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name")
+        for table in tables {
+            guard case .text(let name) = table[0] else { continue }
+            for row in try connection.rows("SELECT * FROM \"\(name)\" ORDER BY 1, 2") {
+                lines.append(name + ": " + row.map(\.description).joined(separator: " | "))
+            }
+        }
+        return lines
+    }
+}
+
+extension HTTPResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body as a JSON object (empty when it is not one).
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+    }
+
+    /// `error.code` of an error body.
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    var errorMessage: String { ((json["error"] as? [String: Any])?["message"] as? String) ?? "" }
+}
+
+/// A schema document re-hashed after a test changed it, the way LocalStore hashes it.
+func rehashed(_ document: SchemaDocument) throws -> Data {
+    var document = document
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+    document.versionHash = SHA256.hexDigest(String(decoding: try encoder.encode(document.entities), as: UTF8.self))
+    return try document.jsonData()
+}
