@@ -51,6 +51,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SyncKitTests", dependencies: ["SyncKit"]),
+        // Runs the built syncd and sync executables; build them first (`swift build --build-tests` does).
+        .testTarget(name: "EndToEndTests", dependencies: ["SyncKit"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncKit"]),
     ],
     swiftLanguageModes: [.v6]
