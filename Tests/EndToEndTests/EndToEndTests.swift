@@ -133,7 +133,8 @@ import Testing
             try c.context.save()
         }
         // Kill the server (as a crash would) while the first push is under way.
-        let pushing = Task { try? await c.client.sync() }
+        let client = c.client
+        let pushing = Task { try? await client.sync() }
         try await Task.sleep(for: .milliseconds(60))
         server.stop(signal: SIGKILL)
         _ = await pushing.value

@@ -43,36 +43,33 @@ struct ProcessResult {
     var standardError: String
 }
 
-/// Runs an executable from the build products to completion (bounded by `timeout`).
+/// Runs an executable from the build products to completion (bounded by `timeout`). Output goes
+/// to temporary files, so a chatty process can never block on a full pipe.
 func runProduct(_ name: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> ProcessResult {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-output-\(UUID().uuidString)")
+    let outputURL = base.appendingPathExtension("out"), errorURL = base.appendingPathExtension("err")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(at: outputURL)
+        try? FileManager.default.removeItem(at: errorURL)
+    }
     let process = Process()
     process.executableURL = productsDirectory.appendingPathComponent(name)
     process.arguments = arguments
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
+    process.standardOutput = try FileHandle(forWritingTo: outputURL)
+    process.standardError = try FileHandle(forWritingTo: errorURL)
     try process.run()
     let deadline = Date().addingTimeInterval(timeout)
-    let outputData = Mutex(Data()), errorData = Mutex(Data())
-    let group = DispatchGroup()
-    for (pipe, sink) in [(output, outputData), (error, errorData)] {
-        group.enter()
-        DispatchQueue.global().async {
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            sink.withLock { $0 = data }
-            group.leave()
-        }
-    }
     while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
     if process.isRunning {
         process.terminate()
         throw EndToEndError("\(name) \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
     }
     process.waitUntilExit()
-    group.wait()
     return ProcessResult(status: process.terminationStatus,
-                         standardOutput: String(decoding: outputData.withLock { $0 }, as: UTF8.self),
-                         standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+                         standardOutput: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "",
+                         standardError: (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "")
 }
 
 struct EndToEndError: Error, CustomStringConvertible {
@@ -85,7 +82,7 @@ final class SyncdProcess {
     let dataDirectory: String
     private(set) var port: UInt16 = 0
     private var process: Process?
-    private let stderrLines = Mutex<[String]>([])
+    private let stderrLines = LineBuffer()
 
     init(dataDirectory: String) { self.dataDirectory = dataDirectory }
 
@@ -101,20 +98,19 @@ final class SyncdProcess {
         process.standardOutput = FileHandle.nullDevice
         let lines = stderrLines
         error.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            lines.withLock { $0 += text.split(separator: "\n").map(String.init) }
+            lines.append(String(decoding: handle.availableData, as: UTF8.self))
         }
         try process.run()
         self.process = process
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            if let line = stderrLines.withLock({ $0.first { $0.contains("listening on http://") } }),
+            if let line = stderrLines.lines.first(where: { $0.contains("listening on http://") }),
                let portText = line.split(separator: ":").last, let value = UInt16(portText.trimmingCharacters(in: .whitespaces)) {
                 port = value
-                stderrLines.withLock { $0.removeAll() }
+                stderrLines.removeAll()
                 return
             }
-            guard process.isRunning else { throw EndToEndError("syncd exited at start: \(stderrLines.withLock { $0 })") }
+            guard process.isRunning else { throw EndToEndError("syncd exited at start: \(stderrLines.lines)") }
             Thread.sleep(forTimeInterval: 0.02)
         }
         throw EndToEndError("syncd did not report listening within 30 s")
@@ -130,6 +126,16 @@ final class SyncdProcess {
     }
 
     deinit { stop(signal: SIGKILL) }
+}
+
+/// Lines a process writes to stderr, collected from the pipe's reader thread.
+final class LineBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+
+    var lines: [String] { lock.withLock { stored } }
+    func append(_ text: String) { lock.withLock { stored += text.split(separator: "\n").map(String.init) } }
+    func removeAll() { lock.withLock { stored.removeAll() } }
 }
 
 /// Every row of every entity and join table of a store file, sorted, as text.
