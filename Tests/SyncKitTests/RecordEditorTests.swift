@@ -83,3 +83,31 @@ import Testing
         #expect(throws: SyncError.self) { try AttributeType.uuid.parse("nope") }
     }
 }
+
+@Suite struct MergeResultTests {
+    @Test func attributeOnlyChangesAreReportedAsChanged() throws {
+        let a = try TestReplica(name: "a")
+        let b = try TestReplica(name: "b")
+        let team = Team()
+        a.context.insert(team)
+        try a.context.save()
+        try b.pull(from: a)
+        team.score = 9
+        try a.context.save()
+        let result = try b.pull(from: a)
+        #expect(result.changedObjectIDs == [team.objectID])
+    }
+
+    @Test func anEditMayReadTheReplicaItIsEditing() throws {
+        let typed = try TestReplica(name: "typed")
+        let replica = try SyncReplica(store: ObjectStore(path: typed.path + "-schema-only", schema: typed.store.schemaDocument))
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: typed.path + "-schema-only" + suffix) } }
+        var seen: Record?
+        try replica.edit { editor in
+            let id = try editor.insert("Team", values: ["name": .text("Red")])
+            seen = try replica.record("Team", id: id)   // re-enters the replica: must not deadlock
+        }
+        #expect(seen == nil)   // edits in one commit see the store as it was when the commit began
+        #expect(try replica.records("Team").map { $0.attributes.first?.values } == [[.text("Red")]])
+    }
+}

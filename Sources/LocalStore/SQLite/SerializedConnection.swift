@@ -3,9 +3,10 @@ import Foundation
 /// A connection shared across threads, used by one of them at a time.
 ///
 /// `@unchecked Sendable` is sound here: the connection is only reachable through
-/// ``withConnection(_:)``, which holds the lock for the whole use.
+/// ``withConnection(_:)``, which holds the lock for the whole use. The lock is recursive, so
+/// code already using the connection (say, inside `SyncReplica.edit`) may call back in.
 package final class SerializedConnection: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NSRecursiveLock()
     private let connection: SQLiteConnection
 
     package init(_ connection: SQLiteConnection) {

@@ -7,7 +7,7 @@ extension MergeEngine {
     @discardableResult
     func materialize() throws -> Set<UUID> {
         try resolveDeletes()
-        var changed: Set<UUID> = []
+        var changed = rewrittenAttributes
         // Rows first: an object that appears or disappears changes the relationships of its neighbours.
         for object in affected.sorted() {
             guard let entity = schema.entity(object.entity), let known = try info(object) else { continue }

@@ -49,6 +49,8 @@ final class MergeEngine {
     var voided: Set<DeleteRoot> = []
     /// Objects whose ordered relationships need their positions rewritten.
     var reorderedOwners: Set<ObjectKey> = []
+    /// Objects whose stored attribute values a remote write changed.
+    var rewrittenAttributes: Set<UUID> = []
     private var current: ChangeSet!
     private var createdInCurrent: Set<ObjectKey> = []
 
@@ -215,6 +217,7 @@ final class MergeEngine {
             let entity = try schema.requireEntity(object.entity, in: "write")
             let assignments = attribute.columns.map { "\(quote($0)) = ?" }.joined(separator: ", ")
             try connection.run("UPDATE \(quote(entity.table)) SET \(assignments) WHERE id = ?", values + [.text(object.id.uuidString)])
+            rewrittenAttributes.insert(object.id)
         } else {
             var detached = try detachedColumns(of: object)
             for (column, value) in zip(attribute.columns, values) { detached[column] = value }
