@@ -51,7 +51,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SyncKitTests", dependencies: ["SyncKit"]),
+        // Runs the built syncd and sync executables; build them first (`swift build --build-tests` does).
+        .testTarget(name: "EndToEndTests", dependencies: ["SyncKit"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncKit"]),
+        // The HTTP client against an in-process stub server, and the `sync` CLI run as a process
+        // (the dependency on `sync` makes sure the binary is built before the tests run).
+        .testTarget(name: "SyncClientTests", dependencies: ["SyncKit", "SyncServer", "sync"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,8 +35,10 @@ extension ObjectContext {
         let statement = try connection.cachedStatement(sql)
         try statement.bind(arguments)
         var objects: [any PersistentEntity] = []
+        var row: [SQLValue] = []
         while try statement.step() {
-            objects.append(try materialize(mapping, row: statement.row()))
+            statement.readRow(into: &row)
+            objects.append(try materialize(mapping, row: row))
         }
         return objects
     }

@@ -52,15 +52,13 @@ extension ObjectContext {
         for attribute in mapping.description.attributes { attribute.accessor.encode(object, into: &values) }
         for relationship in mapping.relationships {
             guard case .foreignKey(_, let positionColumn) = relationship.storage else { continue }
-            let target = relationship.description.accessor.members(of: object).first as? any PersistentEntity
+            let target = relationship.description.accessor.firstMember(of: object)
             values.append(target.map { .text($0.objectID.uuidString) } ?? .null)
             if positionColumn != nil {
                 values.append(target == nil ? .null : positions[ObjectIdentifier(object)].map { .integer(Int64($0)) } ?? .null)
             }
         }
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        let sql = "INSERT INTO \(quoteIdentifier(mapping.table)) (\(mapping.selectList)) VALUES (\(placeholders))"
-        try write(sql, values, object: object, mapping: mapping)
+        try write(mapping.insertSQL, values, object: object, mapping: mapping)
     }
 
     private func updateRow(of object: any PersistentEntity, positions: [ObjectIdentifier: Int]) throws {
@@ -78,7 +76,7 @@ extension ObjectContext {
         }
         for relationship in mapping.relationships where state.originalRelationships[relationship.index] != nil {
             guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
-            let target = relationship.description.accessor.members(of: object).first as? any PersistentEntity
+            let target = relationship.description.accessor.firstMember(of: object)
             columns.append(column)
             values.append(target.map { .text($0.objectID.uuidString) } ?? .null)
             if let positionColumn {

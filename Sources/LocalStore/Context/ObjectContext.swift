@@ -69,6 +69,13 @@ public final class ObjectContext {
         // New related objects come along, as they would with Core Data or SwiftData.
         let entity = type(of: object)._$entity
         for relationship in entity.relationships {
+            if relationship.kind == .toOne {
+                // Most relationships of a new object are to-ones: no member array, no cast.
+                if let related = relationship.accessor.firstMember(of: object), related._$entityState.status == .transient {
+                    insert(related)
+                }
+                continue
+            }
             for member in relationship.accessor.members(of: object) {
                 let related = member as! any PersistentEntity
                 if related._$entityState.status == .transient { insert(related) }

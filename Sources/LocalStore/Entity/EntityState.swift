@@ -28,7 +28,20 @@ enum RelationshipFault {
 /// `@Entity` adds one to every entity class; apps do not use it directly.
 public final class EntityState {
     /// The object's stable identifier.
-    public internal(set) var objectID: UUID
+    ///
+    /// A new object draws its random identifier the first time anything asks for it (at the
+    /// latest when it is inserted); an object filled from a row gets the stored one. Drawing one
+    /// up front cost every fetched object a random UUID that was thrown away at once.
+    public internal(set) var objectID: UUID {
+        get {
+            if let id = storedObjectID { return id }
+            let id = UUID()
+            storedObjectID = id
+            return id
+        }
+        set { storedObjectID = newValue }
+    }
+    private var storedObjectID: UUID?
     weak var context: ObjectContext?
     var status: ObjectStatus = .transient
     /// Whether the object has a row in the store (it was fetched, or inserted and saved).
@@ -42,8 +55,6 @@ public final class EntityState {
     /// Relationship index -> its members as last saved; present only for relationships changed since.
     var originalRelationships: [Int: [AnyObject]] = [:]
 
-    /// Creates the state of a new object with a fresh identifier.
-    public init() {
-        objectID = UUID()
-    }
+    /// Creates the state of a new object; its identifier is drawn on first use.
+    public init() {}
 }

@@ -87,8 +87,15 @@ package final class SQLiteStatement {
     /// All columns of the current row.
     package func row() -> [SQLValue] {
         var values: [SQLValue] = []
+        readRow(into: &values)
+        return values
+    }
+
+    /// Replaces `values` with the columns of the current row, reusing its storage: a loop over
+    /// many rows allocates one array, not one per row.
+    package func readRow(into values: inout [SQLValue]) {
+        values.removeAll(keepingCapacity: true)
         values.reserveCapacity(columnCount)
         for index in 0..<columnCount { values.append(value(at: index)) }
-        return values
     }
 }

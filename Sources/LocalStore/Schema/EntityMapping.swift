@@ -31,11 +31,26 @@ struct EntityMapping: Sendable {
     /// For each attribute, the offset of its first column in `columns`.
     let attributeColumnOffsets: [Int]
     let relationships: [RelationshipMapping]
+    /// `"id", "name", …` quoted for SQL, in `columns` order with `id` first.
+    ///
+    /// Built once here: every insert and fetch uses it, and quoting each name again per row
+    /// (Foundation's `replacingOccurrences`) was most of the cost of an insert.
+    let selectList: String
+    /// `INSERT INTO "Table" (<selectList>) VALUES (?, …)`: one parameter per column of a row.
+    let insertSQL: String
+
+    init(description: EntityDescription, table: String, columns: [ColumnDescription], attributeColumnOffsets: [Int], relationships: [RelationshipMapping]) {
+        self.description = description
+        self.table = table
+        self.columns = columns
+        self.attributeColumnOffsets = attributeColumnOffsets
+        self.relationships = relationships
+        selectList = (["id"] + columns.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        insertSQL = "INSERT INTO \(quoteIdentifier(table)) (\(selectList)) VALUES (\(placeholders))"
+    }
 
     var name: String { description.name }
-
-    /// `"id", "name", …` quoted for SQL, in `columns` order with `id` first.
-    var selectList: String { (["id"] + columns.map(\.name)).map(quoteIdentifier).joined(separator: ", ") }
 }
 
 /// Quotes an SQL identifier (table or column name).

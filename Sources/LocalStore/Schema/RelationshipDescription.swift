@@ -57,6 +57,9 @@ public struct RelationshipDescription: Sendable {
 /// inverse; the object graph code keeps both sides in step.
 protocol RelationshipAccessing: Sendable {
     func members(of owner: AnyObject) -> [AnyObject]
+    /// The first member (the target of a to-one), without building an array of members and
+    /// without a dynamic cast: the insert and to-one setter paths call this per object.
+    func firstMember(of owner: AnyObject) -> (any PersistentEntity)?
     func contains(_ member: AnyObject, in owner: AnyObject) -> Bool
     func count(of owner: AnyObject) -> Int
     /// Adds `member`; `index` places it in an ordered relationship (appends when `nil`).
@@ -77,6 +80,7 @@ final class ToOneAccessor<Root: PersistentEntity, Target: PersistentEntity>: Rel
     func members(of owner: AnyObject) -> [AnyObject] {
         get(unsafeDowncast(owner, to: Root.self)).map { [$0] } ?? []
     }
+    func firstMember(of owner: AnyObject) -> (any PersistentEntity)? { get(unsafeDowncast(owner, to: Root.self)) }
     func contains(_ member: AnyObject, in owner: AnyObject) -> Bool {
         get(unsafeDowncast(owner, to: Root.self)) === member
     }
@@ -105,6 +109,7 @@ final class SetAccessor<Root: PersistentEntity, Target: PersistentEntity>: Relat
     }
 
     func members(of owner: AnyObject) -> [AnyObject] { Array(get(unsafeDowncast(owner, to: Root.self))) }
+    func firstMember(of owner: AnyObject) -> (any PersistentEntity)? { get(unsafeDowncast(owner, to: Root.self)).first }
     func contains(_ member: AnyObject, in owner: AnyObject) -> Bool {
         get(unsafeDowncast(owner, to: Root.self)).contains(member as! Target)
     }
@@ -130,6 +135,7 @@ final class ArrayAccessor<Root: PersistentEntity, Target: PersistentEntity>: Rel
     }
 
     func members(of owner: AnyObject) -> [AnyObject] { get(unsafeDowncast(owner, to: Root.self)) }
+    func firstMember(of owner: AnyObject) -> (any PersistentEntity)? { get(unsafeDowncast(owner, to: Root.self)).first }
     func contains(_ member: AnyObject, in owner: AnyObject) -> Bool {
         get(unsafeDowncast(owner, to: Root.self)).contains { $0 === member }
     }

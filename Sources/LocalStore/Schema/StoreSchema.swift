@@ -5,10 +5,16 @@
 struct StoreSchema: Sendable {
     let entities: [EntityMapping]
     private let indexByName: [String: Int]
+    private let indexByType: [ObjectIdentifier: Int]
 
     func entity(named name: String) -> EntityMapping? { indexByName[name].map { entities[$0] } }
 
-    func entity(for type: any PersistentEntity.Type) -> EntityMapping? { entity(named: type._$entity.name) }
+    /// Looked up per object on insert and save: by the class first (hashing a pointer), and by
+    /// name only for a class the store was not opened with.
+    func entity(for type: any PersistentEntity.Type) -> EntityMapping? {
+        if let index = indexByType[ObjectIdentifier(type)] { return entities[index] }
+        return entity(named: type._$entity.name)
+    }
 
     init(types: [any PersistentEntity.Type]) throws {
         var descriptions: [EntityDescription] = []
@@ -27,6 +33,7 @@ struct StoreSchema: Sendable {
         }
         entities = mappings
         indexByName = Dictionary(uniqueKeysWithValues: mappings.enumerated().map { ($1.name, $0) })
+        indexByType = Dictionary(uniqueKeysWithValues: types.enumerated().map { (ObjectIdentifier($1), $0) })
     }
 
     private static func map(_ entity: EntityDescription, entities: [String: EntityDescription]) throws -> EntityMapping {

@@ -1,0 +1,69 @@
+import Foundation
+import LocalStore
+
+/// Measures how resident memory grows while fetching N objects, LocalStore against raw.
+///
+/// Each reading runs in a child process (this executable with the internal `_rss-probe`
+/// subcommand): in the benchmark's own process, memory the allocator kept from earlier
+/// workloads would be reused and hide the growth.
+enum MemoryProbe {
+    /// The internal subcommand a child runs: `_rss-probe localstore|raw <store path>`.
+    static let subcommand = "_rss-probe"
+
+    /// Populates a store per count, has children fetch it both ways, and prints the growth.
+    static func printFetchGrowth(counts: [Int]) throws {
+        print("memory: resident-set growth while fetching every person (each in a fresh process)")
+        print(pad("objects", to: 10, right: false) + pad("LocalStore", to: 14, right: true) + pad("bytes/object", to: 14, right: true)
+              + pad("raw C", to: 14, right: true) + pad("bytes/object", to: 14, right: true))
+        for count in counts where count > 0 {
+            let path = temporaryStorePath("memory")
+            defer { removeStoreFile(path) }
+            try StoreBenchmark.populatePeople(path, count: count)
+            let localStore = try childGrowth(side: "localstore", path: path)
+            let raw = try childGrowth(side: "raw", path: path)
+            print(pad(grouped(count), to: 10, right: false)
+                  + pad(mebibytes(localStore), to: 14, right: true) + pad(grouped(localStore / count), to: 14, right: true)
+                  + pad(mebibytes(raw), to: 14, right: true) + pad(grouped(raw / count), to: 14, right: true))
+        }
+    }
+
+    /// Runs the probe in a child process and returns the growth in bytes it reports.
+    private static func childGrowth(side: String, path: String) throws -> Int {
+        guard let executable = Bundle.main.executableURL else { throw BenchmarkFailure("cannot find this executable to run the memory probe") }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = [subcommand, side, path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let bytes = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchmarkFailure("the memory probe (\(side)) failed with status \(process.terminationStatus)")
+        }
+        return bytes
+    }
+
+    /// The child's side: opens the store, fetches every person, keeps them, and prints how many
+    /// bytes the resident set grew by.
+    static func runChild(arguments: [String]) throws {
+        guard arguments.count == 2 else { throw BenchmarkFailure("usage: bench \(subcommand) localstore|raw PATH") }
+        let path = arguments[1]
+        switch arguments[0] {
+        case "localstore":
+            let context = try ObjectStore(path: path, entities: benchEntities).makeContext()
+            let before = ProcessMemory.currentBytes()
+            let people = try context.fetchAll(Person.self)
+            let after = ProcessMemory.currentBytes()
+            withExtendedLifetime(people) { print(after - before) }
+        case "raw":
+            let database = try RawDatabase(path: path)
+            let before = ProcessMemory.currentBytes()
+            let people = try database.fetchPeople()
+            let after = ProcessMemory.currentBytes()
+            withExtendedLifetime(people) { print(after - before) }
+        default:
+            throw BenchmarkFailure("unknown probe side \(arguments[0])")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import SyncKit
+
+let initCommand = Command(
+    name: "init", summary: "create a store from a schema and configure its server",
+    help: """
+        usage: sync init [<store>] --schema <json-file> --server <url> --dataset <name> --token <token>
+               sync init [<store>] --snapshot --server <url> --dataset <name> --token <token>
+
+        Creates the store file (default: --store, $SYNC_STORE, else ./sync.sqlite) from a schema
+        JSON as 'ObjectStore.exportSchema()' or 'GET /v1/datasets/{dataset}/schema' writes it,
+        gives it a replica ID, and saves the server URL, dataset and token in it. Does not
+        contact the server: 'sync push' registers the schema. Running it on an existing store
+        keeps the replica, migrates to the schema if it only adds, and updates the configuration.
+
+        With --snapshot instead of --schema, downloads the dataset's snapshot from the server as
+        the new store (fast for a large dataset); the next pull continues after it.
+
+        options:
+          --schema FILE   the schema JSON (SchemaDocument)
+          --server URL    the syncd base URL, e.g. http://127.0.0.1:8080
+          --dataset NAME  the dataset (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')
+          --token TOKEN   the dataset's bearer token ('syncd token add')
+          --snapshot      start from the server's snapshot instead of a schema file
+        """,
+    options: ["schema", "server", "dataset", "token"], flags: ["snapshot"]
+) { arguments, storePath in
+    let path = try arguments.positionals([], optional: 1).first ?? storePath
+    let fromSnapshot = arguments.flags.contains("snapshot")
+    if fromSnapshot && arguments.options["schema"] != nil {
+        throw UsageError(message: "give either --schema or --snapshot, not both", command: "init")
+    }
+    let schemaPath = fromSnapshot ? "" : try arguments.required("schema")
+    let server = try arguments.required("server")
+    let dataset = try arguments.required("dataset")
+    let token = try arguments.required("token")
+    guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+        throw UsageError(message: "--server '\(server)' is not an http(s) URL like http://127.0.0.1:8080", command: "init")
+    }
+    guard HTTPTransport.isValidDatasetName(dataset) else {
+        throw UsageError(message: "--dataset '\(dataset)' is not a dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')", command: "init")
+    }
+    if fromSnapshot {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw RuntimeError("a file already exists at '\(path)'; --snapshot creates a new store")
+        }
+        var configuration = SyncClient.Configuration(serverURL: url, dataset: dataset, token: token)
+        configuration.backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(4), maxAttempts: 4)
+        let snapshot: HTTPTransport.Snapshot
+        do {
+            snapshot = try await SyncClient.createStoreFromSnapshot(at: path, configuration: configuration)
+        } catch {
+            throw RuntimeError(Output.describe(error))
+        }
+        let replica = try openReplica(path)
+        Output.line("created store \(path) from the server's snapshot (replica \(replica.replicaID.uuidString), cursor \(snapshot.cursor))")
+        return
+    }
+    let schemaData: Data
+    do {
+        schemaData = try Data(contentsOf: URL(fileURLWithPath: schemaPath))
+    } catch {
+        throw RuntimeError("cannot read the schema file '\(schemaPath)': \(error.localizedDescription)")
+    }
+    let schema: SchemaDocument
+    do {
+        schema = try SchemaDocument(jsonData: schemaData)
+    } catch {
+        throw RuntimeError("'\(schemaPath)' is not a store schema: \(Output.describe(error))")
+    }
+    let existed = FileManager.default.fileExists(atPath: path)
+    let replica: SyncReplica
+    do {
+        // An existing store may only grow: the same schema, or one with additions.
+        replica = try SyncReplica(store: try ObjectStore(path: path, schema: schema, policy: .additiveOnly))
+    } catch {
+        throw RuntimeError("cannot \(existed ? "open" : "create") the store '\(path)': \(Output.describe(error))")
+    }
+    try SyncClient.Configuration(serverURL: url, dataset: dataset, token: token).save(in: replica)
+    Output.line("\(existed ? "updated" : "created") store \(path) (replica \(replica.replicaID.uuidString), server \(url.absoluteString), dataset \(dataset))")
+}

@@ -1,0 +1,7 @@
+import Foundation
+import SyncKit
+
+/// Opens an existing store with the schema recorded in it (no Swift types needed).
+func openStore(_ path: String) throws -> ObjectStore {
+    try ObjectStore(existingAt: path)
+}

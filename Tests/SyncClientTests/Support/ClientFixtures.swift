@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+import SyncKit
+
+@Entity final class Folder {
+    var name: String = ""
+    @Relationship(inverse: "folder", deleteRule: .cascade) var notes: [Note] = []
+}
+
+@Entity final class Note {
+    var title: String = ""
+    var count: Int = 0
+    @Relationship(inverse: "notes", deleteRule: .nullify) var folder: Folder?
+}
+
+let clientEntities: [any PersistentEntity.Type] = [Folder.self, Note.self]
+
+/// A temporary store file with a sync replica, for one side of a client test.
+final class ClientReplica {
+    let path: String
+    let store: ObjectStore
+    let replica: SyncReplica
+    let context: ObjectContext
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString).sqlite").path
+        store = try ObjectStore(path: path, entities: clientEntities)
+        replica = try SyncReplica(store: store)
+        context = try store.makeContext()
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Saves `count` notes, one save (one change set) each; returns their IDs.
+    @discardableResult
+    func addNotes(_ count: Int, prefix: String = "note") throws -> [UUID] {
+        var ids: [UUID] = []
+        for index in 0..<count {
+            let note = Note()
+            note.title = "\(prefix) \(index)"
+            note.count = index
+            context.insert(note)
+            try context.save()
+            ids.append(note.objectID)
+        }
+        return ids
+    }
+
+    /// The titles of all notes, sorted, as a fresh context sees them.
+    func noteTitles() throws -> [String] {
+        let reader = try store.makeContext()
+        return try reader.fetchAll(Note.self).map(\.title).sorted()
+    }
+
+    func client(_ server: FakeSyncServer, token: String? = nil, backoff: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1), maxAttempts: 3, jitter: { 0.5 }),
+                sleeper: Sleeper = Sleeper(), configure: (inout SyncClient.Configuration) -> Void = { _ in }) -> SyncClient {
+        var configuration = SyncClient.Configuration(serverURL: server.url, dataset: server.dataset, token: token ?? server.token)
+        configuration.backoff = backoff
+        configuration.requestTimeout = .seconds(10)
+        configure(&configuration)
+        return SyncClient(replica: replica, configuration: configuration, sleep: { try await sleeper.sleep($0) })
+    }
+}
+
+/// Records the delays a client asks for and returns at once (or really sleeps, if told to).
+final class Sleeper: Sendable {
+    private let delays = Mutex<[Duration]>([])
+    let real: Bool
+
+    init(real: Bool = false) { self.real = real }
+
+    func sleep(_ duration: Duration) async throws {
+        delays.withLock { $0.append(duration) }
+        if real { try await Task.sleep(for: duration) } else { try Task.checkCancellation() }
+    }
+
+    var recorded: [Duration] { delays.withLock { $0 } }
+}
