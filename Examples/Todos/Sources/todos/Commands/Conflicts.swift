@@ -36,7 +36,7 @@ enum ConflictsCommand {
         let object = name(of: entry.entity, id: entry.objectID, in: store)
         switch entry.kind {
         case .cascadedDelete:
-            return "\(object) was deleted too: it was added to a list deleted on another replica at the same time"
+            return "\(object) was deleted too: it was added to a list that was deleted on another replica at the same time"
         case .updateVersusDelete:
             return "a change to \(object)\(entry.property.map { " (\($0))" } ?? "") was dropped: it was deleted on another replica at the same time"
         case .attribute:
@@ -52,13 +52,18 @@ enum ConflictsCommand {
         }
     }
 
-    /// `todo "Milk"`, `list "Groceries"`, `tag #home`, or the kind and ID start when it is gone.
+    /// `todo "Milk"`, `list "Groceries"` or `tag #home`, from the object's last known values
+    /// (it may be gone: a merge deleted it); the entity and the start of the ID if even those are unknown.
     static func name(of entity: String, id: UUID, in store: TodoStore) -> String {
-        let context = store.context
+        let record = try? store.replica.lastKnownRecord(entity, id: id)
+        func text(_ attribute: String) -> String? {
+            if case .text(let value)? = record?.value(of: attribute) { return value }
+            return nil
+        }
         switch entity {
-        case "Todo": if let todo = try? context.object(Todo.self, id: id) { return "todo \"\(todo.title)\"" }
-        case "TodoList": if let list = try? context.object(TodoList.self, id: id) { return "list \"\(list.name)\"" }
-        case "Tag": if let tag = try? context.object(Tag.self, id: id) { return "tag #\(tag.name)" }
+        case "Todo": if let title = text("title") { return "todo \"\(title)\"" }
+        case "TodoList": if let name = text("name") { return "list \"\(name)\"" }
+        case "Tag": if let name = text("name") { return "tag #\(name)" }
         default: break
         }
         return "\(entity) \(id.uuidString.lowercased().prefix(8))"
