@@ -43,9 +43,8 @@ struct TodoStore {
 
     /// Every list, in listing order.
     func lists() throws -> [TodoList] {
-        let lists = try context.fetch(FetchDescriptor<TodoList>(sortBy: [SortDescriptor(\.name), SortDescriptor(\.createdAt)]))
-        // Equal names and times fall back to storage order, which differs between replicas: break ties by ID.
-        return lists.sorted { ($0.name, $0.createdAt, $0.objectID.uuidString) < ($1.name, $1.createdAt, $1.objectID.uuidString) }
+        // The ID last: storage order, which would break remaining ties, differs between replicas.
+        try context.fetch(FetchDescriptor<TodoList>(sortBy: [SortDescriptor(\.name), SortDescriptor(\.createdAt), SortDescriptor(\.objectID)]))
     }
 
     /// The first list (in listing order) called `name`.
@@ -69,8 +68,8 @@ struct TodoStore {
     /// without a list (sorted by creation).
     func numberedTodos() throws -> [(number: Int, todo: Todo)] {
         var todos = try lists().flatMap(\.todos)
-        let orphans = try context.fetch(FetchDescriptor<Todo>(predicate: #Predicate { $0.list == nil }))
-        todos += orphans.sorted { ($0.createdAt, $0.objectID.uuidString) < ($1.createdAt, $1.objectID.uuidString) }
+        todos += try context.fetch(FetchDescriptor<Todo>(
+            predicate: #Predicate { $0.list == nil }, sortBy: [SortDescriptor(\.createdAt), SortDescriptor(\.objectID)]))
         return todos.enumerated().map { ($0.offset + 1, $0.element) }
     }
 
@@ -111,8 +110,9 @@ struct TodoStore {
 
     /// The tag called `name`, created if there is none.
     func tagCreatingIfNeeded(_ name: String) throws -> Tag {
-        let tags = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.name == name }))
-        if let tag = tags.min(by: { $0.objectID.uuidString < $1.objectID.uuidString }) { return tag }
+        var descriptor = FetchDescriptor<Tag>(predicate: #Predicate { $0.name == name }, sortBy: [SortDescriptor(\.objectID)])
+        descriptor.fetchLimit = 1
+        if let tag = try context.fetch(descriptor).first { return tag }
         let tag = Tag()
         tag.name = name
         context.insert(tag)
