@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import SyncKit
+@testable import SyncKit
 
 /// Replays the server engineer's `Protocol/vectors/sequence-*.json` into fresh client stores:
 /// the client must decode every batch the server accepted, apply it, and end with the rows the
@@ -63,5 +63,45 @@ import SyncKit
             result[name] = rows
         }
         return result
+    }
+}
+
+/// The server's recorded responses (`Protocol/vectors/examples`) through the client's decoding:
+/// every error body maps to its typed error, and push and pull bodies decode.
+@Suite struct ProtocolExampleResponseTests {
+    static let directory = ProtocolVectorReplayTests.directory.appendingPathComponent("examples")
+
+    static var files: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    @Test(.enabled(if: !files.isEmpty, "Protocol/vectors/examples is not on the branch"), arguments: files)
+    func responseDecodes(_ file: String) throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.directory.appendingPathComponent(file))) as? [String: Any])
+        let request = try #require(object["request"] as? [String: Any]), response = try #require(object["response"] as? [String: Any])
+        let status = try #require(response["status"] as? Int)
+        guard let body = response["body"] else { return }
+        let data = try JSONSerialization.data(withJSONObject: body, options: [.fragmentsAllowed])
+        if status >= 400 {
+            let code = try #require((body as? [String: Any])?["error"] as? [String: Any])["code"] as? String
+            let error = HTTPTransport.error(status: status, body: data)
+            #expect(error.code == code, "\(file): \(error)")
+            #expect(!error.isTransient)
+            if case .clockSkew(let serverTime, _) = error { #expect(serverTime.timeIntervalSince1970 > 1_600_000_000, "\(file)") }
+            return
+        }
+        let path = request["path"] as? String ?? ""
+        switch (request["method"] as? String, path.hasSuffix("/changesets")) {
+        case ("POST"?, true):
+            let push = try JSONDecoder().decode(WirePushResponse.self, from: data)
+            #expect(!(push.applied + push.alreadyApplied).isEmpty, "\(file)")
+            _ = try (push.applied + push.alreadyApplied).map { try $0.dot() }
+        case ("GET"?, true):
+            let pull = try JSONDecoder().decode(WirePullResponse.self, from: data)
+            _ = try pull.changeSets.decodedChangeSets()
+            #expect(UInt64(pull.cursor) != nil, "\(file): cursor \(pull.cursor)")
+        default:
+            break
+        }
     }
 }

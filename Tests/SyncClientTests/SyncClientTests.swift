@@ -42,6 +42,18 @@ import SyncKit
         #expect(again.pushed == 0 && again.pulled == 0 && !again.registeredSchema)
         #expect(server.requests.count == count + 1)
 
+        // An attribute-only update counts as a changed object, so contexts refresh it.
+        let reader = try b.store.makeContext()
+        let seen = try #require(try reader.fetchAll(Note.self).first { $0.title == "note 1" })
+        let original = try #require(try a.context.object(Note.self, id: seen.objectID))
+        original.count = 42
+        try a.context.save()
+        try await clientA.sync()
+        let update = try await clientB.sync()
+        #expect(update.changedObjectIDs == [seen.objectID])
+        try reader.refresh(objectIDs: update.changedObjectIDs)
+        #expect(seen.count == 42)
+
         // b's edit travels back to a.
         try b.addNotes(1, prefix: "from b")
         try await clientB.sync()

@@ -350,6 +350,12 @@ public final class SyncClient: Sendable {
                 report.pulled += result.applied.count
                 report.pulledAlreadyApplied += result.alreadyApplied.count
                 report.changedObjectIDs.formUnion(result.changedObjectIDs)
+                // The merge result lists rows it rewrote; attribute-only updates are written in
+                // place, so add every object the applied change sets name.
+                let applied = Set(result.applied)
+                for changeSet in page.changeSets where applied.contains(changeSet.dot) {
+                    for operation in changeSet.operations { report.changedObjectIDs.formUnion(SyncClient.objectIDs(operation)) }
+                }
             }
             if page.more && page.cursor == cursor {
                 throw .invalidResponse("the server said more change sets follow cursor \(cursor) but did not advance it")
@@ -361,6 +367,15 @@ public final class SyncClient: Sendable {
             if !page.more { break }
         }
         report.newConflicts += try local { try replica.conflicts().filter { $0.number > journalBefore }.count }
+    }
+
+    /// The objects an operation writes to.
+    static func objectIDs(_ operation: Operation) -> [UUID] {
+        switch operation {
+        case .create(_, let id), .set(_, let id, _, _), .delete(_, let id, _): return [id]
+        case .link(_, let id, _, let target), .unlink(_, let id, _, let target, _): return [id, target]
+        case .position(_, let id, _, let member, _): return [id, member]
+        }
     }
 
     /// Runs a store operation, turning its errors into ``SyncClientError``.
