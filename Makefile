@@ -1,5 +1,5 @@
 # The two commands a fresh machine needs: `make run` and `make test`.
-.PHONY: run test bench bootstrap
+.PHONY: run test example-test bench bootstrap
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -12,6 +12,10 @@ run: bootstrap
 test: bootstrap
 	swift build --build-tests
 	swift test --skip-build
+
+# The Todos example's README walkthrough, run against a real syncd (Examples/Todos/walkthrough.sh).
+example-test: bootstrap
+	Examples/Todos/walkthrough.sh
 
 # The benchmarks (release build); see the README's performance section.
 bench: bootstrap

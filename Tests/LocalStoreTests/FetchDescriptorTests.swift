@@ -14,6 +14,17 @@ import Testing
         #expect(fetched.elementsEqual(try fixture.context.fetchAll(QPerson.self), by: ===))
     }
 
+    /// The identifier breaks ties the same way on every replica, unlike storage order.
+    @Test func sortingByObjectIDFollowsUUIDOrder() throws {
+        let byID = try fixture.context.fetch(FetchDescriptor<QPerson>(sortBy: [SortDescriptor(\.objectID)]))
+        #expect(byID.map(\.objectID) == fixture.people.map(\.objectID).sorted())
+        let reversed = try fixture.context.fetch(FetchDescriptor<QPerson>(sortBy: [SortDescriptor(\.objectID, order: .reverse)]))
+        #expect(reversed.map(\.objectID) == fixture.people.map(\.objectID).sorted().reversed())
+        let tieBroken = try fixture.context.fetch(FetchDescriptor<QPerson>(sortBy: [SortDescriptor(\.name), SortDescriptor(\.objectID)]))
+        let expected = fixture.people.sorted { ($0.name, $0.objectID) < ($1.name, $1.objectID) }
+        #expect(tieBroken.map(\.objectID) == expected.map(\.objectID))
+    }
+
     @Test func fetchReturnsTheContextsObjects() throws {
         let fetched = try fixture.context.fetch(FetchDescriptor<QPerson>(predicate: #Predicate { $0.score != nil }))
         #expect(fetched.allSatisfy { person in fixture.people.contains { $0 === person } })

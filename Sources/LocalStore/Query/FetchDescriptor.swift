@@ -18,7 +18,13 @@ import Foundation
 /// ```
 ///
 /// Objects with equal sort keys come in storage order (the order their rows were
-/// inserted), so a sorted, paged fetch is deterministic.
+/// inserted), so a sorted, paged fetch is deterministic. Storage order is local: replicas
+/// that synced the same objects may have inserted their rows in different orders. Make the
+/// identifier the last key for an order every replica agrees on:
+///
+/// ```swift
+/// let lists = try context.fetch(FetchDescriptor<TodoList>(sortBy: [SortDescriptor(\.name), SortDescriptor(\.objectID)]))
+/// ```
 public struct FetchDescriptor<Entity: PersistentEntity>: Sendable {
     /// Which objects to fetch; `nil` fetches every object of the entity.
     public var predicate: Predicate<Entity>?

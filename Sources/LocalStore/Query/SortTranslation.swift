@@ -9,6 +9,7 @@ import Foundation
 ///   collation matches on text in one normalization form (see the string notes of the
 ///   translator). A descriptor made with `comparator: .lexical` sorts through an SQLite
 ///   collation that calls that very comparator.
+/// - `SortDescriptor(\.objectID)` sorts by the identifier column, in `UUID`'s own order.
 /// - Ties keep storage order: `rowid` is always the last key.
 enum SortTranslation {
     static func orderBy<Entity: PersistentEntity>(
@@ -28,6 +29,10 @@ enum SortTranslation {
         let entity = mapping.description
         guard let keyPath = descriptor.keyPath else {
             throw StoreError(.unsupportedQuery, "a SortDescriptor without a key path cannot be translated to SQL", entity: entity.name)
+        }
+        if keyPath == \Entity.objectID as PartialKeyPath<Entity> {
+            // Identifiers are stored as upper-case `uuidString`s, whose text order is UUID's byte order.
+            return alias + ".id" + (descriptor.order == .reverse ? " DESC" : " ASC")
         }
         guard let attribute = entity.attribute(for: keyPath) else {
             throw StoreError(
