@@ -69,6 +69,15 @@ public final class ObjectStore: Sendable {
         schemaDocument = stored
     }
 
+    /// The schema recorded in the store file at `path`, or `nil` when the file has none yet (a new
+    /// file, or one whose first migration never committed).
+    public static func storedSchema(at path: String) throws -> SchemaDocument? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let connection = try SQLiteConnection(path: path)
+        try configure(connection)
+        return try Migrator.storedDocument(on: connection)
+    }
+
     private static func open(_ path: String, migratingTo document: SchemaDocument, policy: MigrationPolicy) throws {
         let connection = try SQLiteConnection(path: path)
         if sqlite3_db_readonly(connection.handle, "main") == 1 {

@@ -66,7 +66,9 @@ package final class DatasetStore: @unchecked Sendable {
         stateLock.lock()
         defer { stateLock.unlock() }
         if let opened { return opened }
-        guard FileManager.default.fileExists(atPath: storePath) else { return nil }
+        // A file without a schema is one whose registration never committed (the server died
+        // during it): the dataset is still unregistered.
+        guard try ObjectStore.storedSchema(at: storePath) != nil else { return nil }
         let replica = try SyncReplica(store: try ObjectStore(existingAt: storePath))
         try replica.withConnection { try ServerLog.install(on: $0) }
         opened = replica
