@@ -17,6 +17,8 @@ test: bootstrap
 example-test: bootstrap
 	Examples/Todos/walkthrough.sh
 
-# The benchmarks (release build); see the README's performance section.
+# The benchmarks (release build); see the README's performance section. `bench sync` runs the
+# release syncd next to the bench binary; scripts/bench-http.sh is the HTTP load test (needs wrk).
 bench: bootstrap
+	swift build -c release --product syncd
 	swift run -c release bench all

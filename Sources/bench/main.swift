@@ -1,6 +1,6 @@
 import Foundation
 
-// `bench <subcommand> [--rows N] [--repeat N]`: LocalStore's benchmarks. Build in release
+// `bench <subcommand> [--rows N] [--repeat N]`: LocalStore's and SyncKit's benchmarks. Build in release
 // mode, or the figures mean nothing: `swift run -c release bench store`.
 
 /// Settings every benchmark takes from the command line.
@@ -18,11 +18,7 @@ struct Subcommand {
     let run: (BenchOptions) throws -> Void
 }
 
-/// The implemented benchmarks, in the order `all` runs them.
-///
-/// Hook for the one still to come: when the sync benchmark lands, add
-/// `Subcommand(name: "sync", summary: "…", run: { … })` here. Usage and `all` pick it up from
-/// this list.
+/// The implemented benchmarks, in the order `all` runs them; usage and `all` pick them up from this list.
 let subcommands: [Subcommand] = [
     Subcommand(name: "store", summary: "insert, fetch and traverse with LocalStore and with the raw SQLite C API; memory growth") {
         try StoreBenchmark(rows: $0.rows, repeats: $0.repeats).run()
@@ -30,6 +26,10 @@ let subcommands: [Subcommand] = [
     // The query benchmark picks its own number of runs; it takes only --rows.
     Subcommand(name: "query", summary: "indexed lookup, indexed range and full-scan queries with LocalStore and with the raw SQLite C API") {
         try printQueryBenchmark(rows: $0.rows)
+    },
+    // Needs the release `syncd` next to the bench binary (`swift build -c release --product syncd`).
+    Subcommand(name: "sync", summary: "insert with change capture vs raw C API, merge (applied and stale), end to end through syncd") {
+        try SyncBenchmark(rows: $0.rows, repeats: $0.repeats).run()
     },
 ]
 
@@ -75,6 +75,9 @@ do {
     if name == MemoryProbe.subcommand {
         // Internal: the child process of the memory measurement; not listed in the usage.
         try MemoryProbe.runChild(arguments: Array(arguments.dropFirst()))
+    } else if name == SyncSeed.subcommand {
+        // Internal: seeds a syncd dataset for scripts/bench-http.sh; not listed in the usage.
+        try SyncSeed.run(arguments: Array(arguments.dropFirst()))
     } else if name == "all" {
         let options = parseOptions(arguments.dropFirst())
         for subcommand in subcommands { try subcommand.run(options) }
