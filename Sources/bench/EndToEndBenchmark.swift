@@ -31,15 +31,18 @@ struct EndToEndBenchmark {
             let storeA = try ObjectStore(path: directory.appendingPathComponent("a.sqlite").path, entities: benchEntities)
             let replicaA = try SyncReplica(store: storeA)
             let replicaB = try SyncReplica(store: try ObjectStore(path: directory.appendingPathComponent("b.sqlite").path, entities: benchEntities))
-            let configuration = SyncClient.Configuration(serverURL: server.url, dataset: dataset, token: token)
+            var configuration = SyncClient.Configuration(serverURL: server.url, dataset: dataset, token: token)
+            // Responses of several MB stall in syncd (cut off after its 30 s write timeout; see the
+            // README): keep every pull page to one change set of about 1 MB.
+            configuration.pullPageSize = 1
             let clientA = SyncClient(replica: replicaA, configuration: configuration)
             let clientB = SyncClient(replica: replicaB, configuration: configuration)
 
             let contextA = try storeA.makeContext()
-            let people = try MergeWorkload.createPeople(objects, in: contextA)
+            let people = try MergeWorkload.createPeople(objects, in: contextA, saves: 10)
             _ = try blocking { try await clientA.sync() }
             let first = try blocking { try await clientB.pull() }
-            guard first.pulled == 1 else { throw BenchmarkFailure("B pulled \(first.pulled) change sets of A's creates, not 1") }
+            guard first.pulled == 10 else { throw BenchmarkFailure("B pulled \(first.pulled) change sets of A's creates, not 10") }
 
             try MergeWorkload.commitAttributeChanges(people, saves: saves, in: contextA, round: 1)
             let batch = try replicaA.localChangeSets(status: .pending)

@@ -117,8 +117,10 @@ struct SyncBenchmark {
                     let journalBefore = try replicaB.conflicts().count
                     var result: SyncReplica.MergeResult?
                     let seconds = try measureSeconds { result = try replicaB.apply(batch) }
-                    guard result?.applied.count == batch.count, try replicaB.records("Person") == before else {
-                        throw BenchmarkFailure("stale changes altered B's people")
+                    let after = try replicaB.records("Person")
+                    guard result?.applied.count == batch.count, after == before else {
+                        let differing = zip(before, after).first { $0 != $1 }
+                        throw BenchmarkFailure("stale changes altered B's people (\(after.count) of \(before.count)), e.g. \(String(describing: differing))")
                     }
                     let journaled = try replicaB.conflicts().count - journalBefore
                     guard journaled == changes else {
@@ -147,14 +149,36 @@ enum MergeWorkload {
     /// The attributes the change rounds cycle through.
     static let attributeCount = 8
 
-    /// Creates `count` people with all attributes set (and 100 places) in one save.
-    static func createPeople(_ count: Int, in context: ObjectContext) throws -> [Person] {
-        let places = BenchData.places()
-        try StoreBenchmark.insert(BenchData.people(count: count), places, into: context)
+    /// Creates `count` people with all attributes set (and 100 places) in `saves` saves.
+    static func createPeople(_ count: Int, in context: ObjectContext, saves: Int = 1) throws -> [Person] {
+        let places = BenchData.places().map { record -> Place in
+            let place = Place()
+            place.name = record.name
+            context.insert(place)
+            return place
+        }
+        let records = BenchData.people(count: count)
+        let chunk = max(1, (count + saves - 1) / saves)
+        for start in stride(from: 0, to: count, by: chunk) {
+            for record in records[start..<min(count, start + chunk)] {
+                let person = Person()
+                person.name = record.name
+                person.email = record.email
+                person.age = record.age
+                person.score = record.score
+                person.born = record.born
+                person.isActive = record.isActive
+                person.mood = record.mood
+                person.token = record.token
+                person.place = places[record.place]
+                context.insert(person)
+            }
+            try context.save()
+        }
         return try context.fetchAll(Person.self)
     }
 
-    /// `saves` saves; save `k` sets attribute `k % 8` of every person to a new value.
+    /// `saves` saves; save `k` sets attribute `k % 8` of every person to a new (different) value.
     static func commitAttributeChanges(_ people: [Person], saves: Int, in context: ObjectContext, round: Int) throws {
         let moods = Mood.allCases
         for save in 0..<saves {
@@ -167,8 +191,9 @@ enum MergeWorkload {
                 case 2: person.age = value
                 case 3: person.score = Double(value) * 0.5
                 case 4: person.born = Date(timeIntervalSince1970: 700_000_000 + Double(value))
-                case 5: person.isActive = (index + tag) % 2 == 0
-                case 6: person.mood = moods[(index + tag) % moods.count]
+                // Always a real change: an unchanged value records no write (and wins nothing).
+                case 5: person.isActive.toggle()
+                case 6: person.mood = moods[((moods.firstIndex(of: person.mood) ?? 0) + 1) % moods.count]
                 default: person.token = UUID()
                 }
             }
