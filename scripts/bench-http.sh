@@ -111,7 +111,7 @@ run_wrk() { # name path [script]
     echo "$output"
     local rate latency p99 errors
     rate="$(awk '/^Requests\/sec:/ { print $2 }' <<<"$output")"
-    latency="$(awk '$1 == "Latency" { print $2 " avg, " $3 " stdev, " $4 " max" }' <<<"$output")"
+    latency="$(awk '$1 == "Latency" && $2 != "Distribution" { print $2 " avg, " $3 " stdev, " $4 " max" }' <<<"$output")"
     p99="$(awk '$1 == "99%" { print $2 }' <<<"$output")"
     errors="$(grep -E 'Socket errors|Non-2xx' <<<"$output" | tr -s ' ' | paste -sd ';' -)"
     summary+=("$(printf '%-13s %12s req/s  latency %s, p99 %s  errors: %s  syncd RSS peak %s' \
