@@ -111,3 +111,33 @@ import Testing
         #expect(try replica.records("Team").map { $0.attributes.first?.values } == [[.text("Red")]])
     }
 }
+
+@Suite struct UniqueDuplicateMergeTests {
+    @Entity final class Handle {
+        @Attribute(.unique) var name: String = ""
+    }
+
+    /// Until survivor selection lands, two replicas taking the same `.unique` value concurrently
+    /// must not block sync: the merge keeps both, a later local save on either is still checked.
+    @Test func aConcurrentUniqueDuplicateDoesNotFailTheMerge() throws {
+        let directory = FileManager.default.temporaryDirectory
+        let paths = ["a", "b"].map { directory.appendingPathComponent("unique-\($0)-\(UUID().uuidString).sqlite").path }
+        defer { for path in paths { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } } }
+        let stores = try paths.map { try ObjectStore(path: $0, entities: [Handle.self]) }
+        let replicas = try stores.map { try SyncReplica(store: $0) }
+        for store in stores {
+            let context = try store.makeContext()
+            let handle = Handle()
+            handle.name = "ada"
+            context.insert(handle)
+            try context.save()
+        }
+        _ = try replicas[0].apply(try replicas[1].changeSets(missingFrom: replicas[0].versionVector()))
+        #expect(try replicas[0].records("Handle").count == 2)
+        let context = try stores[0].makeContext()
+        let third = Handle()
+        third.name = "ada"
+        context.insert(third)
+        #expect(throws: StoreError.self) { try context.save() }
+    }
+}

@@ -18,6 +18,30 @@ extension ObjectContext {
         for object in deletedObjects where object._$entityState.isStored {
             try deleteRow(of: object)
         }
+        try checkUniqueness()
+    }
+
+    /// `.unique` is checked here, after every write of the save, rather than by a UNIQUE index:
+    /// a merge may briefly hold two objects with one value (sync resolves that), and an index
+    /// would make the merge itself fail.
+    private func checkUniqueness() throws {
+        for object in insertedObjects + updatedObjects {
+            let state = object._$entityState
+            guard state.status == .inserted || state.status == .persistent else { continue }
+            let mapping = mapping(for: object)
+            for (index, attribute) in mapping.description.attributes.enumerated() where attribute.isUnique {
+                guard state.status == .inserted || state.originalAttributes[index] != nil else { continue }
+                var values: [SQLValue] = []
+                attribute.accessor.encode(object, into: &values)
+                let conditions = attribute.columns.map { "\(quoteIdentifier($0.name)) IS ?" }.joined(separator: " AND ")
+                let sql = "SELECT id FROM \(quoteIdentifier(mapping.table)) WHERE \(conditions) AND id != ? LIMIT 1"
+                guard let other = try connection.rows(sql, values + [.text(object.objectID.uuidString)]).first?.first else { continue }
+                throw StoreError(
+                    .uniqueViolation,
+                    "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) (\(other.description)) already has \(values.count == 1 ? values[0].description : values.description)",
+                    entity: mapping.name, attribute: attribute.name, objectID: object.objectID)
+            }
+        }
     }
 
     /// For members of changed ordered to-many relationships stored by foreign key: each

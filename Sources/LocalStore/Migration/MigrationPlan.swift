@@ -18,13 +18,14 @@ struct MigrationPlan {
     }
 
     /// Indexes for `.unique` and `.indexed` attributes and for foreign keys (with their position,
-    /// so an ordered relationship loads in index order).
+    /// so an ordered relationship loads in index order). `.unique` indexes are plain ones: saves
+    /// check uniqueness themselves, so that a merge holding a concurrent duplicate cannot fail.
     mutating func createIndexes(for entity: SchemaDocument.Entity) {
         let table = quoteIdentifier(entity.table)
         for attribute in entity.attributes where attribute.unique || attribute.indexed {
             let columns = attribute.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
             let name = "\(entity.table)_\(attribute.persistentName)_\(attribute.unique ? "unique" : "index")"
-            append("CREATE \(attribute.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(table) (\(columns))")
+            append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(table) (\(columns))")
         }
         for relationship in entity.relationships where relationship.storage.kind == "foreignKey" {
             guard let column = relationship.storage.column else { continue }

@@ -15,9 +15,11 @@ extension MergeEngine {
             if alive && !known.hasRow {
                 try insertRow(object, entity: entity)
                 try markChanged(object)
+                changed.insert(object.id)
             } else if !alive && known.hasRow {
                 try removeRow(object, entity: entity)
                 try markChanged(object)
+                changed.insert(object.id)
             } else if !alive, let values = detachedValues[object] {
                 try storeTombstone(values, for: object)
             }
