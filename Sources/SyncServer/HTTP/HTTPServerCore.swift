@@ -199,7 +199,9 @@ final class HTTPServerCore: @unchecked Sendable {
         let connection = HTTPConnection(
             descriptor: descriptor, remoteAddress: remoteAddress, core: self, isRefused: refused)
         do {
-            try loop.register(descriptor, interest: refused ? .write : .read)
+            // Edge-triggered registrations never change afterwards, so every connection listens for
+            // writability from the start: a response bigger than the socket buffer resumes when it drains.
+            try loop.register(descriptor, interest: refused ? .write : [.read, .write])
         } catch {
             Socket.closeDescriptor(descriptor)
             if !refused { counters.update { $0.openConnections -= 1 } }
