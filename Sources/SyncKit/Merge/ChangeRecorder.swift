@@ -60,7 +60,8 @@ final class ChangeRecorder: SaveObserver {
             for (name, before, after) in change.relationships {
                 guard let relationship = entity.relationship(name) else { continue }
                 if relationship.isCanonical {
-                    edges += try edgeOperations(object, relationship, before: before, after: after, engine: engine)
+                    edges += try edgeOperations(object, relationship, before: before, after: after,
+                                                isNew: change.kind == .insert, engine: engine)
                 }
                 if relationship.kind == .orderedToMany && change.kind != .delete {
                     positions += try positionOperations(object, relationship, members: after, engine: engine)
@@ -71,10 +72,11 @@ final class ChangeRecorder: SaveObserver {
     }
 
     private func edgeOperations(
-        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], engine: MergeEngine
+        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], isNew: Bool, engine: MergeEngine
     ) throws -> [Operation] {
         var operations: [Operation] = []
-        let live = try engine.liveEdges(from: object, relationship)
+        // A new object has no edges yet: skip the lookup, which every insert would otherwise pay.
+        let live = isNew ? [] : try engine.liveEdges(from: object, relationship)
         func unlink(_ target: UUID) {
             let observed = live.filter { $0.target == target }.map(\.added.dot).sorted()
             guard !observed.isEmpty else { return }

@@ -367,8 +367,9 @@ final class MergeEngine {
 
     private func touchEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws {
         guard !isLocal else {
-            // LocalStore wrote the rows; only deletes the edge may bear on need judging again.
-            for endpoint in [source, target] { try touchRoots(of: endpoint) }
+            // LocalStore wrote the rows; only deletes the edge may bear on need judging again
+            // (an object created in this very change set has none).
+            for endpoint in [source, target] where !createdInCurrent.contains(endpoint) { try touchRoots(of: endpoint) }
             return
         }
         affected.insert(source)
