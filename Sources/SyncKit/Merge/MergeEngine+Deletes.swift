@@ -84,15 +84,27 @@ extension MergeEngine {
                 }
             }
         }
-        // Deny and nullify are judged against the whole cascade, so the order edges were walked in cannot matter.
+        // A deny rule voids the delete once any reference the deleter had not seen was added — even
+        // if it was removed since: the void is decided by which change sets exist, so it never comes
+        // undone when more arrive, and every replica agrees whatever order they arrive in.
+        for object in killed.sorted() {
+            guard let entity = schema.entity(object.entity) else { continue }
+            for relationship in entity.relationships where relationship.deleteRule == .deny {
+                // Objects deleted by cascade were never judged by the deleter: their current references count too.
+                let current = explicit.contains(object) ? [] : Set(try incidentEdges(of: object, relationship).map(\.added))
+                for (other, added) in try everyEdge(of: object, relationship) where !killed.contains(other) {
+                    if deleterVector.covers(added.dot) && !current.contains(added) { continue }
+                    outcome.denied = true
+                    outcome.denyingEdge = (object, relationship.name, other)
+                    return outcome
+                }
+            }
+        }
+        // Nullify is judged against the whole cascade, so the order edges were walked in cannot matter.
         for edge in judged where !killed.contains(edge.other) {
             switch edge.relationship.deleteRule {
             case .deny:
-                if try isAlive(edge.other, ignoring: root) {
-                    outcome.denied = true
-                    outcome.denyingEdge = (edge.object, edge.relationship.name, edge.other)
-                    return outcome
-                }
+                break
             case .nullify, .noAction:
                 if try isAlive(edge.other, ignoring: root) {
                     try journalDroppedReference(from: edge.other, to: edge.object, relationship: edge.relationship, added: edge.added, root: root)

@@ -9,14 +9,14 @@ struct EdgeRecord {
 }
 
 extension MergeEngine {
-    private static let edgeColumns = "id, target, hlc, replica, seq, removed_replica, removed_seq, removed_root"
+    static let edgeColumns = "id, target, hlc, replica, seq, removed_replica, removed_seq, removed_root"
 
-    private func edges(_ sql: String, _ arguments: [SQLValue]) throws -> [EdgeRecord] {
+    private func edges(_ sql: String, _ arguments: [SQLValue], includingRemoved: Bool = false) throws -> [EdgeRecord] {
         try connection.rows(sql, arguments).compactMap { row in
             guard case .text(let sourceText) = row[0], let source = UUID(uuidString: sourceText),
                   case .text(let targetText) = row[1], let target = UUID(uuidString: targetText),
                   let added = MergeEngine.stamp(row[2], row[3], row[4]) else { return nil }
-            if !row[5].isNull {
+            if !row[5].isNull && !includingRemoved {
                 // Removed, unless the removal came from a delete that was voided since.
                 guard let root = MergeEngine.deleteRoot(row[5], row[6], row[7]), voided.contains(root) else { return nil }
             }
@@ -43,6 +43,19 @@ extension MergeEngine {
         }
         guard let canonical = schema.inverse(of: relationship) else { return [] }
         return try liveEdges(to: object, canonical).map { (ObjectKey(entity: relationship.target, id: $0.source), $0.added) }
+    }
+
+    /// Every edge addition ever made between `object` and others through `relationship`, removed or not.
+    func everyEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)] {
+        if relationship.isCanonical {
+            return try edges("SELECT \(MergeEngine.edgeColumns) FROM _sync_edge WHERE entity = ? AND id = ? AND relationship = ?",
+                             [.text(object.entity), .text(object.id.uuidString), .text(relationship.name)], includingRemoved: true)
+                .map { (ObjectKey(entity: relationship.target, id: $0.target), $0.added) }
+        }
+        guard let canonical = schema.inverse(of: relationship) else { return [] }
+        return try edges("SELECT \(MergeEngine.edgeColumns) FROM _sync_edge WHERE entity = ? AND relationship = ? AND target = ?",
+                         [.text(canonical.entity), .text(canonical.name), .text(object.id.uuidString)], includingRemoved: true)
+            .map { (ObjectKey(entity: relationship.target, id: $0.source), $0.added) }
     }
 
     /// Whether the object exists and no delete in force (explicit or by cascade) removes it.
