@@ -126,3 +126,23 @@ import Testing
         }
     }
 }
+
+extension QueryFixture {
+    /// Runs `predicate` through SQL and through Foundation's `evaluate` over the same objects: the
+    /// objects, their order, the count and the identifiers must agree, and (when `discriminating`)
+    /// the data set must make the predicate keep some objects and drop others.
+    func check<Entity: PersistentEntity>(
+        _ all: [Entity], _ predicate: Predicate<Entity>, sortBy: [SortDescriptor<Entity>] = [],
+        discriminating: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try compare(all, predicate, sortBy: sortBy)
+        #expect(result.fetched == result.expected, "\(predicate)", sourceLocation: sourceLocation)
+        #expect(result.count == result.expected.count, sourceLocation: sourceLocation)
+        #expect(result.identifiers == result.expected, sourceLocation: sourceLocation)
+        if discriminating {
+            #expect(!result.expected.isEmpty && result.expected.count < result.total,
+                    "the data set should make this predicate keep some objects and drop others (kept \(result.expected.count) of \(result.total))",
+                    sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -112,20 +112,23 @@ final class QueryFixture {
     /// Checks that fetch, fetchCount and fetchIdentifiers agree with Foundation's in-memory
     /// evaluation over `all`. `discriminating` also requires the predicate to keep some
     /// objects and drop others, so a translation that ignores it cannot pass.
-    func check<Entity: PersistentEntity>(
-        _ all: [Entity], _ predicate: Predicate<Entity>, sortBy: [SortDescriptor<Entity>] = [],
-        discriminating: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
+    /// What the SQL path and Foundation's in-memory evaluation say for one predicate; the
+    /// assertions on it are `check(_:_:sortBy:discriminating:)` in PredicateRandomizedTests.swift.
+    struct Comparison {
+        var expected: [UUID]
+        var fetched: [UUID]
+        var count: Int
+        var identifiers: [UUID]
+        var total: Int
+    }
+
+    func compare<Entity: PersistentEntity>(
+        _ all: [Entity], _ predicate: Predicate<Entity>, sortBy: [SortDescriptor<Entity>]
+    ) throws -> Comparison {
         let expected = try QueryFixture.evaluate(all, predicate, sortBy)
         let descriptor = FetchDescriptor(predicate: predicate, sortBy: sortBy)
-        let fetched = try context.fetch(descriptor)
-        #expect(fetched.map(\.objectID) == expected.map(\.objectID), "\(predicate)", sourceLocation: sourceLocation)
-        #expect(try context.fetchCount(descriptor) == expected.count, sourceLocation: sourceLocation)
-        #expect(try context.fetchIdentifiers(descriptor) == expected.map(\.objectID), sourceLocation: sourceLocation)
-        if discriminating {
-            #expect(!expected.isEmpty && expected.count < all.count,
-                    "the data set should make this predicate keep some objects and drop others (kept \(expected.count) of \(all.count))",
-                    sourceLocation: sourceLocation)
-        }
+        return Comparison(
+            expected: expected.map(\.objectID), fetched: try context.fetch(descriptor).map(\.objectID),
+            count: try context.fetchCount(descriptor), identifiers: try context.fetchIdentifiers(descriptor), total: all.count)
     }
 }
