@@ -31,18 +31,8 @@ import Testing
             #expect(try replica.fetch(Member.self, loser)?.reports.isEmpty == true, "loser's reports on \(name)")
             #expect(try replica.fetch(Member.self, old.objectID)?.reports.isEmpty == true, "old manager's reports on \(name)")
         }
-        for (name, replica) in trio.both {
-            let entries = try replica.replica.conflicts()
-            #expect(entries.map(\.kind) == [.toOne], "journal of \(name): \(entries)")
-            guard let entry = entries.first else { continue }
-            #expect(entry.entity == "Member")
-            #expect(entry.objectID == report.objectID)
-            #expect(entry.property == "manager")
-            #expect(entry.winner?.value == journalJSON(winner))
-            #expect(entry.winner?.dot == (later == .a ? dotA : dotB))
-            #expect(entry.loser.value == journalJSON(loser))
-            #expect(entry.loser.dot == (later == .a ? dotB : dotA))
-        }
+        try expectOneToOneEntry(in: trio, entity: "Member", object: report.objectID, property: "manager",
+                                winner: winner, loser: loser, winnerDot: later == .a ? dotA : dotB, loserDot: later == .a ? dotB : dotA)
         try trio.expectConverged()
     }
 
@@ -72,18 +62,8 @@ import Testing
             #expect(try replica.fetch(Member.self, winner)?.leads?.objectID == team.objectID, "winner leads on \(name)")
             #expect(try replica.fetch(Member.self, loser)?.leads == nil, "loser leads on \(name)")
         }
-        for (name, replica) in trio.both {
-            let entries = try replica.replica.conflicts()
-            #expect(entries.map(\.kind) == [.toOne], "journal of \(name): \(entries)")
-            guard let entry = entries.first else { continue }
-            #expect(entry.entity == "Team")
-            #expect(entry.objectID == team.objectID)
-            #expect(entry.property == "leader")
-            #expect(entry.winner?.value == journalJSON(winner))
-            #expect(entry.winner?.dot == (later == .a ? dotA : dotB))
-            #expect(entry.loser.value == journalJSON(loser))
-            #expect(entry.loser.dot == (later == .a ? dotB : dotA))
-        }
+        try expectOneToOneEntry(in: trio, entity: "Team", object: team.objectID, property: "leader",
+                                winner: winner, loser: loser, winnerDot: later == .a ? dotA : dotB, loserDot: later == .a ? dotB : dotA)
         try trio.expectConverged()
     }
 
@@ -113,18 +93,27 @@ import Testing
             #expect(try replica.fetch(Team.self, winner)?.leader?.objectID == member.objectID, "winner's leader on \(name)")
             #expect(try replica.fetch(Team.self, loser)?.leader == nil, "loser's leader on \(name)")
         }
+        try expectOneToOneEntry(in: trio, entity: "Member", object: member.objectID, property: "leads",
+                                winner: winner, loser: loser, winnerDot: later == .a ? dotA : dotB, loserDot: later == .a ? dotB : dotA)
+        try trio.expectConverged()
+    }
+
+    /// Both replicas that wrote journal exactly one to-one resolution: `winner` over `loser`.
+    private func expectOneToOneEntry(
+        in trio: ReplicaTrio, entity: String, object: UUID, property: String,
+        winner: UUID, loser: UUID, winnerDot: Dot, loserDot: Dot, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         for (name, replica) in trio.both {
             let entries = try replica.replica.conflicts()
-            #expect(entries.map(\.kind) == [.toOne], "journal of \(name): \(entries)")
+            #expect(entries.map(\.kind) == [.toOne], "journal of \(name): \(entries)", sourceLocation: sourceLocation)
             guard let entry = entries.first else { continue }
-            #expect(entry.entity == "Member")
-            #expect(entry.objectID == member.objectID)
-            #expect(entry.property == "leads")
-            #expect(entry.winner?.value == journalJSON(winner))
-            #expect(entry.winner?.dot == (later == .a ? dotA : dotB))
-            #expect(entry.loser.value == journalJSON(loser))
-            #expect(entry.loser.dot == (later == .a ? dotB : dotA))
+            #expect(entry.entity == entity, sourceLocation: sourceLocation)
+            #expect(entry.objectID == object, sourceLocation: sourceLocation)
+            #expect(entry.property == property, sourceLocation: sourceLocation)
+            #expect(entry.winner?.value == journalJSON(winner), sourceLocation: sourceLocation)
+            #expect(entry.winner?.dot == winnerDot, sourceLocation: sourceLocation)
+            #expect(entry.loser.value == journalJSON(loser), sourceLocation: sourceLocation)
+            #expect(entry.loser.dot == loserDot, sourceLocation: sourceLocation)
         }
-        try trio.expectConverged()
     }
 }
