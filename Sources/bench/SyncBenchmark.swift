@@ -16,6 +16,11 @@ import SyncKit
 struct SyncBenchmark {
     let rows: Int
     let repeats: Int
+    /// The one part to run (one of ``parts``), or nil for all.
+    var only: String? = nil
+
+    /// The parts `--only` can name.
+    static let parts = ["capture", "merge", "end-to-end"]
 
     /// People replica A creates for the merge workloads.
     static let mergeObjects = 10_000
@@ -24,15 +29,20 @@ struct SyncBenchmark {
 
     func run() throws {
         print("== sync: change capture, merge and end to end, \(ProcessInfo.processInfo.activeProcessorCount) cores ==")
-        let insert = try insertWithCapture()
-        ResultTable.print([insert], repeats: repeats)
-        let merge = try self.merge()
-        var figures = [
-            GoalFigure(name: "insert + capture vs raw C", value: insert.ratio, goal: 0.35, unit: "x"),
-            GoalFigure(name: "merge: changes applied", value: merge.applied, goal: 150_000, unit: "changes/s"),
-            GoalFigure(name: "merge: changes stale", value: merge.stale, goal: 500_000, unit: "changes/s"),
-        ]
-        figures.append(try EndToEndBenchmark(objects: SyncBenchmark.mergeObjects, changes: SyncBenchmark.mergeChanges, repeats: repeats).run())
+        var figures: [GoalFigure] = []
+        if only == nil || only == "capture" {
+            let insert = try insertWithCapture()
+            ResultTable.print([insert], repeats: repeats)
+            figures.append(GoalFigure(name: "insert + capture vs raw C", value: insert.ratio, goal: 0.35, unit: "x"))
+        }
+        if only == nil || only == "merge" {
+            let merge = try self.merge()
+            figures.append(GoalFigure(name: "merge: changes applied", value: merge.applied, goal: 150_000, unit: "changes/s"))
+            figures.append(GoalFigure(name: "merge: changes stale", value: merge.stale, goal: 500_000, unit: "changes/s"))
+        }
+        if only == nil || only == "end-to-end" {
+            figures.append(try EndToEndBenchmark(objects: SyncBenchmark.mergeObjects, changes: SyncBenchmark.mergeChanges, repeats: repeats).run())
+        }
         print("")
         GoalFigure.print(figures, repeats: repeats)
         print("HTTP load (wrk, 1,000 idle keep-alive connections, syncd memory): scripts/bench-http.sh")

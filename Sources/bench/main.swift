@@ -9,6 +9,8 @@ struct BenchOptions {
     var rows = 100_000
     /// Runs per workload; the table reports the best and the median.
     var repeats = 3
+    /// For `sync`: run only this part (`capture`, `merge` or `end-to-end`), e.g. while profiling.
+    var only: String?
 }
 
 /// A benchmark the command line can run.
@@ -29,12 +31,12 @@ let subcommands: [Subcommand] = [
     },
     // Needs the release `syncd` next to the bench binary (`swift build -c release --product syncd`).
     Subcommand(name: "sync", summary: "insert with change capture vs raw C API, merge (applied and stale), end to end through syncd") {
-        try SyncBenchmark(rows: $0.rows, repeats: $0.repeats).run()
+        try SyncBenchmark(rows: $0.rows, repeats: $0.repeats, only: $0.only).run()
     },
 ]
 
 let usage = """
-    usage: bench <subcommand> [--rows N] [--repeat N]
+    usage: bench <subcommand> [--rows N] [--repeat N] [--only PART]
 
     subcommands:
     \(subcommands.map { "  " + pad($0.name, to: 8, right: false) + $0.summary }.joined(separator: "\n"))
@@ -43,6 +45,7 @@ let usage = """
     options:
       --rows N     objects per workload (default 100000)
       --repeat N   runs per workload; the best run counts, the median is shown too (default 3)
+      --only PART  sync only: run one part, capture, merge or end-to-end (for profiling)
 
     """
 
@@ -59,6 +62,13 @@ func parseOptions(_ arguments: ArraySlice<String>) -> BenchOptions {
     var options = BenchOptions()
     var remaining = arguments
     while let flag = remaining.popFirst() {
+        if flag == "--only" {
+            guard let part = remaining.popFirst(), SyncBenchmark.parts.contains(part) else {
+                exitWithUsage("--only needs one of \(SyncBenchmark.parts.joined(separator: ", "))")
+            }
+            options.only = part
+            continue
+        }
         guard flag == "--rows" || flag == "--repeat" else { exitWithUsage("unknown option \(flag)") }
         guard let text = remaining.popFirst(), let value = Int(text), value > 0 else {
             exitWithUsage("\(flag) needs a positive whole number")
