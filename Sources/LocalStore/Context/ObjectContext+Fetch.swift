@@ -46,13 +46,13 @@ extension ObjectContext {
     func object(id: UUID, mapping: EntityMapping) throws -> (any PersistentEntity)? {
         if let registered = registeredObjects[id] { return registered }
         let sql = "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table)) WHERE id = ?"
-        return try fetchObjects(mapping, sql: sql, arguments: [.text(id.uuidString)]).first
+        return try fetchObjects(mapping, sql: sql, arguments: [.text(id.storageText)]).first
     }
 
     /// The object for a stored row: the registered one if this context has it (its in-memory
     /// state wins over the row), otherwise a new object filled from the row.
     func materialize(_ mapping: EntityMapping, row: [SQLValue]) throws -> any PersistentEntity {
-        guard case .text(let idText) = row[0], let id = UUID(uuidString: idText) else {
+        guard case .text(let idText) = row[0], let id = UUID(storageText: idText) else {
             throw StoreError(.corruptValue, "a row of \(mapping.name) has the identifier \(row[0]), which is not a UUID", entity: mapping.name)
         }
         if let registered = registeredObjects[id] { return registered }
@@ -74,7 +74,7 @@ extension ObjectContext {
         state.isStored = true
         for relationship in mapping.relationships {
             if let offset = relationship.foreignKeyOffset {
-                guard case .text(let targetText) = row[1 + offset], let target = UUID(uuidString: targetText) else {
+                guard case .text(let targetText) = row[1 + offset], let target = UUID(storageText: targetText) else {
                     state.faults[relationship.index] = .toOne(nil)
                     continue
                 }
@@ -101,12 +101,12 @@ extension ObjectContext {
         case (.toMany, .inverseForeignKey(let table, let column, let positionColumn)):
             var sql = "SELECT \(target.selectList) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?"
             if let positionColumn { sql += " ORDER BY \(quoteIdentifier(positionColumn)), rowid" }
-            members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.uuidString)])
+            members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.storageText)])
         case (.toMany, .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn)):
             let columns = (["id"] + target.columns.map(\.name)).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
             var sql = "SELECT \(columns) FROM \(quoteIdentifier(target.table)) t JOIN \(quoteIdentifier(table)) j ON j.\(quoteIdentifier(memberColumn)) = t.id WHERE j.\(quoteIdentifier(ownerColumn)) = ?"
             if let positionColumn { sql += " ORDER BY j.\(quoteIdentifier(positionColumn)), j.rowid" }
-            members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.uuidString)])
+            members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.storageText)])
         case (.toMany, .foreignKey):
             members = []
         }

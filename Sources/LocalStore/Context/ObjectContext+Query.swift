@@ -79,7 +79,7 @@ extension ObjectContext {
         return try withPendingChanges(descriptor.includePendingChanges) {
             var identifiers: [UUID] = []
             try run(query) { statement in
-                guard case .text(let text) = statement.value(at: 0), let id = UUID(uuidString: text) else {
+                guard case .text(let text) = statement.value(at: 0), let id = UUID(storageText: text) else {
                     throw StoreError(.corruptValue, "a row of \(plan.mapping.name) has an identifier that is not a UUID", entity: plan.mapping.name)
                 }
                 identifiers.append(id)

@@ -13,7 +13,7 @@ extension ObjectContext {
     public func refresh(objectIDs: Set<UUID>? = nil) throws {
         let candidates: [any PersistentEntity]
         if let objectIDs {
-            candidates = objectIDs.sorted { $0.uuidString < $1.uuidString }.compactMap { registeredObjects[$0] }
+            candidates = objectIDs.sorted { $0.storageText < $1.storageText }.compactMap { registeredObjects[$0] }
         } else {
             candidates = Array(registeredObjects.values)
         }
@@ -21,7 +21,7 @@ extension ObjectContext {
         for object in candidates where object._$entityState.isStored {
             let mapping = mapping(for: object)
             let rows = try connection.rows(
-                "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table)) WHERE id = ?", [.text(object.objectID.uuidString)])
+                "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table)) WHERE id = ?", [.text(object.objectID.storageText)])
             guard let row = rows.first else {
                 vanished.append(object)
                 continue
@@ -44,7 +44,7 @@ extension ObjectContext {
         }
         for relationship in mapping.relationships where state.originalRelationships[relationship.index] == nil {
             if let offset = relationship.foreignKeyOffset {
-                if case .text(let text) = row[1 + offset], let target = UUID(uuidString: text) {
+                if case .text(let text) = row[1 + offset], let target = UUID(storageText: text) {
                     state.faults[relationship.index] = .toOne(target)
                 } else {
                     state.faults[relationship.index] = .toOne(nil)

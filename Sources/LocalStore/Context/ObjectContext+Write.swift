@@ -35,7 +35,7 @@ extension ObjectContext {
                 attribute.accessor.encode(object, into: &values)
                 let conditions = attribute.columns.map { "\(quoteIdentifier($0.name)) IS ?" }.joined(separator: " AND ")
                 let sql = "SELECT id FROM \(quoteIdentifier(mapping.table)) WHERE \(conditions) AND id != ? LIMIT 1"
-                guard let other = try connection.rows(sql, values + [.text(object.objectID.uuidString)]).first?.first else { continue }
+                guard let other = try connection.rows(sql, values + [.text(object.objectID.storageText)]).first?.first else { continue }
                 throw StoreError(
                     .uniqueViolation,
                     "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) (\(other.description)) already has \(values.count == 1 ? values[0].description : values.description)",
@@ -71,13 +71,13 @@ extension ObjectContext {
 
     private func insertRow(of object: any PersistentEntity, positions: [ObjectIdentifier: Int]) throws {
         let mapping = mapping(for: object)
-        var values: [SQLValue] = [.text(object.objectID.uuidString)]
+        var values: [SQLValue] = [.text(object.objectID.storageText)]
         values.reserveCapacity(mapping.columns.count + 1)
         for attribute in mapping.description.attributes { attribute.accessor.encode(object, into: &values) }
         for relationship in mapping.relationships {
             guard case .foreignKey(_, let positionColumn) = relationship.storage else { continue }
             let target = relationship.description.accessor.firstMember(of: object)
-            values.append(target.map { .text($0.objectID.uuidString) } ?? .null)
+            values.append(target.map { .text($0.objectID.storageText) } ?? .null)
             if positionColumn != nil {
                 values.append(target == nil ? .null : positions[ObjectIdentifier(object)].map { .integer(Int64($0)) } ?? .null)
             }
@@ -102,7 +102,7 @@ extension ObjectContext {
             guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
             let target = relationship.description.accessor.firstMember(of: object)
             columns.append(column)
-            values.append(target.map { .text($0.objectID.uuidString) } ?? .null)
+            values.append(target.map { .text($0.objectID.storageText) } ?? .null)
             if let positionColumn {
                 columns.append(positionColumn)
                 values.append(target == nil ? .null : positions[ObjectIdentifier(object)].map { .integer(Int64($0)) } ?? .null)
@@ -110,7 +110,7 @@ extension ObjectContext {
         }
         guard !columns.isEmpty else { return }
         let assignments = columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
-        values.append(.text(object.objectID.uuidString))
+        values.append(.text(object.objectID.storageText))
         try write("UPDATE \(quoteIdentifier(mapping.table)) SET \(assignments) WHERE id = ?", values, object: object, mapping: mapping)
     }
 
@@ -124,7 +124,7 @@ extension ObjectContext {
             for (index, member) in members.enumerated() {
                 let entity = member as! any PersistentEntity
                 guard entity._$entityState.status == .persistent, originalIndex[ObjectIdentifier(member)] != index else { continue }
-                try connection.run(sql, [.integer(Int64(index)), .text(entity.objectID.uuidString)])
+                try connection.run(sql, [.integer(Int64(index)), .text(entity.objectID.storageText)])
             }
         }
     }
@@ -136,7 +136,7 @@ extension ObjectContext {
             guard case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn) = relationship.storage,
                   ownerColumn == "owner" else { continue }
             guard state.status == .inserted || state.originalRelationships[relationship.index] != nil else { continue }
-            let ownerID = SQLValue.text(object.objectID.uuidString)
+            let ownerID = SQLValue.text(object.objectID.storageText)
             if state.status != .inserted {
                 try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE owner = ?", [ownerID])
             }
@@ -144,7 +144,7 @@ extension ObjectContext {
             if let positionColumn { columns.append(positionColumn) }
             let sql = "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
             for (index, member) in relationship.description.accessor.members(of: object).enumerated() {
-                var values = [ownerID, .text((member as! any PersistentEntity).objectID.uuidString)]
+                var values = [ownerID, .text((member as! any PersistentEntity).objectID.storageText)]
                 if positionColumn != nil { values.append(.integer(Int64(index))) }
                 try connection.run(sql, values)
             }
@@ -153,7 +153,7 @@ extension ObjectContext {
 
     private func deleteRow(of object: any PersistentEntity) throws {
         let mapping = mapping(for: object)
-        let id = SQLValue.text(object.objectID.uuidString)
+        let id = SQLValue.text(object.objectID.storageText)
         try connection.run("DELETE FROM \(quoteIdentifier(mapping.table)) WHERE id = ?", [id])
         for relationship in mapping.relationships {
             guard case .joinTable(let table, let ownerColumn, _, _) = relationship.storage else { continue }

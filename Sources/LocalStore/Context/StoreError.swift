@@ -79,7 +79,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         if let entity { parts.append("entity: \(entity)") }
         if let attribute { parts.append("attribute: \(attribute)") }
         if let relationship { parts.append("relationship: \(relationship)") }
-        if let objectID { parts.append("object: \(objectID.uuidString)") }
+        if let objectID { parts.append("object: \(objectID.storageText)") }
         if let sqliteCode { parts.append("SQLite code: \(sqliteCode)") }
         if let path { parts.append("file: \(path)") }
         if let sql { parts.append("SQL: \(sql)") }

@@ -65,8 +65,8 @@ struct ValueCodec {
     /// The identifier of an entity's objects.
     static func identifier(_ entity: String) -> ValueCodec {
         ValueCodec(type: .uuid, storage: .default, encode: { value in
-            if let object = value as? any PersistentEntity { return .text(object.objectID.uuidString) }
-            if let id = value as? UUID { return .text(id.uuidString) }
+            if let object = value as? any PersistentEntity { return .text(object.objectID.storageText) }
+            if let id = value as? UUID { return .text(id.storageText) }
             return nil
         }, label: "\(entity).objectID")
     }
@@ -85,7 +85,7 @@ struct ValueCodec {
     static func encodeAny(_ value: Any) -> SQLValue? {
         if isNil(value) { return .null }
         if let attributeValue = value as? any AttributeValue { return attributeValue.sqlValue }
-        if let object = value as? any PersistentEntity { return .text(object.objectID.uuidString) }
+        if let object = value as? any PersistentEntity { return .text(object.objectID.storageText) }
         if let representable = value as? any RawRepresentable, let raw = representable.rawValue as? any AttributeValue {
             return raw.sqlValue
         }

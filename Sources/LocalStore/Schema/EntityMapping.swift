@@ -54,6 +54,8 @@ struct EntityMapping: Sendable {
 }
 
 /// Quotes an SQL identifier (table or column name).
-func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+package func quoteIdentifier(_ name: String) -> String {
+    // Statements are built per row on hot paths; names with quotes in them are rare.
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -51,6 +51,6 @@ struct Stamp: Hashable, Comparable, Sendable {
 
     static func < (lhs: Stamp, rhs: Stamp) -> Bool {
         if lhs.hlc != rhs.hlc { return lhs.hlc < rhs.hlc }
-        return lhs.replica.uuidString < rhs.replica.uuidString
+        return lhs.replica.precedesInStorageOrder(rhs.replica)
     }
 }

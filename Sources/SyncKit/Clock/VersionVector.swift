@@ -14,10 +14,10 @@ public struct Dot: Hashable, Comparable, Sendable, Codable, CustomStringConverti
     }
 
     public static func < (lhs: Dot, rhs: Dot) -> Bool {
-        (lhs.replica.uuidString, lhs.seq) < (rhs.replica.uuidString, rhs.seq)
+        lhs.replica != rhs.replica ? lhs.replica.precedesInStorageOrder(rhs.replica) : lhs.seq < rhs.seq
     }
 
-    public var description: String { "\(replica.uuidString):\(seq)" }
+    public var description: String { "\(replica.storageText):\(seq)" }
 }
 
 /// For every replica, the highest seq of its change sets that have been applied.

@@ -31,7 +31,10 @@ final class ChangeRecorder: SaveObserver {
         try engine.apply(changeSet, deletedValues: deletedValues)
         // A local change can still bear on earlier deletes (say, by removing the reference that
         // voided one); the store must then equal what every other replica will compute.
-        guard !engine.touchedRoots.isEmpty else { return [] }
+        guard !engine.touchedRoots.isEmpty else {
+            try engine.flushPendingWrites()
+            return []
+        }
         return try engine.materialize()
     }
 
@@ -89,14 +92,14 @@ final class ChangeRecorder: SaveObserver {
             // Every live edge goes, including ones that lost a concurrent write and never showed:
             // the object now holds exactly what the app set.
             let target = after.first
-            for stale in Set(live.map(\.target)).subtracting(target.map { [$0] } ?? []).sorted(by: { $0.uuidString < $1.uuidString }) { unlink(stale) }
+            for stale in Set(live.map(\.target)).subtracting(target.map { [$0] } ?? []).sorted(by: { $0.storageText < $1.storageText }) { unlink(stale) }
             if let target, target != before.first || !live.contains(where: { $0.target == target }) { link(target) }
         } else {
             let kept = Set(after)
-            for removed in Set(before).subtracting(kept).sorted(by: { $0.uuidString < $1.uuidString }) { unlink(removed) }
+            for removed in Set(before).subtracting(kept).sorted(by: { $0.storageText < $1.storageText }) { unlink(removed) }
             let previous = Set(before)
             var added = after.filter { !previous.contains($0) }
-            if relationship.kind == .toMany { added.sort { $0.uuidString < $1.uuidString } }
+            if relationship.kind == .toMany { added.sort { $0.storageText < $1.storageText } }
             for member in added { link(member) }
         }
         return operations
@@ -110,8 +113,8 @@ final class ChangeRecorder: SaveObserver {
         guard !members.isEmpty else { return [] }
         var existing: [UUID: String] = [:]
         for row in try engine.connection.rows("SELECT member, key FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
-                                              [.text(owner.entity), .text(owner.id.uuidString), .text(relationship.name)]) {
-            if case .text(let member) = row[0], let id = UUID(uuidString: member), case .text(let key) = row[1] { existing[id] = key }
+                                              [.text(owner.entity), .text(owner.id.storageText), .text(relationship.name)]) {
+            if case .text(let member) = row[0], let id = UUID(storageText: member), case .text(let key) = row[1] { existing[id] = key }
         }
         let keys = members.map { existing[$0] }
         let kept = PositionOrder.longestIncreasingRun(keys)

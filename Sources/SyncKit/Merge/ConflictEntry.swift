@@ -61,10 +61,10 @@ enum ConflictJournal {
         encoder.outputFormatting = [.sortedKeys]
         try connection.run(
             "INSERT INTO _sync_journal (kind, entity, object, property, winner, loser, cause_replica, cause_seq, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [.text(kind.rawValue), .text(entity), .text(object.uuidString), property.map(SQLValue.text) ?? .null,
+            [.text(kind.rawValue), .text(entity), .text(object.storageText), property.map(SQLValue.text) ?? .null,
              try winner.map { .text(String(decoding: try encoder.encode($0), as: UTF8.self)) } ?? .null,
              .text(String(decoding: try encoder.encode(loser), as: UTF8.self)),
-             .text(cause.replica.uuidString), .integer(Int64(cause.seq)), .text(detail)])
+             .text(cause.replica.storageText), .integer(Int64(cause.seq)), .text(detail)])
     }
 
     static func entries(on connection: SQLiteConnection) throws -> [ConflictEntry] {
@@ -73,8 +73,8 @@ enum ConflictJournal {
             "SELECT number, kind, entity, object, property, winner, loser, cause_replica, cause_seq, detail FROM _sync_journal ORDER BY number"
         ).map { row in
             guard case .integer(let number) = row[0], case .text(let kind) = row[1], let kindValue = ConflictEntry.Kind(rawValue: kind),
-                  case .text(let entity) = row[2], case .text(let object) = row[3], let objectID = UUID(uuidString: object),
-                  case .text(let loser) = row[6], case .text(let causeReplica) = row[7], let cause = UUID(uuidString: causeReplica),
+                  case .text(let entity) = row[2], case .text(let object) = row[3], let objectID = UUID(storageText: object),
+                  case .text(let loser) = row[6], case .text(let causeReplica) = row[7], let cause = UUID(storageText: causeReplica),
                   case .integer(let causeSeq) = row[8], case .text(let detail) = row[9] else {
                 throw SyncError(.notSyncable, "a conflict journal row is damaged")
             }

@@ -56,9 +56,9 @@ extension MergeEngine {
     private func cascade(of root: DeleteRoot) throws -> CascadeOutcome {
         let explicit = Set(try connection.rows(
             "SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND implicit = 0",
-            [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
+            [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
         ).compactMap { row -> ObjectKey? in
-            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText) else { return nil }
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { return nil }
             return ObjectKey(entity: entity, id: id)
         })
         let deleterVector = try vector(of: root.dot)
@@ -118,22 +118,23 @@ extension MergeEngine {
 
     /// Makes the cascade deletes recorded for `root` exactly `implicit`; returns whether anything changed.
     private func replaceImplicitDeletes(of root: DeleteRoot, with implicit: Set<ObjectKey>) throws -> Bool {
-        let arguments: [SQLValue] = [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
+        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
         let stored = Set(try connection.rows(
             "SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND implicit = 1", arguments
         ).compactMap { row -> ObjectKey? in
-            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText) else { return nil }
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { return nil }
             return ObjectKey(entity: entity, id: id)
         })
         guard stored != implicit else { return false }
         for object in stored.subtracting(implicit).sorted() {
             try connection.run("DELETE FROM _sync_delete WHERE entity = ? AND id = ? AND replica = ? AND seq = ? AND root = ? AND implicit = 1",
-                               [.text(object.entity), .text(object.id.uuidString)] + arguments)
+                               [.text(object.entity), .text(object.id.storageText)] + arguments)
             try markChanged(object)
         }
         for object in implicit.subtracting(stored).sorted() {
+            objects[object]?.mayBeDeleted = true
             try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 1)",
-                               [.text(object.entity), .text(object.id.uuidString)] + arguments)
+                               [.text(object.entity), .text(object.id.storageText)] + arguments)
             try markChanged(object)
             guard !voided.contains(root) else { continue }
             try ConflictJournal.record(
@@ -147,7 +148,7 @@ extension MergeEngine {
 
     /// Voids (or reinstates) every delete of `root` and the unlinks it made; what they touch is rewritten.
     private func setVoided(_ root: DeleteRoot, _ isVoid: Bool) throws {
-        let arguments: [SQLValue] = [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
+        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
         if isVoid {
             voided.insert(root)
             try connection.run("INSERT OR IGNORE INTO _sync_void (replica, seq, root) VALUES (?, ?, ?)", arguments)
@@ -156,12 +157,12 @@ extension MergeEngine {
             try connection.run("DELETE FROM _sync_void WHERE replica = ? AND seq = ? AND root = ?", arguments)
         }
         for row in try connection.rows("SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ?", arguments) {
-            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText) else { continue }
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { continue }
             try markChanged(ObjectKey(entity: entity, id: id))
         }
         for row in try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?", arguments) {
-            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(uuidString: idText),
-                  case .text(let name) = row[2], case .text(let targetText) = row[3], let target = UUID(uuidString: targetText),
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText),
+                  case .text(let name) = row[2], case .text(let targetText) = row[3], let target = UUID(storageText: targetText),
                   let relationship = schema.entity(entity)?.relationship(name) else { continue }
             try markChanged(ObjectKey(entity: entity, id: id))
             try markChanged(ObjectKey(entity: relationship.target, id: target))
@@ -169,9 +170,9 @@ extension MergeEngine {
     }
 
     private func journalVoided(_ root: DeleteRoot, deniedBy edge: (object: ObjectKey, relationship: String, other: ObjectKey)?) throws {
-        let arguments: [SQLValue] = [.text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(root.root.uuidString)]
+        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
         let rootEntity = try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
-                                             arguments + [.text(root.root.uuidString)]).first?.first?.textValue ?? ""
+                                             arguments + [.text(root.root.storageText)]).first?.first?.textValue ?? ""
         let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
         try ConflictJournal.record(
             .voidedDelete, entity: rootEntity, object: root.root, property: edge?.relationship, winner: nil,
@@ -181,14 +182,14 @@ extension MergeEngine {
 
     private func journalDroppedReference(from other: ObjectKey, to deleted: ObjectKey, relationship: SyncSchema.Relationship, added: Stamp, root: DeleteRoot) throws {
         let property = relationship.inverse
-        let loser = side("\"\(deleted.id.uuidString)\"", added)
+        let loser = side("\"\(deleted.id.storageText)\"", added)
         // Encoded exactly as ConflictJournal.record stores it (sorted keys), or it never matches.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let loserJSON = String(decoding: try encoder.encode(loser), as: UTF8.self)
         let seen = try connection.rows(
             "SELECT 1 FROM _sync_journal WHERE kind = 'reference_dropped' AND entity = ? AND object = ? AND property = ? AND cause_replica = ? AND cause_seq = ? AND loser = ?",
-            [.text(other.entity), .text(other.id.uuidString), .text(property), .text(root.dot.replica.uuidString), .integer(Int64(root.dot.seq)), .text(loserJSON)])
+            [.text(other.entity), .text(other.id.storageText), .text(property), .text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(loserJSON)])
         guard seen.isEmpty else { return }
         try ConflictJournal.record(
             .referenceDropped, entity: other.entity, object: other.id, property: property,
@@ -199,7 +200,7 @@ extension MergeEngine {
 
     func hlc(of dot: Dot) throws -> HLC {
         if case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?",
-                                                           [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first?.first {
+                                                           [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first?.first {
             return HLC(rawValue: UInt64(bitPattern: value))
         }
         return HLC(rawValue: 0)
@@ -231,7 +232,7 @@ extension MergeEngine {
     /// Adds the roots of every delete of `object` to those the next round re-judges.
     func touchRoots(of object: ObjectKey) throws {
         for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ?",
-                                       [.text(object.entity), .text(object.id.uuidString)]) {
+                                       [.text(object.entity), .text(object.id.storageText)]) {
             if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { touchedRoots.insert(root) }
         }
     }

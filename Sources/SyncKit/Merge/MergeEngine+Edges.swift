@@ -13,8 +13,8 @@ extension MergeEngine {
 
     private func edges(_ sql: String, _ arguments: [SQLValue], includingRemoved: Bool = false) throws -> [EdgeRecord] {
         try connection.rows(sql, arguments).compactMap { row in
-            guard case .text(let sourceText) = row[0], let source = UUID(uuidString: sourceText),
-                  case .text(let targetText) = row[1], let target = UUID(uuidString: targetText),
+            guard case .text(let sourceText) = row[0], let source = UUID(storageText: sourceText),
+                  case .text(let targetText) = row[1], let target = UUID(storageText: targetText),
                   let added = MergeEngine.stamp(row[2], row[3], row[4]) else { return nil }
             if !row[5].isNull && !includingRemoved {
                 // Removed, unless the removal came from a delete that was voided since.
@@ -27,13 +27,13 @@ extension MergeEngine {
     /// Live edge additions from `source` through the canonical `relationship`.
     func liveEdges(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
         try edges("SELECT \(MergeEngine.edgeColumns) FROM _sync_edge WHERE entity = ? AND id = ? AND relationship = ?",
-                  [.text(source.entity), .text(source.id.uuidString), .text(relationship.name)])
+                  [.text(source.entity), .text(source.id.storageText), .text(relationship.name)])
     }
 
     /// Live edge additions into `target` through the canonical `relationship`.
     func liveEdges(to target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
         try edges("SELECT \(MergeEngine.edgeColumns) FROM _sync_edge WHERE entity = ? AND relationship = ? AND target = ?",
-                  [.text(relationship.entity), .text(relationship.name), .text(target.id.uuidString)])
+                  [.text(relationship.entity), .text(relationship.name), .text(target.id.storageText)])
     }
 
     /// The objects at the other end of `object`'s `relationship` (either side), with the stamp of each live edge addition.
@@ -49,20 +49,21 @@ extension MergeEngine {
     func everyEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)] {
         if relationship.isCanonical {
             return try edges("SELECT \(MergeEngine.edgeColumns) FROM _sync_edge WHERE entity = ? AND id = ? AND relationship = ?",
-                             [.text(object.entity), .text(object.id.uuidString), .text(relationship.name)], includingRemoved: true)
+                             [.text(object.entity), .text(object.id.storageText), .text(relationship.name)], includingRemoved: true)
                 .map { (ObjectKey(entity: relationship.target, id: $0.target), $0.added) }
         }
         guard let canonical = schema.inverse(of: relationship) else { return [] }
         return try edges("SELECT \(MergeEngine.edgeColumns) FROM _sync_edge WHERE entity = ? AND relationship = ? AND target = ?",
-                         [.text(canonical.entity), .text(canonical.name), .text(object.id.uuidString)], includingRemoved: true)
+                         [.text(canonical.entity), .text(canonical.name), .text(object.id.storageText)], includingRemoved: true)
             .map { (ObjectKey(entity: relationship.target, id: $0.source), $0.added) }
     }
 
     /// Whether the object exists and no delete in force (explicit or by cascade) removes it.
     func isAlive(_ object: ObjectKey, ignoring ignoredRoot: DeleteRoot? = nil) throws -> Bool {
-        guard try info(object) != nil else { return false }
+        guard let known = try info(object) else { return false }
+        guard known.mayBeDeleted else { return true }
         for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ?",
-                                       [.text(object.entity), .text(object.id.uuidString)]) {
+                                       [.text(object.entity), .text(object.id.storageText)]) {
             guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) else { continue }
             if root != ignoredRoot && !voided.contains(root) { return false }
         }

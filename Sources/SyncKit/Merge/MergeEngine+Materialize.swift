@@ -6,6 +6,7 @@ extension MergeEngine {
     /// edges in force. Returns the identifiers of the objects whose rows were rewritten.
     @discardableResult
     func materialize() throws -> Set<UUID> {
+        try flushPendingWrites()
         try resolveDeletes()
         var changed = rewrittenAttributes
         // Rows first: an object that appears or disappears changes the relationships of its neighbours.
@@ -59,11 +60,11 @@ extension MergeEngine {
     private func insertRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
         let values = try detachedColumns(of: object)
         let columns = entity.attributes.flatMap(\.columns)
-        let names = (["id"] + columns).map(quote).joined(separator: ", ")
+        let names = (["id"] + columns).map(quoteIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
-        try connection.run("INSERT INTO \(quote(entity.table)) (\(names)) VALUES (\(placeholders))",
-                           [.text(object.id.uuidString)] + columns.map { values[$0] ?? .null })
-        try connection.run("UPDATE _sync_object SET tombstone = NULL WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.uuidString)])
+        try connection.run("INSERT INTO \(quoteIdentifier(entity.table)) (\(names)) VALUES (\(placeholders))",
+                           [.text(object.id.storageText)] + columns.map { values[$0] ?? .null })
+        try connection.run("UPDATE _sync_object SET tombstone = NULL WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)])
         objects[object]?.hasRow = true
         detachedValues[object] = nil
     }
@@ -72,13 +73,13 @@ extension MergeEngine {
         let columns = entity.attributes.flatMap(\.columns)
         var values: [String: SQLValue] = [:]
         if !columns.isEmpty, let row = try connection.rows(
-            "SELECT \(columns.map(quote).joined(separator: ", ")) FROM \(quote(entity.table)) WHERE id = ?", [.text(object.id.uuidString)]).first {
+            "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(object.id.storageText)]).first {
             for (column, value) in zip(columns, row) { values[column] = value }
         }
-        try connection.run("DELETE FROM \(quote(entity.table)) WHERE id = ?", [.text(object.id.uuidString)])
+        try connection.run("DELETE FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(object.id.storageText)])
         for relationship in entity.relationships where relationship.storage.kind == "joinTable" {
             guard let table = relationship.storage.table, let column = relationship.storage.ownerColumn else { continue }
-            try connection.run("DELETE FROM \(quote(table)) WHERE \(quote(column)) = ?", [.text(object.id.uuidString)])
+            try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?", [.text(object.id.storageText)])
         }
         objects[object]?.hasRow = false
         detachedValues[object] = values
@@ -126,14 +127,14 @@ extension MergeEngine {
                 } else {
                     target = nil
                 }
-                try connection.run("UPDATE \(quote(entity.table)) SET \(quote(column)) = ? WHERE id = ?",
-                                   [target.map { .text($0.uuidString) } ?? .null, .text(object.id.uuidString)])
+                try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(quoteIdentifier(column)) = ? WHERE id = ?",
+                                   [target.map { .text($0.storageText) } ?? .null, .text(object.id.storageText)])
                 if let positionColumn = relationship.storage.positionColumn {
                     if let target, let inverse = schema.inverse(of: relationship) {
                         // The owner's pass numbers its members, this one included.
                         reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: target))
                     } else {
-                        try connection.run("UPDATE \(quote(entity.table)) SET \(quote(positionColumn)) = NULL WHERE id = ?", [.text(object.id.uuidString)])
+                        try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(quoteIdentifier(positionColumn)) = NULL WHERE id = ?", [.text(object.id.storageText)])
                     }
                 }
             case "joinTable" where relationship.storage.ownerColumn == "owner":
@@ -143,11 +144,11 @@ extension MergeEngine {
                     if !members.contains(edge.target) { members.append(edge.target) }
                 }
                 if relationship.kind == .orderedToMany { members = try ordered(members, owner: object, relationship: relationship.name) }
-                try connection.run("DELETE FROM \(quote(table)) WHERE owner = ?", [.text(object.id.uuidString)])
+                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE owner = ?", [.text(object.id.storageText)])
                 let hasPosition = relationship.storage.positionColumn != nil
-                let sql = "INSERT INTO \(quote(table)) (owner, member\(hasPosition ? ", position" : "")) VALUES (?, ?\(hasPosition ? ", ?" : ""))"
-                for (index, member) in members.sorted(by: { hasPosition ? false : $0.uuidString < $1.uuidString }).enumerated() {
-                    try connection.run(sql, [.text(object.id.uuidString), .text(member.uuidString)] + (hasPosition ? [.integer(Int64(index))] : []))
+                let sql = "INSERT INTO \(quoteIdentifier(table)) (owner, member\(hasPosition ? ", position" : "")) VALUES (?, ?\(hasPosition ? ", ?" : ""))"
+                for (index, member) in members.sorted(by: { hasPosition ? false : $0.storageText < $1.storageText }).enumerated() {
+                    try connection.run(sql, [.text(object.id.storageText), .text(member.storageText)] + (hasPosition ? [.integer(Int64(index))] : []))
                 }
             default:
                 continue
@@ -161,12 +162,12 @@ extension MergeEngine {
             guard let table = relationship.storage.table, let column = relationship.storage.column,
                   let positionColumn = relationship.storage.positionColumn else { continue }
             var current: [UUID: SQLValue] = [:]
-            for row in try connection.rows("SELECT id, \(quote(positionColumn)) FROM \(quote(table)) WHERE \(quote(column)) = ?", [.text(owner.id.uuidString)]) {
-                if case .text(let text) = row[0], let id = UUID(uuidString: text) { current[id] = row[1] }
+            for row in try connection.rows("SELECT id, \(quoteIdentifier(positionColumn)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?", [.text(owner.id.storageText)]) {
+                if case .text(let text) = row[0], let id = UUID(storageText: text) { current[id] = row[1] }
             }
             let members = try ordered(Array(current.keys), owner: owner, relationship: relationship.name)
             for (index, member) in members.enumerated() where current[member] != .integer(Int64(index)) {
-                try connection.run("UPDATE \(quote(table)) SET \(quote(positionColumn)) = ? WHERE id = ?", [.integer(Int64(index)), .text(member.uuidString)])
+                try connection.run("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE id = ?", [.integer(Int64(index)), .text(member.storageText)])
             }
         }
     }
@@ -175,8 +176,8 @@ extension MergeEngine {
     func ordered(_ members: [UUID], owner: ObjectKey, relationship: String) throws -> [UUID] {
         var keys: [UUID: (key: String, stamp: Stamp)] = [:]
         for row in try connection.rows("SELECT member, key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
-                                       [.text(owner.entity), .text(owner.id.uuidString), .text(relationship)]) {
-            guard case .text(let text) = row[0], let member = UUID(uuidString: text), case .text(let key) = row[1],
+                                       [.text(owner.entity), .text(owner.id.storageText), .text(relationship)]) {
+            guard case .text(let text) = row[0], let member = UUID(storageText: text), case .text(let key) = row[1],
                   let stamp = MergeEngine.stamp(row[2], row[3], row[4]) else { continue }
             keys[member] = (key, stamp)
         }
@@ -185,10 +186,10 @@ extension MergeEngine {
             case (let l?, let r?):
                 if l.key != r.key { return l.key < r.key }
                 if l.stamp != r.stamp { return l.stamp < r.stamp }
-                return left.uuidString < right.uuidString
+                return left.storageText < right.storageText
             case (.some, .none): return true
             case (.none, .some): return false
-            case (.none, .none): return left.uuidString < right.uuidString
+            case (.none, .none): return left.storageText < right.storageText
             }
         }
     }

@@ -6,7 +6,7 @@ struct ObjectKey: Hashable, Comparable, Sendable {
     var id: UUID
 
     static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool {
-        (lhs.entity, lhs.id.uuidString) < (rhs.entity, rhs.id.uuidString)
+        lhs.entity != rhs.entity ? lhs.entity < rhs.entity : lhs.id.precedesInStorageOrder(rhs.id)
     }
 }
 
@@ -17,7 +17,7 @@ struct DeleteRoot: Hashable, Comparable, Sendable {
     var root: UUID
 
     static func < (lhs: DeleteRoot, rhs: DeleteRoot) -> Bool {
-        (lhs.dot, lhs.root.uuidString) < (rhs.dot, rhs.root.uuidString)
+        lhs.dot != rhs.dot ? lhs.dot < rhs.dot : lhs.root.precedesInStorageOrder(rhs.root)
     }
 }
 
@@ -34,6 +34,15 @@ final class MergeEngine {
         var creation: Stamp
         /// Whether the object has a row in its entity table; if not, its values are in `_sync_object.tombstone`.
         var hasRow: Bool
+        /// False only when `_sync_delete` surely has no row for the object, so the lookups deletes
+        /// need can be skipped for the (many) objects nobody deleted.
+        var mayBeDeleted: Bool
+    }
+
+    /// One attribute of one object, as the batch's caches key it.
+    struct FieldKey: Hashable {
+        var object: ObjectKey
+        var field: String
     }
 
     let schema: SyncSchema
@@ -51,8 +60,17 @@ final class MergeEngine {
     var reorderedOwners: Set<ObjectKey> = []
     /// Objects whose stored attribute values a remote write changed.
     var rewrittenAttributes: Set<UUID> = []
-    private var current: ChangeSet!
-    private var createdInCurrent: Set<ObjectKey> = []
+    /// The stamps of `_sync_field`, read once per object per batch.
+    var storedFieldStamps: [ObjectKey: [String: Stamp]] = [:]
+    /// Stamps of writes this batch won, written to `_sync_field` by ``flushPendingWrites()``.
+    var pendingFieldStamps: [FieldKey: Stamp] = [:]
+    /// Column values of objects with a row, as read from it (for the journal), once per object.
+    var storedRowValues: [ObjectKey: [String: SQLValue]] = [:]
+    /// Column values remote writes set on objects with a row, written by ``flushPendingWrites()``
+    /// as one UPDATE per object rather than one per write.
+    var pendingRowValues: [ObjectKey: [String: SQLValue]] = [:]
+    var current: ChangeSet!
+    var createdInCurrent: Set<ObjectKey> = []
 
     init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool) throws {
         self.schema = schema
@@ -64,8 +82,8 @@ final class MergeEngine {
     }
 
     static func deleteRoot(_ replica: SQLValue, _ seq: SQLValue, _ root: SQLValue) -> DeleteRoot? {
-        guard case .text(let replicaText) = replica, let replicaID = UUID(uuidString: replicaText),
-              case .integer(let number) = seq, case .text(let rootText) = root, let rootID = UUID(uuidString: rootText) else { return nil }
+        guard case .text(let replicaText) = replica, let replicaID = UUID(storageText: replicaText),
+              case .integer(let number) = seq, case .text(let rootText) = root, let rootID = UUID(storageText: rootText) else { return nil }
         return DeleteRoot(dot: Dot(replica: replicaID, seq: UInt64(number)), root: rootID)
     }
 
@@ -111,9 +129,10 @@ final class MergeEngine {
         let stamp = current.stamp
         try connection.run(
             "INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone) VALUES (?, ?, ?, ?, ?, ?)",
-            [.text(object.entity), .text(object.id.uuidString), .integer(Int64(bitPattern: stamp.hlc.rawValue)),
-             .text(stamp.replica.uuidString), .integer(Int64(stamp.seq)), isLocal ? .null : .text("{}")])
-        objects[object] = ObjectInfo(creation: stamp, hasRow: isLocal)
+            [.text(object.entity), .text(object.id.storageText), .integer(Int64(bitPattern: stamp.hlc.rawValue)),
+             .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), isLocal ? .null : .text("{}")])
+        objects[object] = ObjectInfo(creation: stamp, hasRow: isLocal, mayBeDeleted: false)
+        storedFieldStamps[object] = [:]
         createdInCurrent.insert(object)
         if !isLocal {
             detachedValues[object] = [:]
@@ -124,128 +143,33 @@ final class MergeEngine {
     func info(_ object: ObjectKey) throws -> ObjectInfo? {
         if let known = objects[object] { return known }
         guard let row = try connection.rows(
-            "SELECT hlc, replica, seq, tombstone IS NULL FROM _sync_object WHERE entity = ? AND id = ?",
-            [.text(object.entity), .text(object.id.uuidString)]).first,
+            """
+            SELECT hlc, replica, seq, tombstone IS NULL,
+                EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
+            FROM _sync_object AS o WHERE entity = ? AND id = ?
+            """,
+            [.text(object.entity), .text(object.id.storageText)]).first,
             let stamp = MergeEngine.stamp(row[0], row[1], row[2]) else { return nil }
-        let known = ObjectInfo(creation: stamp, hasRow: row[3] == .integer(1))
+        let known = ObjectInfo(creation: stamp, hasRow: row[3] == .integer(1), mayBeDeleted: row[4] != .integer(0))
         objects[object] = known
         return known
     }
 
     static func stamp(_ hlc: SQLValue, _ replica: SQLValue, _ seq: SQLValue) -> Stamp? {
-        guard case .integer(let clock) = hlc, case .text(let replicaText) = replica, let replicaID = UUID(uuidString: replicaText),
+        guard case .integer(let clock) = hlc, case .text(let replicaText) = replica, let replicaID = UUID(storageText: replicaText),
               case .integer(let number) = seq else { return nil }
         return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: clock)), replica: replicaID, seq: UInt64(number))
     }
 
-    private func requireInfo(_ object: ObjectKey, for what: String) throws -> ObjectInfo {
+    func requireInfo(_ object: ObjectKey, for what: String) throws -> ObjectInfo {
         guard let known = try info(object) else {
             throw SyncError(.schemaMismatch, "\(what) names \(object.entity) \(object.id), which was never created")
         }
         return known
     }
 
-    private func set(_ object: ObjectKey, attribute name: String, values: [SQLValue]) throws {
-        let entity = try schema.requireEntity(object.entity, in: "set of \(name)")
-        guard let attribute = entity.attribute(name) else {
-            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name), which the schema does not have")
-        }
-        guard attribute.columns.count == values.count else {
-            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
-        }
-        let known = try requireInfo(object, for: "set of \(object.entity).\(name)")
-        if createdInCurrent.contains(object) {
-            // Part of the object's creation: the creation stamp stands for these writes.
-            if !isLocal { try write(values, to: attribute, of: object, known: known) }
-            return
-        }
-        let incoming = current.stamp
-        if !isLocal { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
-        let previous = try fieldStamp(object, name) ?? known.creation
-        let concurrent = !current.vector.covers(previous.dot)
-        if incoming > previous {
-            if concurrent && !isLocal {
-                try ConflictJournal.record(
-                    .attribute, entity: object.entity, object: object.id, property: name,
-                    winner: side(ConflictJournal.json(values), incoming),
-                    loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
-                    cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
-            }
-            try connection.run(
-                "INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?)",
-                [.text(object.entity), .text(object.id.uuidString), .text(name), .integer(Int64(bitPattern: incoming.hlc.rawValue)),
-                 .text(incoming.replica.uuidString), .integer(Int64(incoming.seq))])
-            if !isLocal { try write(values, to: attribute, of: object, known: known) }
-        } else if !isLocal {
-            try ConflictJournal.record(
-                .attribute, entity: object.entity, object: object.id, property: name,
-                winner: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
-                loser: side(ConflictJournal.json(values), incoming),
-                cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
-        }
-    }
-
-    /// An update arriving after a concurrent delete of its object loses to it, as `delete` journals
-    /// an update that arrived first: the journal gets the entry whichever came first.
-    private func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
-        var journaled: Set<Dot> = []
-        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ? ORDER BY replica, seq, root",
-                                       [.text(object.entity), .text(object.id.uuidString)]) {
-            guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
-                  !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
-            try ConflictJournal.record(
-                .updateVersusDelete, entity: object.entity, object: object.id, property: name,
-                winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
-                loser: side(ConflictJournal.json(values), incoming),
-                cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won", on: connection)
-        }
-    }
-
     func side(_ value: String?, _ stamp: Stamp) -> ConflictEntry.Side {
         ConflictEntry.Side(value: value, dot: stamp.dot, hlc: stamp.hlc)
-    }
-
-    private func fieldStamp(_ object: ObjectKey, _ name: String) throws -> Stamp? {
-        guard let row = try connection.rows(
-            "SELECT hlc, replica, seq FROM _sync_field WHERE entity = ? AND id = ? AND field = ?",
-            [.text(object.entity), .text(object.id.uuidString), .text(name)]).first else { return nil }
-        return MergeEngine.stamp(row[0], row[1], row[2])
-    }
-
-    private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, known: ObjectInfo) throws {
-        if known.hasRow {
-            let entity = try schema.requireEntity(object.entity, in: "write")
-            let assignments = attribute.columns.map { "\(quote($0)) = ?" }.joined(separator: ", ")
-            try connection.run("UPDATE \(quote(entity.table)) SET \(assignments) WHERE id = ?", values + [.text(object.id.uuidString)])
-            rewrittenAttributes.insert(object.id)
-        } else {
-            var detached = try detachedColumns(of: object)
-            for (column, value) in zip(attribute.columns, values) { detached[column] = value }
-            detachedValues[object] = detached
-            affected.insert(object)
-        }
-    }
-
-    func currentValues(of attribute: SyncSchema.Attribute, object: ObjectKey, known: ObjectInfo) throws -> [SQLValue] {
-        if known.hasRow {
-            let entity = try schema.requireEntity(object.entity, in: "read")
-            let columns = attribute.columns.map(quote).joined(separator: ", ")
-            return try connection.rows("SELECT \(columns) FROM \(quote(entity.table)) WHERE id = ?", [.text(object.id.uuidString)]).first
-                ?? attribute.columns.map { _ in .null }
-        }
-        let detached = try detachedColumns(of: object)
-        return attribute.columns.map { detached[$0] ?? .null }
-    }
-
-    /// The column values of an object that has no row, from this batch or its tombstone.
-    func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
-        if let values = detachedValues[object] { return values }
-        guard case .text(let json)? = try connection.rows(
-            "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.uuidString)]).first?.first
-        else { return [:] }
-        let decoded = try JSONDecoder().decode([String: SQLValue].self, from: Data(json.utf8))
-        detachedValues[object] = decoded
-        return decoded
     }
 
     // MARK: Deletes
@@ -253,10 +177,11 @@ final class MergeEngine {
     private func delete(_ object: ObjectKey, root: UUID, values: [String: SQLValue]?) throws {
         _ = try schema.requireEntity(object.entity, in: "delete of \(object.id)")
         let known = try requireInfo(object, for: "delete")
+        objects[object]?.mayBeDeleted = true
         try connection.run(
             "INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 0)",
-            [.text(object.entity), .text(object.id.uuidString), .text(current.dot.replica.uuidString),
-             .integer(Int64(current.dot.seq)), .text(root.uuidString)])
+            [.text(object.entity), .text(object.id.storageText), .text(current.dot.replica.storageText),
+             .integer(Int64(current.dot.seq)), .text(root.storageText)])
         if isLocal {
             // LocalStore removed the row; keep its values in case a concurrent reference voids the delete.
             objects[object]?.hasRow = false
@@ -270,16 +195,13 @@ final class MergeEngine {
         try markChanged(object)
         // Concurrent updates lose to the delete: journal them.
         let entity = try schema.requireEntity(object.entity, in: "delete")
-        for row in try connection.rows(
-            "SELECT field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id = ? ORDER BY field",
-            [.text(object.entity), .text(object.id.uuidString)]) {
-            guard case .text(let field) = row[0], let stamp = MergeEngine.stamp(row[1], row[2], row[3]),
-                  !current.vector.covers(stamp.dot), let attribute = entity.attribute(field) else { continue }
+        for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
+            guard let stamp = try fieldStamp(object, attribute.name), !current.vector.covers(stamp.dot) else { continue }
             try ConflictJournal.record(
-                .updateVersusDelete, entity: object.entity, object: object.id, property: field,
+                .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
                 winner: side(nil, current.stamp),
                 loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), stamp),
-                cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(field): the delete won", on: connection)
+                cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(attribute.name): the delete won", on: connection)
         }
     }
 
@@ -288,7 +210,7 @@ final class MergeEngine {
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(values), as: UTF8.self)
         try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?",
-                           [.text(json), .text(object.entity), .text(object.id.uuidString)])
+                           [.text(json), .text(object.entity), .text(object.id.storageText)])
     }
 
     // MARK: Relationships
@@ -315,7 +237,7 @@ final class MergeEngine {
                 let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
                 try ConflictJournal.record(
                     .toOne, entity: source.entity, object: source.id, property: name,
-                    winner: side("\"\(winner.0.uuidString)\"", winner.1), loser: side("\"\(loser.0.uuidString)\"", loser.1),
+                    winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
                     cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won", on: connection)
             }
             if let inverse = schema.inverse(of: relationship), inverse.kind == .toOne {
@@ -325,15 +247,15 @@ final class MergeEngine {
                     let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
                     try ConflictJournal.record(
                         .toOne, entity: targetKey.entity, object: target, property: inverse.name,
-                        winner: side("\"\(winner.0.uuidString)\"", winner.1), loser: side("\"\(loser.0.uuidString)\"", loser.1),
+                        winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
                         cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won", on: connection)
                 }
             }
         }
         try connection.run(
             "INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.text(source.entity), .text(source.id.uuidString), .text(name), .text(target.uuidString),
-             .text(stamp.replica.uuidString), .integer(Int64(stamp.seq)), .integer(Int64(bitPattern: stamp.hlc.rawValue))])
+            [.text(source.entity), .text(source.id.storageText), .text(name), .text(target.storageText),
+             .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), .integer(Int64(bitPattern: stamp.hlc.rawValue))])
         try touchEdge(source, targetKey, relationship)
     }
 
@@ -350,9 +272,9 @@ final class MergeEngine {
                 WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
                 AND (removed_replica IS NULL OR (removed_root IS NOT NULL AND ? IS NULL))
                 """,
-                [.text(current.dot.replica.uuidString), .integer(Int64(current.dot.seq)), root.map { .text($0.uuidString) } ?? .null,
-                 .text(source.entity), .text(source.id.uuidString), .text(name), .text(target.uuidString),
-                 .text(dot.replica.uuidString), .integer(Int64(dot.seq)), root.map { .text($0.uuidString) } ?? .null])
+                [.text(current.dot.replica.storageText), .integer(Int64(current.dot.seq)), root.map { .text($0.storageText) } ?? .null,
+                 .text(source.entity), .text(source.id.storageText), .text(name), .text(target.storageText),
+                 .text(dot.replica.storageText), .integer(Int64(dot.seq)), root.map { .text($0.storageText) } ?? .null])
         }
         try touchEdge(source, targetKey, relationship)
     }
@@ -392,7 +314,7 @@ final class MergeEngine {
         let incoming = current.stamp
         let existing = try connection.rows(
             "SELECT key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ? AND member = ?",
-            [.text(owner.entity), .text(owner.id.uuidString), .text(name), .text(member.uuidString)]).first
+            [.text(owner.entity), .text(owner.id.storageText), .text(name), .text(member.storageText)]).first
         let previous = existing.flatMap { MergeEngine.stamp($0[1], $0[2], $0[3]) }
         if let previous, let row = existing, !current.vector.covers(previous.dot), !isLocal {
             let (winner, loser) = incoming > previous
@@ -405,8 +327,8 @@ final class MergeEngine {
         guard previous.map({ incoming > $0 }) ?? true else { return }
         try connection.run(
             "INSERT OR REPLACE INTO _sync_position (entity, id, relationship, member, key, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [.text(owner.entity), .text(owner.id.uuidString), .text(name), .text(member.uuidString), .text(key),
-             .integer(Int64(bitPattern: incoming.hlc.rawValue)), .text(incoming.replica.uuidString), .integer(Int64(incoming.seq))])
+            [.text(owner.entity), .text(owner.id.storageText), .text(name), .text(member.storageText), .text(key),
+             .integer(Int64(bitPattern: incoming.hlc.rawValue)), .text(incoming.replica.storageText), .integer(Int64(incoming.seq))])
         if !isLocal {
             affected.insert(owner)
             reorderedOwners.insert(owner)
@@ -414,8 +336,6 @@ final class MergeEngine {
     }
 }
 
-/// Quotes an SQL identifier.
-func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
 extension SQLValue {
     var textValue: String? {

@@ -39,8 +39,8 @@ public final class RecordEditor {
     }
 
     private func requireExisting(_ entity: SchemaDocument.Entity, _ id: UUID) throws {
-        guard !(try connection.rows("SELECT 1 FROM \(quote(entity.table)) WHERE id = ?", [.text(id.uuidString)])).isEmpty else {
-            throw StoreError(.objectNotFound, "there is no \(entity.name) \(id.uuidString)", entity: entity.name, objectID: id)
+        guard !(try connection.rows("SELECT 1 FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(id.storageText)])).isEmpty else {
+            throw StoreError(.objectNotFound, "there is no \(entity.name) \(id.storageText)", entity: entity.name, objectID: id)
         }
     }
 
@@ -74,7 +74,7 @@ public final class RecordEditor {
     public func insert(_ entityName: String, id: UUID = UUID(), values: [String: SQLValue] = [:]) throws -> UUID {
         let entity = try entity(entityName)
         if try engine.info(ObjectKey(entity: entityName, id: id)) != nil {
-            throw SyncError(.conflictingChangeSet, "\(entityName) \(id.uuidString) exists already")
+            throw SyncError(.conflictingChangeSet, "\(entityName) \(id.storageText) exists already")
         }
         creates.append(.create(entity: entityName, id: id))
         let all = try attributeValues(entity, values) { $0.defaultValues }
@@ -90,7 +90,7 @@ public final class RecordEditor {
         let entity = try entity(entityName)
         try requireExisting(entity, id)
         guard !values.isEmpty else { return }
-        let row = try connection.rows("SELECT \(entity.attributes.flatMap(\.columns).map { quote($0.name) }.joined(separator: ", ")) FROM \(quote(entity.table)) WHERE id = ?", [.text(id.uuidString)]).first ?? []
+        let row = try connection.rows("SELECT \(entity.attributes.flatMap(\.columns).map { quoteIdentifier($0.name) }.joined(separator: ", ")) FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(id.storageText)]).first ?? []
         var offset = 0
         var current: [String: [SQLValue]] = [:]
         for attribute in entity.attributes {
@@ -141,13 +141,13 @@ public final class RecordEditor {
         }
         guard let ordered else { return }
         let last = try connection.rows("SELECT max(key) FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
-                                       [.text(ordered.owner.entity), .text(ordered.owner.id.uuidString), .text(ordered.name)]).first?.first?.textValue
+                                       [.text(ordered.owner.entity), .text(ordered.owner.id.storageText), .text(ordered.name)]).first?.first?.textValue
         positions.append(.position(entity: ordered.owner.entity, id: ordered.owner.id, relationship: ordered.name,
                                    member: ordered.member, key: PositionKey.between(last, nil)))
     }
 
     private func unlink(_ records: [EdgeRecord], _ canonical: SyncSchema.Relationship, source: UUID?) {
-        let grouped = Dictionary(grouping: records) { "\($0.source.uuidString)>\($0.target.uuidString)" }
+        let grouped = Dictionary(grouping: records) { "\($0.source.storageText)>\($0.target.storageText)" }
         for key in grouped.keys.sorted() {
             guard let group = grouped[key], let first = group.first else { continue }
             edges.append(.unlink(entity: canonical.entity, id: source ?? first.source, relationship: canonical.name,
@@ -162,7 +162,7 @@ public final class RecordEditor {
         guard let (canonical, source, destination) = schema.canonicalEdge(relationship, object: id, member: target) else { return }
         let live = try engine.liveEdges(from: ObjectKey(entity: canonical.entity, id: source), canonical).filter { $0.target == destination }
         guard !live.isEmpty else {
-            throw StoreError(.objectNotFound, "\(entityName) \(id.uuidString) has no \(target.uuidString) in '\(name)'", entity: entityName, relationship: name, objectID: id)
+            throw StoreError(.objectNotFound, "\(entityName) \(id.storageText) has no \(target.storageText) in '\(name)'", entity: entityName, relationship: name, objectID: id)
         }
         unlink(live, canonical, source: source)
     }
@@ -193,7 +193,7 @@ public final class RecordEditor {
                     .filter { !seen.contains(ObjectKey(entity: relationship.target, id: $0)) }
                 if let survivor = survivors.first {
                     throw StoreError(.deleteDenied,
-                                     "cannot delete \(entity.name) \(object.id.uuidString): its relationship '\(relationship.name)' (delete rule deny) still holds \(relationship.target) \(survivor.uuidString)",
+                                     "cannot delete \(entity.name) \(object.id.storageText): its relationship '\(relationship.name)' (delete rule deny) still holds \(relationship.target) \(survivor.storageText)",
                                      entity: entity.name, relationship: relationship.name, objectID: object.id)
                 }
             }

@@ -42,8 +42,8 @@ extension AttributeType {
             guard Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) != nil else { throw invalid("a decimal number") }
             return .text(text)
         case .uuid:
-            guard let uuid = UUID(uuidString: text) else { throw invalid("a UUID") }
-            return .text(uuid.uuidString)
+            guard let uuid = UUID(storageText: text) else { throw invalid("a UUID") }
+            return .text(uuid.storageText)
         case .url:
             guard URL(string: text) != nil else { throw invalid("a URL") }
             return .text(text)
@@ -78,21 +78,21 @@ public struct Record: Sendable, Equatable {
 /// Reads relationships as the app would see them, from the entity tables.
 enum StoredRelationships {
     static func members(of object: ObjectKey, _ relationship: SchemaDocument.Relationship, entity: SchemaDocument.Entity, on connection: SQLiteConnection) throws -> [UUID] {
-        let id = SQLValue.text(object.id.uuidString)
+        let id = SQLValue.text(object.id.storageText)
         let rows: [[SQLValue]]
         switch relationship.storage.kind {
         case "foreignKey":
             guard let column = relationship.storage.column else { return [] }
-            rows = try connection.rows("SELECT \(quote(column)) FROM \(quote(entity.table)) WHERE id = ?", [id])
+            rows = try connection.rows("SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [id])
         case "inverseForeignKey":
             guard let table = relationship.storage.table, let column = relationship.storage.column else { return [] }
-            let order = relationship.storage.positionColumn.map { " ORDER BY \(quote($0)), rowid" } ?? " ORDER BY id"
-            rows = try connection.rows("SELECT id FROM \(quote(table)) WHERE \(quote(column)) = ?\(order)", [id])
+            let order = relationship.storage.positionColumn.map { " ORDER BY \(quoteIdentifier($0)), rowid" } ?? " ORDER BY id"
+            rows = try connection.rows("SELECT id FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?\(order)", [id])
         case "joinTable":
             guard let table = relationship.storage.table, let owner = relationship.storage.ownerColumn,
                   let member = relationship.storage.memberColumn else { return [] }
-            let order = relationship.storage.positionColumn.map { " ORDER BY \(quote($0))" } ?? " ORDER BY \(quote(member))"
-            rows = try connection.rows("SELECT \(quote(member)) FROM \(quote(table)) WHERE \(quote(owner)) = ?\(order)", [id])
+            let order = relationship.storage.positionColumn.map { " ORDER BY \(quoteIdentifier($0))" } ?? " ORDER BY \(quoteIdentifier(member))"
+            rows = try connection.rows("SELECT \(quoteIdentifier(member)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(owner)) = ?\(order)", [id])
         default:
             rows = []
         }

@@ -21,7 +21,7 @@ extension SyncReplica {
         }
         return try withConnection { connection in
             guard case .text(let json)? = try connection.rows(
-                "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(entity), .text(id.uuidString)]).first?.first
+                "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(entity), .text(id.storageText)]).first?.first
             else { return nil }
             let columns = try JSONDecoder().decode([String: SQLValue].self, from: Data(json.utf8))
             return Record(

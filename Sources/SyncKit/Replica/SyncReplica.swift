@@ -61,7 +61,7 @@ public final class SyncReplica: Sendable {
         try withConnection { connection in
             var result: [ChangeSet] = []
             for row in try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset ORDER BY hlc, replica") {
-                guard case .text(let replicaText) = row[0], let replica = UUID(uuidString: replicaText), case .integer(let seq) = row[1],
+                guard case .text(let replicaText) = row[0], let replica = UUID(storageText: replicaText), case .integer(let seq) = row[1],
                       UInt64(seq) > vector[replica] else { continue }
                 result.append(try SyncTables.decodeChangeSet(row))
                 if let limit, result.count >= limit { break }
@@ -144,10 +144,10 @@ public final class SyncReplica: Sendable {
     static func causalityError(_ changeSet: ChangeSet, vector: VersionVector) -> SyncError {
         var missing: [String] = []
         if vector[changeSet.dot.replica] < changeSet.dot.seq - 1 {
-            missing.append("\(changeSet.dot.replica.uuidString):\(vector[changeSet.dot.replica] + 1)...\(changeSet.dot.seq - 1)")
+            missing.append("\(changeSet.dot.replica.storageText):\(vector[changeSet.dot.replica] + 1)...\(changeSet.dot.seq - 1)")
         }
         for (replica, seq) in changeSet.vector.sortedEntries where replica != changeSet.dot.replica && vector[replica] < seq {
-            missing.append("\(replica.uuidString):\(vector[replica] + 1)...\(seq)")
+            missing.append("\(replica.storageText):\(vector[replica] + 1)...\(seq)")
         }
         return SyncError(.causalityViolation,
                          "change set \(changeSet.dot) depends on change sets neither applied nor in the batch: \(missing.joined(separator: ", "))")
@@ -158,7 +158,7 @@ public final class SyncReplica: Sendable {
         try withConnection { connection in
             try dots.compactMap { dot in
                 try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
-                                    [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first.map(SyncTables.decodeChangeSet)
+                                    [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first.map(SyncTables.decodeChangeSet)
             }
         }
     }
@@ -190,8 +190,8 @@ public final class SyncReplica: Sendable {
             throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
         }
         return try withConnection { connection in
-            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quote).joined(separator: ", ")
-            return try connection.rows("SELECT \(columns) FROM \(quote(description.table)) ORDER BY id").compactMap {
+            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quoteIdentifier).joined(separator: ", ")
+            return try connection.rows("SELECT \(columns) FROM \(quoteIdentifier(description.table)) ORDER BY id").compactMap {
                 try StoredRelationships.record(description, row: $0, on: connection)
             }
         }
@@ -203,8 +203,8 @@ public final class SyncReplica: Sendable {
             throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
         }
         return try withConnection { connection in
-            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quote).joined(separator: ", ")
-            return try connection.rows("SELECT \(columns) FROM \(quote(description.table)) WHERE id = ?", [.text(id.uuidString)]).first.flatMap {
+            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quoteIdentifier).joined(separator: ", ")
+            return try connection.rows("SELECT \(columns) FROM \(quoteIdentifier(description.table)) WHERE id = ?", [.text(id.storageText)]).first.flatMap {
                 try StoredRelationships.record(description, row: $0, on: connection)
             }
         }
@@ -239,7 +239,7 @@ public final class SyncReplica: Sendable {
             guard !(try connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_sync_state'")).isEmpty else {
                 throw SyncError(.notSyncable, "\(path) is not a store set up for sync")
             }
-            try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(UUID().uuidString)])
+            try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(UUID().storageText)])
             try connection.run("UPDATE _sync_state SET value = 0 WHERE key = 'seq'")
             try connection.run("DELETE FROM _sync_state WHERE key LIKE 'setting:%'")
             try connection.run("UPDATE _sync_changeset SET status = 'remote'")
@@ -270,7 +270,7 @@ public final class SyncReplica: Sendable {
     public func localChangeSets(status: OutboxStatus) throws -> [ChangeSet] {
         try withConnection { connection in
             try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE status = ? AND replica = ? ORDER BY seq",
-                                [.text(status.rawValue), .text(replicaID.uuidString)]).map(SyncTables.decodeChangeSet)
+                                [.text(status.rawValue), .text(replicaID.storageText)]).map(SyncTables.decodeChangeSet)
         }
     }
 
@@ -280,7 +280,7 @@ public final class SyncReplica: Sendable {
             try connection.inTransaction {
                 for dot in dots where dot.replica == replicaID {
                     try connection.run("UPDATE _sync_changeset SET status = ? WHERE replica = ? AND seq = ? AND status != 'acknowledged'",
-                                       [.text(status.rawValue), .text(dot.replica.uuidString), .integer(Int64(dot.seq))])
+                                       [.text(status.rawValue), .text(dot.replica.storageText), .integer(Int64(dot.seq))])
                 }
             }
         }
@@ -290,7 +290,7 @@ public final class SyncReplica: Sendable {
     public func unacknowledgedCount() throws -> Int {
         try withConnection { connection in
             if case .integer(let count)? = try connection.rows(
-                "SELECT count(*) FROM _sync_changeset WHERE replica = ? AND status IN ('pending', 'sent')", [.text(replicaID.uuidString)]).first?.first {
+                "SELECT count(*) FROM _sync_changeset WHERE replica = ? AND status IN ('pending', 'sent')", [.text(replicaID.storageText)]).first?.first {
                 return Int(count)
             }
             return 0

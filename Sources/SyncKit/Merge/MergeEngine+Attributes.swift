@@ -1,0 +1,144 @@
+import Foundation
+
+extension MergeEngine {
+    /// Applies a `set`: the write wins if its `(HLC, replica ID)` is larger than the stamp of the
+    /// attribute's last write (or of the object's creation); a concurrent loser goes to the journal.
+    ///
+    /// Stamps and row values are read once per object and batch, and written back by
+    /// ``flushPendingWrites()``: a batch often writes many attributes of each object.
+    func set(_ object: ObjectKey, attribute name: String, values: [SQLValue]) throws {
+        let entity = try schema.requireEntity(object.entity, in: "set of \(name)")
+        guard let attribute = entity.attribute(name) else {
+            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name), which the schema does not have")
+        }
+        guard attribute.columns.count == values.count else {
+            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
+        }
+        let known = try requireInfo(object, for: "set of \(object.entity).\(name)")
+        if createdInCurrent.contains(object) {
+            // Part of the object's creation: the creation stamp stands for these writes.
+            if !isLocal { try write(values, to: attribute, of: object, known: known) }
+            return
+        }
+        let incoming = current.stamp
+        let field = FieldKey(object: object, field: name)
+        if isLocal {
+            // A local write's HLC is larger than every stamp this replica has seen: it always wins.
+            pendingFieldStamps[field] = incoming
+            return
+        }
+        if known.mayBeDeleted { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
+        let previous = try fieldStamp(object, name) ?? known.creation
+        if incoming > previous {
+            if !current.vector.covers(previous.dot) {
+                try ConflictJournal.record(
+                    .attribute, entity: object.entity, object: object.id, property: name,
+                    winner: side(ConflictJournal.json(values), incoming),
+                    loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
+                    cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
+            }
+            pendingFieldStamps[field] = incoming
+            try write(values, to: attribute, of: object, known: known)
+        } else {
+            try ConflictJournal.record(
+                .attribute, entity: object.entity, object: object.id, property: name,
+                winner: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
+                loser: side(ConflictJournal.json(values), incoming),
+                cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
+        }
+    }
+
+    /// An update arriving after a concurrent delete of its object loses to it, as `delete` journals
+    /// an update that arrived first: the journal gets the entry whichever came first.
+    private func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
+        var journaled: Set<Dot> = []
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ? ORDER BY replica, seq, root",
+                                       [.text(object.entity), .text(object.id.storageText)]) {
+            guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
+                  !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
+            try ConflictJournal.record(
+                .updateVersusDelete, entity: object.entity, object: object.id, property: name,
+                winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
+                loser: side(ConflictJournal.json(values), incoming),
+                cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won", on: connection)
+        }
+    }
+
+    /// The stamp of the last write to `object`'s attribute `name`, or nil if only its creation wrote it.
+    func fieldStamp(_ object: ObjectKey, _ name: String) throws -> Stamp? {
+        if let pending = pendingFieldStamps[FieldKey(object: object, field: name)] { return pending }
+        if let stored = storedFieldStamps[object] { return stored[name] }
+        var stamps: [String: Stamp] = [:]
+        for row in try connection.rows("SELECT field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id = ?",
+                                       [.text(object.entity), .text(object.id.storageText)]) {
+            if case .text(let field) = row[0], let stamp = MergeEngine.stamp(row[1], row[2], row[3]) { stamps[field] = stamp }
+        }
+        storedFieldStamps[object] = stamps
+        return stamps[name]
+    }
+
+    private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, known: ObjectInfo) throws {
+        if known.hasRow {
+            for (column, value) in zip(attribute.columns, values) { pendingRowValues[object, default: [:]][column] = value }
+            rewrittenAttributes.insert(object.id)
+        } else {
+            var detached = try detachedColumns(of: object)
+            for (column, value) in zip(attribute.columns, values) { detached[column] = value }
+            detachedValues[object] = detached
+            affected.insert(object)
+        }
+    }
+
+    /// The values `object`'s attribute has now, including this batch's writes.
+    func currentValues(of attribute: SyncSchema.Attribute, object: ObjectKey, known: ObjectInfo) throws -> [SQLValue] {
+        guard known.hasRow else {
+            let detached = try detachedColumns(of: object)
+            return attribute.columns.map { detached[$0] ?? .null }
+        }
+        let pending = pendingRowValues[object]
+        var stored = storedRowValues[object]
+        if stored == nil, attribute.columns.contains(where: { pending?[$0] == nil }) {
+            let entity = try schema.requireEntity(object.entity, in: "read")
+            let columns = entity.attributes.flatMap(\.columns)
+            let row = try connection.rows("SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.table)) WHERE id = ?",
+                                          [.text(object.id.storageText)]).first ?? []
+            stored = Dictionary(uniqueKeysWithValues: zip(columns, row))
+            storedRowValues[object] = stored
+        }
+        return attribute.columns.map { pending?[$0] ?? stored?[$0] ?? .null }
+    }
+
+    /// The column values of an object that has no row, from this batch or its tombstone.
+    func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
+        if let values = detachedValues[object] { return values }
+        guard case .text(let json)? = try connection.rows(
+            "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)]).first?.first
+        else { return [:] }
+        let decoded = try JSONDecoder().decode([String: SQLValue].self, from: Data(json.utf8))
+        detachedValues[object] = decoded
+        return decoded
+    }
+
+    /// Writes the attribute values and stamps the batch kept in memory: one UPDATE per object
+    /// with a row, one `_sync_field` row per attribute written. Before anything reads rows back.
+    func flushPendingWrites() throws {
+        for (object, values) in pendingRowValues {
+            let entity = try schema.requireEntity(object.entity, in: "write")
+            // Entity column order, so the statement text (and its cached preparation) repeats.
+            let columns = entity.columns.filter { values[$0] != nil }
+            let assignments = columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
+            try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(assignments) WHERE id = ?",
+                               columns.map { values[$0]! } + [.text(object.id.storageText)])
+            if storedRowValues[object] != nil { storedRowValues[object]?.merge(values) { _, new in new } }
+        }
+        pendingRowValues = [:]
+        for (field, stamp) in pendingFieldStamps {
+            try connection.run(
+                "INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(field.object.entity), .text(field.object.id.storageText), .text(field.field),
+                 .integer(Int64(bitPattern: stamp.hlc.rawValue)), .text(stamp.replica.storageText), .integer(Int64(stamp.seq))])
+            if storedFieldStamps[field.object] != nil { storedFieldStamps[field.object]?[field.field] = stamp }
+        }
+        pendingFieldStamps = [:]
+    }
+}
