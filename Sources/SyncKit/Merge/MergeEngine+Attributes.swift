@@ -15,20 +15,20 @@ extension MergeEngine {
             throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
         }
         let known = try requireInfo(object, for: "set of \(object.entity).\(name)")
-        if createdInCurrent.contains(object) {
+        if known.createdBy == current.dot {
             // Part of the object's creation: the creation stamp stands for these writes.
             if !isLocal { try write(values, to: attribute, of: object, known: known) }
             return
         }
         let incoming = current.stamp
-        let field = FieldKey(object: object, field: name)
         if isLocal {
             // A local write's HLC is larger than every stamp this replica has seen: it always wins.
-            pendingFieldStamps[field] = incoming
+            notePendingWrite(object, known)
+            known.pendingFieldStamps[name] = incoming
             return
         }
         if known.mayBeDeleted { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
-        let previous = try fieldStamp(object, name) ?? known.creation
+        let previous = try fieldStamp(object, known, name) ?? known.creation
         if incoming > previous {
             if !current.vector.covers(previous.dot) {
                 try ConflictJournal.record(
@@ -37,7 +37,8 @@ extension MergeEngine {
                     loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
                     cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
             }
-            pendingFieldStamps[field] = incoming
+            notePendingWrite(object, known)
+            known.pendingFieldStamps[name] = incoming
             try write(values, to: attribute, of: object, known: known)
         } else {
             try ConflictJournal.record(
@@ -65,21 +66,28 @@ extension MergeEngine {
     }
 
     /// The stamp of the last write to `object`'s attribute `name`, or nil if only its creation wrote it.
-    func fieldStamp(_ object: ObjectKey, _ name: String) throws -> Stamp? {
-        if let pending = pendingFieldStamps[FieldKey(object: object, field: name)] { return pending }
-        if let stored = storedFieldStamps[object] { return stored[name] }
+    func fieldStamp(_ object: ObjectKey, _ known: ObjectInfo, _ name: String) throws -> Stamp? {
+        if let pending = known.pendingFieldStamps[name] { return pending }
+        if let stored = known.storedFieldStamps { return stored[name] }
         var stamps: [String: Stamp] = [:]
         for row in try connection.rows("SELECT field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id = ?",
                                        [.text(object.entity), .text(object.id.storageText)]) {
             if case .text(let field) = row[0], let stamp = MergeEngine.stamp(row[1], row[2], row[3]) { stamps[field] = stamp }
         }
-        storedFieldStamps[object] = stamps
+        known.storedFieldStamps = stamps
         return stamps[name]
+    }
+
+    private func notePendingWrite(_ object: ObjectKey, _ known: ObjectInfo) {
+        guard !known.hasPendingWrites else { return }
+        known.hasPendingWrites = true
+        objectsWithPendingWrites.append((object, known))
     }
 
     private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, known: ObjectInfo) throws {
         if known.hasRow {
-            for (column, value) in zip(attribute.columns, values) { pendingRowValues[object, default: [:]][column] = value }
+            notePendingWrite(object, known)
+            for (column, value) in zip(attribute.columns, values) { known.pendingRowValues[column] = value }
             rewrittenAttributes.insert(object.id)
         } else {
             var detached = try detachedColumns(of: object)
@@ -95,17 +103,14 @@ extension MergeEngine {
             let detached = try detachedColumns(of: object)
             return attribute.columns.map { detached[$0] ?? .null }
         }
-        let pending = pendingRowValues[object]
-        var stored = storedRowValues[object]
-        if stored == nil, attribute.columns.contains(where: { pending?[$0] == nil }) {
+        if known.storedRowValues == nil, attribute.columns.contains(where: { known.pendingRowValues[$0] == nil }) {
             let entity = try schema.requireEntity(object.entity, in: "read")
             let columns = entity.attributes.flatMap(\.columns)
             let row = try connection.rows("SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.table)) WHERE id = ?",
                                           [.text(object.id.storageText)]).first ?? []
-            stored = Dictionary(uniqueKeysWithValues: zip(columns, row))
-            storedRowValues[object] = stored
+            known.storedRowValues = Dictionary(uniqueKeysWithValues: zip(columns, row))
         }
-        return attribute.columns.map { pending?[$0] ?? stored?[$0] ?? .null }
+        return attribute.columns.map { known.pendingRowValues[$0] ?? known.storedRowValues?[$0] ?? .null }
     }
 
     /// The column values of an object that has no row, from this batch or its tombstone.
@@ -122,23 +127,27 @@ extension MergeEngine {
     /// Writes the attribute values and stamps the batch kept in memory: one UPDATE per object
     /// with a row, one `_sync_field` row per attribute written. Before anything reads rows back.
     func flushPendingWrites() throws {
-        for (object, values) in pendingRowValues {
-            let entity = try schema.requireEntity(object.entity, in: "write")
-            // Entity column order, so the statement text (and its cached preparation) repeats.
-            let columns = entity.columns.filter { values[$0] != nil }
-            let assignments = columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
-            try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(assignments) WHERE id = ?",
-                               columns.map { values[$0]! } + [.text(object.id.storageText)])
-            if storedRowValues[object] != nil { storedRowValues[object]?.merge(values) { _, new in new } }
+        for (object, known) in objectsWithPendingWrites {
+            if !known.pendingRowValues.isEmpty {
+                let entity = try schema.requireEntity(object.entity, in: "write")
+                // Entity column order, so the statement text (and its cached preparation) repeats.
+                let columns = entity.columns.filter { known.pendingRowValues[$0] != nil }
+                let assignments = columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
+                try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(assignments) WHERE id = ?",
+                                   columns.map { known.pendingRowValues[$0]! } + [.text(object.id.storageText)])
+                if known.storedRowValues != nil { known.storedRowValues?.merge(known.pendingRowValues) { _, new in new } }
+                known.pendingRowValues = [:]
+            }
+            for (field, stamp) in known.pendingFieldStamps {
+                try connection.run(
+                    "INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?)",
+                    [.text(object.entity), .text(object.id.storageText), .text(field),
+                     .integer(Int64(bitPattern: stamp.hlc.rawValue)), .text(stamp.replica.storageText), .integer(Int64(stamp.seq))])
+                if known.storedFieldStamps != nil { known.storedFieldStamps?[field] = stamp }
+            }
+            known.pendingFieldStamps = [:]
+            known.hasPendingWrites = false
         }
-        pendingRowValues = [:]
-        for (field, stamp) in pendingFieldStamps {
-            try connection.run(
-                "INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?)",
-                [.text(field.object.entity), .text(field.object.id.storageText), .text(field.field),
-                 .integer(Int64(bitPattern: stamp.hlc.rawValue)), .text(stamp.replica.storageText), .integer(Int64(stamp.seq))])
-            if storedFieldStamps[field.object] != nil { storedFieldStamps[field.object]?[field.field] = stamp }
-        }
-        pendingFieldStamps = [:]
+        objectsWithPendingWrites = []
     }
 }

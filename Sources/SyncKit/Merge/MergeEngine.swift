@@ -30,19 +30,33 @@ struct DeleteRoot: Hashable, Comparable, Sendable {
 /// deletes and edges present (see `MergeEngine+Deletes.swift`); the entity tables are then
 /// rewritten from that metadata for every object the batch touched (`MergeEngine+Materialize.swift`).
 final class MergeEngine {
-    struct ObjectInfo {
-        var creation: Stamp
+    /// What the engine knows of one object during a batch: read once, kept for the batch (a
+    /// class, so the many operations on one object share one lookup).
+    final class ObjectInfo {
+        let creation: Stamp
         /// Whether the object has a row in its entity table; if not, its values are in `_sync_object.tombstone`.
         var hasRow: Bool
         /// False only when `_sync_delete` surely has no row for the object, so the lookups deletes
         /// need can be skipped for the (many) objects nobody deleted.
         var mayBeDeleted: Bool
-    }
+        /// The change set of this batch that created the object, if one did.
+        var createdBy: Dot?
+        /// `_sync_field`'s stamps of the object's attributes, once read.
+        var storedFieldStamps: [String: Stamp]?
+        /// Stamps of writes this batch won, not yet in `_sync_field`.
+        var pendingFieldStamps: [String: Stamp] = [:]
+        /// The row's attribute columns, once read (for the journal).
+        var storedRowValues: [String: SQLValue]?
+        /// Columns remote writes set, not yet in the row: one UPDATE per object, not per write.
+        var pendingRowValues: [String: SQLValue] = [:]
+        /// Whether the object is in ``MergeEngine/objectsWithPendingWrites``.
+        var hasPendingWrites = false
 
-    /// One attribute of one object, as the batch's caches key it.
-    struct FieldKey: Hashable {
-        var object: ObjectKey
-        var field: String
+        init(creation: Stamp, hasRow: Bool, mayBeDeleted: Bool) {
+            self.creation = creation
+            self.hasRow = hasRow
+            self.mayBeDeleted = mayBeDeleted
+        }
     }
 
     let schema: SyncSchema
@@ -60,17 +74,9 @@ final class MergeEngine {
     var reorderedOwners: Set<ObjectKey> = []
     /// Objects whose stored attribute values a remote write changed.
     var rewrittenAttributes: Set<UUID> = []
-    /// The stamps of `_sync_field`, read once per object per batch.
-    var storedFieldStamps: [ObjectKey: [String: Stamp]] = [:]
-    /// Stamps of writes this batch won, written to `_sync_field` by ``flushPendingWrites()``.
-    var pendingFieldStamps: [FieldKey: Stamp] = [:]
-    /// Column values of objects with a row, as read from it (for the journal), once per object.
-    var storedRowValues: [ObjectKey: [String: SQLValue]] = [:]
-    /// Column values remote writes set on objects with a row, written by ``flushPendingWrites()``
-    /// as one UPDATE per object rather than one per write.
-    var pendingRowValues: [ObjectKey: [String: SQLValue]] = [:]
+    /// Objects with writes kept in memory, in the order they were first written.
+    var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
     var current: ChangeSet!
-    var createdInCurrent: Set<ObjectKey> = []
 
     init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool) throws {
         self.schema = schema
@@ -90,7 +96,6 @@ final class MergeEngine {
     /// Applies one change set's operations to the metadata (and, for remote ones, the rows of existing objects).
     func apply(_ changeSet: ChangeSet, deletedValues: [UUID: [String: SQLValue]] = [:]) throws {
         current = changeSet
-        createdInCurrent = []
         vectors[changeSet.dot] = changeSet.vector
         for (index, operation) in changeSet.operations.enumerated() {
             do {
@@ -131,9 +136,10 @@ final class MergeEngine {
             "INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone) VALUES (?, ?, ?, ?, ?, ?)",
             [.text(object.entity), .text(object.id.storageText), .integer(Int64(bitPattern: stamp.hlc.rawValue)),
              .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), isLocal ? .null : .text("{}")])
-        objects[object] = ObjectInfo(creation: stamp, hasRow: isLocal, mayBeDeleted: false)
-        storedFieldStamps[object] = [:]
-        createdInCurrent.insert(object)
+        let created = ObjectInfo(creation: stamp, hasRow: isLocal, mayBeDeleted: false)
+        created.createdBy = current.dot
+        created.storedFieldStamps = [:]
+        objects[object] = created
         if !isLocal {
             detachedValues[object] = [:]
             affected.insert(object)
@@ -196,7 +202,7 @@ final class MergeEngine {
         // Concurrent updates lose to the delete: journal them.
         let entity = try schema.requireEntity(object.entity, in: "delete")
         for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
-            guard let stamp = try fieldStamp(object, attribute.name), !current.vector.covers(stamp.dot) else { continue }
+            guard let stamp = try fieldStamp(object, known, attribute.name), !current.vector.covers(stamp.dot) else { continue }
             try ConflictJournal.record(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
                 winner: side(nil, current.stamp),
@@ -291,7 +297,7 @@ final class MergeEngine {
         guard !isLocal else {
             // LocalStore wrote the rows; only deletes the edge may bear on need judging again
             // (an object created in this very change set has none).
-            for endpoint in [source, target] where !createdInCurrent.contains(endpoint) { try touchRoots(of: endpoint) }
+            for endpoint in [source, target] where objects[endpoint]?.createdBy != current.dot { try touchRoots(of: endpoint) }
             return
         }
         affected.insert(source)
