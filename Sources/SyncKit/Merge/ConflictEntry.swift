@@ -53,18 +53,18 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
 
 /// Reads and writes the `_sync_journal` table.
 enum ConflictJournal {
-    static func record(
+    /// The statement ``row(_:entity:object:property:winner:loser:cause:detail:)``'s values go into.
+    static let insert = "INSERT INTO _sync_journal (kind, entity, object, property, winner, loser, cause_replica, cause_seq, detail)"
+    static let columnCount = 9
+
+    /// The values of one journal row, in the columns of ``insert``.
+    static func row(
         _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: ConflictEntry.Side?,
-        loser: ConflictEntry.Side, cause: Dot, detail: String, on connection: SQLiteConnection
-    ) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try connection.run(
-            "INSERT INTO _sync_journal (kind, entity, object, property, winner, loser, cause_replica, cause_seq, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [.text(kind.rawValue), .text(entity), .text(object.storageText), property.map(SQLValue.text) ?? .null,
-             try winner.map { .text(String(decoding: try encoder.encode($0), as: UTF8.self)) } ?? .null,
-             .text(String(decoding: try encoder.encode(loser), as: UTF8.self)),
-             .text(cause.replica.storageText), .integer(Int64(cause.seq)), .text(detail)])
+        loser: ConflictEntry.Side, cause: Dot, detail: String
+    ) throws -> [SQLValue] {
+        [.text(kind.rawValue), .text(entity), .text(object.storageText), property.map(SQLValue.text) ?? .null,
+                try winner.map { .text(try json($0)) } ?? .null, .text(try json(loser)),
+                .text(cause.replica.storageText), .integer(Int64(cause.seq)), .text(detail)]
     }
 
     static func entries(on connection: SQLiteConnection) throws -> [ConflictEntry] {
@@ -87,6 +87,13 @@ enum ConflictJournal {
                 loser: try decoder.decode(ConflictEntry.Side.self, from: Data(loser.utf8)),
                 cause: Dot(replica: cause, seq: UInt64(causeSeq)), detail: detail)
         }
+    }
+
+    /// The JSON text a side is stored as.
+    static func json(_ side: ConflictEntry.Side) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(side), as: UTF8.self)
     }
 
     /// JSON text for a list of SQL values, as the journal stores attribute values.

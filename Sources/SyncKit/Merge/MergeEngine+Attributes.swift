@@ -31,21 +31,21 @@ extension MergeEngine {
         let previous = try fieldStamp(object, known, name) ?? known.creation
         if incoming > previous {
             if !current.vector.covers(previous.dot) {
-                try ConflictJournal.record(
+                try journal(
                     .attribute, entity: object.entity, object: object.id, property: name,
                     winner: side(ConflictJournal.json(values), incoming),
                     loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
-                    cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
+                    cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won")
             }
             notePendingWrite(object, known)
             known.pendingFieldStamps[name] = incoming
             try write(values, to: attribute, of: object, known: known)
         } else {
-            try ConflictJournal.record(
+            try journal(
                 .attribute, entity: object.entity, object: object.id, property: name,
                 winner: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
                 loser: side(ConflictJournal.json(values), incoming),
-                cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won", on: connection)
+                cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won")
         }
     }
 
@@ -57,11 +57,11 @@ extension MergeEngine {
                                        [.text(object.entity), .text(object.id.storageText)]) {
             guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
                   !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
-            try ConflictJournal.record(
+            try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: name,
                 winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
                 loser: side(ConflictJournal.json(values), incoming),
-                cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won", on: connection)
+                cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won")
         }
     }
 
@@ -116,6 +116,7 @@ extension MergeEngine {
     /// The column values of an object that has no row, from this batch or its tombstone.
     func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
         if let values = detachedValues[object] { return values }
+        try flushPendingInserts()
         guard case .text(let json)? = try connection.rows(
             "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)]).first?.first
         else { return [:] }
@@ -127,6 +128,7 @@ extension MergeEngine {
     /// Writes the attribute values and stamps the batch kept in memory: one UPDATE per object
     /// with a row, one `_sync_field` row per attribute written. Before anything reads rows back.
     func flushPendingWrites() throws {
+        try flushPendingInserts()
         for (object, known) in objectsWithPendingWrites {
             if !known.pendingRowValues.isEmpty {
                 let entity = try schema.requireEntity(object.entity, in: "write")

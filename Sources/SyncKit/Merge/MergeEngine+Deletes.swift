@@ -137,11 +137,10 @@ extension MergeEngine {
                                [.text(object.entity), .text(object.id.storageText)] + arguments)
             try markChanged(object)
             guard !voided.contains(root) else { continue }
-            try ConflictJournal.record(
+            try journal(
                 .cascadedDelete, entity: object.entity, object: object.id, property: nil, winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
                 loser: side(nil, try info(object)?.creation ?? Stamp(hlc: HLC(rawValue: 0), replica: root.dot.replica, seq: 0)),
-                cause: root.dot, detail: "\(object.entity) \(object.id) referred to an object deleted concurrently (delete rule cascade) and was deleted too",
-                on: connection)
+                cause: root.dot, detail: "\(object.entity) \(object.id) referred to an object deleted concurrently (delete rule cascade) and was deleted too")
         }
         return true
     }
@@ -160,6 +159,7 @@ extension MergeEngine {
             guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { continue }
             try markChanged(ObjectKey(entity: entity, id: id))
         }
+        try flushPendingInserts()
         for row in try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?", arguments) {
             guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText),
                   case .text(let name) = row[2], case .text(let targetText) = row[3], let target = UUID(storageText: targetText),
@@ -174,28 +174,26 @@ extension MergeEngine {
         let rootEntity = try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
                                              arguments + [.text(root.root.storageText)]).first?.first?.textValue ?? ""
         let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
-        try ConflictJournal.record(
+        try journal(
             .voidedDelete, entity: rootEntity, object: root.root, property: edge?.relationship, winner: nil,
             loser: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
-            cause: root.dot, detail: "the delete of \(rootEntity) \(root.root) is void: \(reason)", on: connection)
+            cause: root.dot, detail: "the delete of \(rootEntity) \(root.root) is void: \(reason)")
     }
 
     private func journalDroppedReference(from other: ObjectKey, to deleted: ObjectKey, relationship: SyncSchema.Relationship, added: Stamp, root: DeleteRoot) throws {
         let property = relationship.inverse
         let loser = side("\"\(deleted.id.storageText)\"", added)
-        // Encoded exactly as ConflictJournal.record stores it (sorted keys), or it never matches.
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let loserJSON = String(decoding: try encoder.encode(loser), as: UTF8.self)
+        // Encoded exactly as the journal stores it, or it never matches.
+        let loserJSON = try ConflictJournal.json(loser)
+        try flushPendingInserts()
         let seen = try connection.rows(
             "SELECT 1 FROM _sync_journal WHERE kind = 'reference_dropped' AND entity = ? AND object = ? AND property = ? AND cause_replica = ? AND cause_seq = ? AND loser = ?",
             [.text(other.entity), .text(other.id.storageText), .text(property), .text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(loserJSON)])
         guard seen.isEmpty else { return }
-        try ConflictJournal.record(
+        try journal(
             .referenceDropped, entity: other.entity, object: other.id, property: property,
             winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)), loser: loser, cause: root.dot,
-            detail: "\(other.entity).\(property) gained \(deleted.entity) \(deleted.id), which was deleted concurrently (delete rule nullify): the reference was dropped",
-            on: connection)
+            detail: "\(other.entity).\(property) gained \(deleted.entity) \(deleted.id), which was deleted concurrently (delete rule nullify): the reference was dropped")
     }
 
     func hlc(of dot: Dot) throws -> HLC {

@@ -12,7 +12,8 @@ extension MergeEngine {
     static let edgeColumns = "id, target, hlc, replica, seq, removed_replica, removed_seq, removed_root"
 
     private func edges(_ sql: String, _ arguments: [SQLValue], includingRemoved: Bool = false) throws -> [EdgeRecord] {
-        try connection.rows(sql, arguments).compactMap { row in
+        try flushPendingInserts()
+        return try connection.rows(sql, arguments).compactMap { row in
             guard case .text(let sourceText) = row[0], let source = UUID(storageText: sourceText),
                   case .text(let targetText) = row[1], let target = UUID(storageText: targetText),
                   let added = MergeEngine.stamp(row[2], row[3], row[4]) else { return nil }

@@ -64,6 +64,7 @@ extension MergeEngine {
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         try connection.run("INSERT INTO \(quoteIdentifier(entity.table)) (\(names)) VALUES (\(placeholders))",
                            [.text(object.id.storageText)] + columns.map { values[$0] ?? .null })
+        try flushPendingInserts()
         try connection.run("UPDATE _sync_object SET tombstone = NULL WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)])
         objects[object]?.hasRow = true
         detachedValues[object] = nil

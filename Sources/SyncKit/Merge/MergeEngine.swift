@@ -74,6 +74,10 @@ final class MergeEngine {
     var reorderedOwners: Set<ObjectKey> = []
     /// Objects whose stored attribute values a remote write changed.
     var rewrittenAttributes: Set<UUID> = []
+    /// `_sync_object` and `_sync_edge` rows not written yet (see ``flushPendingInserts()``).
+    var pendingObjectRows = PendingInserts("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone)", columnCount: 6)
+    var pendingJournalRows = PendingInserts(ConflictJournal.insert, columnCount: ConflictJournal.columnCount)
+    var pendingEdgeRows = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
     /// Objects with writes kept in memory, in the order they were first written.
     var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
     var current: ChangeSet!
@@ -132,8 +136,7 @@ final class MergeEngine {
             throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which already exists")
         }
         let stamp = current.stamp
-        try connection.run(
-            "INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone) VALUES (?, ?, ?, ?, ?, ?)",
+        pendingObjectRows.append(
             [.text(object.entity), .text(object.id.storageText), .integer(Int64(bitPattern: stamp.hlc.rawValue)),
              .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), isLocal ? .null : .text("{}")])
         let created = ObjectInfo(creation: stamp, hasRow: isLocal, mayBeDeleted: false)
@@ -174,6 +177,23 @@ final class MergeEngine {
         return known
     }
 
+    /// Writes the `_sync_object` and `_sync_edge` rows kept in memory; called before anything
+    /// reads or updates those tables.
+    func flushPendingInserts() throws {
+        try pendingObjectRows.flush(on: connection)
+        try pendingEdgeRows.flush(on: connection)
+        try pendingJournalRows.flush(on: connection)
+    }
+
+    /// Adds an entry to the conflict journal (written with the other pending rows, in order).
+    func journal(
+        _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: ConflictEntry.Side?,
+        loser: ConflictEntry.Side, cause: Dot, detail: String
+    ) throws {
+        pendingJournalRows.append(try ConflictJournal.row(kind, entity: entity, object: object, property: property,
+                                                          winner: winner, loser: loser, cause: cause, detail: detail))
+    }
+
     func side(_ value: String?, _ stamp: Stamp) -> ConflictEntry.Side {
         ConflictEntry.Side(value: value, dot: stamp.dot, hlc: stamp.hlc)
     }
@@ -203,11 +223,11 @@ final class MergeEngine {
         let entity = try schema.requireEntity(object.entity, in: "delete")
         for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
             guard let stamp = try fieldStamp(object, known, attribute.name), !current.vector.covers(stamp.dot) else { continue }
-            try ConflictJournal.record(
+            try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
                 winner: side(nil, current.stamp),
                 loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), stamp),
-                cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(attribute.name): the delete won", on: connection)
+                cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(attribute.name): the delete won")
         }
     }
 
@@ -215,6 +235,7 @@ final class MergeEngine {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(values), as: UTF8.self)
+        try flushPendingInserts()
         try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?",
                            [.text(json), .text(object.entity), .text(object.id.storageText)])
     }
@@ -241,25 +262,24 @@ final class MergeEngine {
         if relationship.kind == .toOne && !isLocal {
             for edge in try liveEdges(from: source, relationship) where edge.target != target && !current.vector.covers(edge.added.dot) {
                 let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
-                try ConflictJournal.record(
+                try journal(
                     .toOne, entity: source.entity, object: source.id, property: name,
                     winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
-                    cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won", on: connection)
+                    cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won")
             }
             if let inverse = schema.inverse(of: relationship), inverse.kind == .toOne {
                 // One-to-one: sources claiming the same target concurrently conflict on the target's side.
                 for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
                 where edge.source != source.id && !current.vector.covers(edge.added.dot) {
                     let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
-                    try ConflictJournal.record(
+                    try journal(
                         .toOne, entity: targetKey.entity, object: target, property: inverse.name,
                         winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
-                        cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won", on: connection)
+                        cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won")
                 }
             }
         }
-        try connection.run(
-            "INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        pendingEdgeRows.append(
             [.text(source.entity), .text(source.id.storageText), .text(name), .text(target.storageText),
              .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), .integer(Int64(bitPattern: stamp.hlc.rawValue))])
         try touchEdge(source, targetKey, relationship)
@@ -271,6 +291,7 @@ final class MergeEngine {
         // An unlink caused by deleting one of the two objects carries that delete's root, so a voided
         // delete brings the edge back.
         let root = deletionRoot(of: source) ?? deletionRoot(of: targetKey)
+        try flushPendingInserts()
         for dot in observed {
             try connection.run(
                 """
@@ -325,10 +346,10 @@ final class MergeEngine {
         if let previous, let row = existing, !current.vector.covers(previous.dot), !isLocal {
             let (winner, loser) = incoming > previous
                 ? ((key, incoming), (row[0].textValue ?? "", previous)) : ((row[0].textValue ?? "", previous), (key, incoming))
-            try ConflictJournal.record(
+            try journal(
                 .move, entity: owner.entity, object: owner.id, property: name,
                 winner: side("\"\(winner.0)\"", winner.1), loser: side("\"\(loser.0)\"", loser.1), cause: incoming.dot,
-                detail: "member \(member) of \(owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won", on: connection)
+                detail: "member \(member) of \(owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")
         }
         guard previous.map({ incoming > $0 }) ?? true else { return }
         try connection.run(
