@@ -9,7 +9,9 @@ public struct SyncServiceConfiguration: Sendable {
     public var maxClockSkew: Double = 300
     /// The server's wall clock in milliseconds since 1970; tests inject a fixed one.
     public var clock: @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds
-    /// Receives one access-log line per request (without a newline); `nil` logs nothing.
+    /// Receives one access-log line per request (without a newline); `nil` logs nothing. It is
+    /// called on the thread that finished the request: hand the line to a ``LogWriter`` rather
+    /// than writing it there.
     public var log: (@Sendable (String) -> Void)?
     /// How long an accepted bearer token is trusted before the token file is checked for changes
     /// by other processes (`syncd token revoke`): the longest a revoked token keeps working.
@@ -91,22 +93,7 @@ public final class SyncService: Sendable {
     /// `<ISO8601 time> <remote> <method> <path> <status> <bytes> <ms>ms`, with the path's
     /// spaces and control characters percent-escaped so one request is always one line.
     static func logLine(_ summary: HTTPRequestSummary, at date: Date) -> String {
-        let time = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        let milliseconds = Double(summary.duration.components.seconds) * 1000 + Double(summary.duration.components.attoseconds) / 1e15
-        let remote = summary.remoteAddress.isEmpty ? "-" : summary.remoteAddress
-        return "\(time) \(remote) \(sanitize(summary.method)) \(sanitize(summary.path)) \(summary.status) \(summary.responseBytes) \(String(format: "%.3f", milliseconds))ms"
-    }
-
-    static func sanitize(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value <= 0x20 || scalar.value == 0x7F {
-                result += String(format: "%%%02X", scalar.value)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        AccessLogLine.format(summary, at: date)
     }
 }
 
