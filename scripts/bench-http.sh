@@ -9,12 +9,17 @@
 #
 # Usage: scripts/bench-http.sh [--no-build] [--scratch-path DIR] [--duration SECONDS]
 #                              [--connections N] [--hold SECONDS]
+# Environment: BENCH_SCRATCH_PATH (default for --scratch-path), BENCH_BUILD_FLAGS (extra
+# `swift build` arguments, e.g. "-Xswiftc -g" to match a tree built for profiling; different
+# flags than the tree was built with make swift build rebuild everything).
 # Needs wrk (apt-get install -y wrk) and python3.
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build=1
 scratch=()
+[ -n "${BENCH_SCRATCH_PATH:-}" ] && scratch=(--scratch-path "$BENCH_SCRATCH_PATH")
+read -r -a build_flags <<<"${BENCH_BUILD_FLAGS:-}"
 duration=10
 connections=1000
 hold=30
@@ -26,7 +31,7 @@ while [ $# -gt 0 ]; do
         --duration) shift; duration="${1:?}" ;;
         --connections) shift; connections="${1:?}" ;;
         --hold) shift; hold="${1:?}" ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (try --help)" ;;
     esac
     shift
@@ -40,8 +45,8 @@ command -v python3 >/dev/null || die "python3 not found"
 cd "$root" || die "cannot cd to $root"
 if [ "$build" = 1 ]; then
     echo "bench-http: building syncd and bench (release)"
-    swift build -c release "${scratch[@]}" --product syncd >/dev/null || die "building syncd failed"
-    swift build -c release "${scratch[@]}" --product bench >/dev/null || die "building bench failed"
+    swift build -c release "${scratch[@]}" "${build_flags[@]}" --product syncd >/dev/null || die "building syncd failed"
+    swift build -c release "${scratch[@]}" "${build_flags[@]}" --product bench >/dev/null || die "building bench failed"
 fi
 bin="$(swift build -c release "${scratch[@]}" --show-bin-path)" || die "swift build --show-bin-path failed"
 [ -x "$bin/syncd" ] && [ -x "$bin/bench" ] || die "no syncd or bench in $bin (build them or drop --no-build)"

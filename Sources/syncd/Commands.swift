@@ -106,7 +106,8 @@ enum Command {
             }
             serviceConfiguration.maxClockSkew = seconds
         }
-        serviceConfiguration.log = { line in writeError(line) }
+        // Access lines are only queued here; the writer's thread writes them in batches.
+        serviceConfiguration.log = { line in standardError.write(line) }
 
         let service: SyncService
         do {
@@ -219,11 +220,13 @@ struct Options {
     }
 }
 
-/// Serializes stderr writes so concurrent log lines never interleave.
-private let stderrLock = NSLock()
+/// stderr for every line syncd writes there, so access lines and messages keep their order and
+/// never interleave.
+private let standardError = LogWriter(descriptor: STDERR_FILENO)
 
+/// Writes `line` to stderr before returning, after any access lines still queued: used for
+/// messages an operator or a script waits for, such as the listening line and "stopped".
 func writeError(_ line: String) {
-    stderrLock.lock()
-    defer { stderrLock.unlock() }
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    standardError.write(line)
+    standardError.flush()
 }

@@ -4,8 +4,11 @@ import SyncKit
 /// Bearer tokens: `DIR/tokens.sqlite` maps the SHA-256 of each token to the one dataset it
 /// opens. Tokens themselves are never stored; ``add(dataset:)`` returns the only copy.
 ///
-/// Lookups read the file on every request, so tokens added or revoked by `syncd token` while the
-/// server runs take effect at once.
+/// Tokens added by `syncd token add` while the server runs work at once (a token not yet known
+/// is always looked up in the file). Accepted tokens are remembered in a ``TokenCache`` that is
+/// checked against the file at most every `revalidationInterval` (default 100 ms), so a token
+/// revoked by `syncd token revoke` from another process stops working within about that long;
+/// one revoked through this instance stops at once.
 package final class TokenStore: Sendable {
     /// One stored token, without the token itself.
     package struct Entry: Sendable, Equatable {
@@ -16,22 +19,31 @@ package final class TokenStore: Sendable {
         package var created: Int64
     }
 
+    /// How long a check of the file for other connections' changes stays good for.
+    package static let defaultRevalidationInterval: Duration = .milliseconds(100)
+
     private let connection: SerializedConnection
+    private let cache: TokenCache
 
     /// Opens (creating if needed) the token file at `path`.
-    package init(path: String) throws {
+    ///
+    /// - Parameter revalidationInterval: how stale an accepted token may be: a token revoked by
+    ///   another connection is refused at most this long (plus one lookup) after the revocation
+    ///   commits. `.zero` checks the file on every lookup.
+    package init(path: String, revalidationInterval: Duration = TokenStore.defaultRevalidationInterval) throws {
         let connection = try SQLiteConnection(path: path)
         _ = try connection.rows("PRAGMA journal_mode = WAL")
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY NOT NULL, dataset TEXT NOT NULL, created INTEGER NOT NULL)
             """)
         self.connection = SerializedConnection(connection)
+        cache = TokenCache(interval: revalidationInterval.clampedNanoseconds)
     }
 
     /// Opens `DIR/tokens.sqlite`, creating `DIR` if needed.
-    package convenience init(dataDirectory: URL) throws {
+    package convenience init(dataDirectory: URL, revalidationInterval: Duration = TokenStore.defaultRevalidationInterval) throws {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        try self.init(path: dataDirectory.appendingPathComponent("tokens.sqlite").path)
+        try self.init(path: dataDirectory.appendingPathComponent("tokens.sqlite").path, revalidationInterval: revalidationInterval)
     }
 
     /// Creates a token for `dataset` and returns it: 32 random bytes as 64 hex digits.
@@ -46,14 +58,39 @@ package final class TokenStore: Sendable {
     }
 
     /// The dataset `token` opens, or `nil` for an unknown token.
+    ///
+    /// Tokens are matched by their hash (in the cache as in the file), never compared directly,
+    /// so response timing says nothing about how much of a guessed token was right.
     package func dataset(forToken token: String) throws -> String? {
         let hash = TokenStore.hash(token)
-        return try connection.withConnection { connection in
-            if case .text(let dataset)? = try connection.rows("SELECT dataset FROM tokens WHERE hash = ?", [.text(hash)]).first?.first {
-                return dataset
+        if cache.claimRevalidation(now: MonotonicTime.nanoseconds()) {
+            try connection.withConnection { connection in
+                do {
+                    cache.revalidated(dataVersion: try TokenStore.dataVersion(on: connection))
+                } catch {
+                    cache.removeAll()
+                    throw error
+                }
             }
-            return nil
         }
+        if let dataset = cache.dataset(forHash: hash) { return dataset }
+        return try connection.withConnection { connection in
+            guard case .text(let dataset)? = try connection.rows("SELECT dataset FROM tokens WHERE hash = ?", [.text(hash)]).first?.first else {
+                return nil
+            }
+            // Stored while holding the connection: a revalidation or revocation cannot slip in
+            // between this read and the store and leave a stale entry behind.
+            cache.store(dataset, for: hash)
+            return dataset
+        }
+    }
+
+    /// SQLite's counter of commits by other connections to this file.
+    private static func dataVersion(on connection: SQLiteConnection) throws -> Int64 {
+        guard case .integer(let version)? = try connection.rows("PRAGMA data_version").first?.first else {
+            throw StoreError(.sqlite, "PRAGMA data_version returned no integer")
+        }
+        return version
     }
 
     /// Every stored token, oldest first.
@@ -70,12 +107,24 @@ package final class TokenStore: Sendable {
     package func revoke(hashPrefix: String) throws -> Int {
         try connection.withConnection { connection in
             try connection.run("DELETE FROM tokens WHERE substr(hash, 1, ?) = ?", [.integer(Int64(hashPrefix.utf8.count)), .text(hashPrefix.lowercased())])
+            // This connection's own commits do not move `data_version`, so forget explicitly.
+            cache.removeAll()
             return connection.changes
         }
     }
 
-    /// The hex SHA-256 of a token.
+    /// The hex SHA-256 of a token (the same text as `SHA256.hexDigest`, which builds a string per
+    /// byte and is too slow to run on every request).
     package static func hash(_ token: String) -> String {
-        SHA256.hexDigest(token)
+        let digest = SHA256.hash(token.utf8)
+        return String(unsafeUninitializedCapacity: digest.count * 2) { buffer in
+            for (index, byte) in digest.enumerated() {
+                buffer[index * 2] = hexDigits[Int(byte >> 4)]
+                buffer[index * 2 + 1] = hexDigits[Int(byte & 0x0f)]
+            }
+            return digest.count * 2
+        }
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -132,19 +132,22 @@ enum JSONValue: Sendable {
     case object([String: JSONValue])
 
     var data: Data {
-        var output = Data()
+        // Built in an array and copied once: `Data`'s many small appends cost more than the
+        // rest of a small response.
+        var output: [UInt8] = []
+        output.reserveCapacity(128)
         write(into: &output)
-        return output
+        return Data(output)
     }
 
-    func write(into output: inout Data) {
+    func write(into output: inout [UInt8]) {
         switch self {
-        case .string(let text): output.append(JSONValue.quoted(text))
+        case .string(let text): JSONValue.appendQuoted(text, to: &output)
         case .integer(let number): output.append(contentsOf: String(number).utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
         case .vector(let vector):
             JSONValue.object(Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, JSONValue.integer($0.value)) })).write(into: &output)
-        case .raw(let data): output.append(data)
+        case .raw(let data): output.append(contentsOf: data)
         case .array(let values):
             output.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
@@ -156,7 +159,7 @@ enum JSONValue: Sendable {
             output.append(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                output.append(JSONValue.quoted(key))
+                JSONValue.appendQuoted(key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 members[key]!.write(into: &output)
             }
@@ -164,8 +167,14 @@ enum JSONValue: Sendable {
         }
     }
 
-    static func quoted(_ text: String) -> Data {
-        var output = Data([UInt8(ascii: "\"")])
+    static func appendQuoted(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        // Most strings (cursors, names, UUIDs) need no escaping: copy them in one go.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            output.append(contentsOf: text.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output.append(contentsOf: "\\\"".utf8)
@@ -180,6 +189,5 @@ enum JSONValue: Sendable {
             }
         }
         output.append(UInt8(ascii: "\""))
-        return output
     }
 }

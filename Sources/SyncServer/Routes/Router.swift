@@ -35,8 +35,11 @@ package struct Router: Sendable {
 
     /// Adds a route; `pattern` segments written `{name}` match any one non-empty segment.
     package mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
-        let segments = Router.split(pattern).map { segment -> Segment in
-            let segment = String(segment)
+        var pattern = pattern
+        let parts = pattern.withUTF8 { bytes in
+            Router.segmentRanges(bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        }
+        let segments = parts.map { segment -> Segment in
             if segment.hasPrefix("{") && segment.hasSuffix("}") { return .parameter(String(segment.dropFirst().dropLast())) }
             return .literal(segment)
         }
@@ -45,26 +48,32 @@ package struct Router: Sendable {
 
     /// The route for `method` and `path`.
     package func match(method: HTTPMethod, path: String) -> Match {
-        let parts = Router.split(path)
-        var allowed: [HTTPMethod] = []
-        var matchedPattern: String?
-        for route in routes {
-            guard let parameters = Router.bind(route.segments, to: parts) else { continue }
-            if route.method == method || (method == .head && route.method == .get) {
-                return .found(pattern: route.pattern, parameters: parameters, handler: route.handler)
+        var path = path
+        return path.withUTF8 { bytes in
+            let ranges = Router.segmentRanges(bytes)
+            var allowed: [HTTPMethod] = []
+            var matchedPattern: String?
+            for route in routes where Router.matches(route.segments, bytes, ranges) {
+                if route.method == method || (method == .head && route.method == .get) {
+                    // Parameters are bound only for the route that runs.
+                    return .found(pattern: route.pattern, parameters: Router.bind(route.segments, bytes, ranges), handler: route.handler)
+                }
+                matchedPattern = matchedPattern ?? route.pattern
+                if !allowed.contains(route.method) { allowed.append(route.method) }
+                if route.method == .get && !allowed.contains(.head) { allowed.append(.head) }
             }
-            matchedPattern = matchedPattern ?? route.pattern
-            if !allowed.contains(route.method) { allowed.append(route.method) }
-            if route.method == .get && !allowed.contains(.head) { allowed.append(.head) }
+            if let matchedPattern { return .methodNotAllowed(pattern: matchedPattern, allowed: allowed) }
+            return .notFound
         }
-        if let matchedPattern { return .methodNotAllowed(pattern: matchedPattern, allowed: allowed) }
-        return .notFound
     }
 
     /// The pattern `path` matches with any method (for metrics labels), or `nil`.
     package func pattern(for path: String) -> String? {
-        let parts = Router.split(path)
-        return routes.first { Router.bind($0.segments, to: parts) != nil }?.pattern
+        var path = path
+        return path.withUTF8 { bytes in
+            let ranges = Router.segmentRanges(bytes)
+            return routes.first { Router.matches($0.segments, bytes, ranges) }?.pattern
+        }
     }
 
     /// Runs the matching route; errors it throws become their JSON error responses.
@@ -83,22 +92,44 @@ package struct Router: Sendable {
         }
     }
 
-    private static func split(_ path: String) -> [Substring] {
-        // Keep empty segments (`//`, a trailing `/`) so they never match a pattern by accident.
-        guard path.hasPrefix("/") else { return [Substring(path)] }
-        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+    /// The byte ranges of `path`'s segments: after the leading `/`, cut at every `/`, keeping
+    /// empty segments (`//`, a trailing `/`) so they never match a pattern by accident; a path
+    /// without the leading `/` is one segment. Works on bytes because it runs for every route on
+    /// every request, twice (routing and the metrics label).
+    private static func segmentRanges(_ bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        guard bytes.first == UInt8(ascii: "/") else { return [0..<bytes.count] }
+        var ranges: [Range<Int>] = []
+        var start = 1
+        while true {
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "/") { end += 1 }
+            ranges.append(start..<end)
+            if end == bytes.count { return ranges }
+            start = end + 1
+        }
     }
 
-    private static func bind(_ segments: [Segment], to parts: [Substring]) -> Parameters? {
-        guard segments.count == parts.count else { return nil }
-        var parameters: Parameters = [:]
-        for (segment, part) in zip(segments, parts) {
+    /// Whether a path (`bytes`, cut at `ranges`) has exactly the segments `segments` asks for.
+    private static func matches(_ segments: [Segment], _ bytes: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>]) -> Bool {
+        guard ranges.count == segments.count else { return false }
+        for (segment, range) in zip(segments, ranges) {
             switch segment {
             case .literal(let literal):
-                guard part == literal else { return nil }
-            case .parameter(let name):
-                guard !part.isEmpty else { return nil }
-                parameters[name] = String(part)
+                var literal = literal
+                guard literal.withUTF8({ $0.elementsEqual(bytes[range]) }) else { return false }
+            case .parameter:
+                guard !range.isEmpty else { return false }
+            }
+        }
+        return true
+    }
+
+    /// The parameter values of a path that ``matches(_:_:_:)`` `segments`.
+    private static func bind(_ segments: [Segment], _ bytes: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>]) -> Parameters {
+        var parameters: Parameters = [:]
+        for (segment, range) in zip(segments, ranges) {
+            if case .parameter(let name) = segment {
+                parameters[name] = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
         }
         return parameters

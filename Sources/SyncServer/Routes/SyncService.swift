@@ -9,8 +9,13 @@ public struct SyncServiceConfiguration: Sendable {
     public var maxClockSkew: Double = 300
     /// The server's wall clock in milliseconds since 1970; tests inject a fixed one.
     public var clock: @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds
-    /// Receives one access-log line per request (without a newline); `nil` logs nothing.
+    /// Receives one access-log line per request (without a newline); `nil` logs nothing. It is
+    /// called on the thread that finished the request: hand the line to a ``LogWriter`` rather
+    /// than writing it there.
     public var log: (@Sendable (String) -> Void)?
+    /// How long an accepted bearer token is trusted before the token file is checked for changes
+    /// by other processes (`syncd token revoke`): the longest a revoked token keeps working.
+    public var tokenRevalidationInterval: Duration = .milliseconds(100)
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
@@ -35,7 +40,7 @@ public final class SyncService: Sendable {
         try FileManager.default.createDirectory(
             at: configuration.dataDirectory.appendingPathComponent("datasets"), withIntermediateDirectories: true)
         registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock)
-        tokens = try TokenStore(dataDirectory: configuration.dataDirectory)
+        tokens = try TokenStore(dataDirectory: configuration.dataDirectory, revalidationInterval: configuration.tokenRevalidationInterval)
         let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics)
         var router = Router()
         HealthRoutes.register(in: &router, context)
@@ -88,22 +93,7 @@ public final class SyncService: Sendable {
     /// `<ISO8601 time> <remote> <method> <path> <status> <bytes> <ms>ms`, with the path's
     /// spaces and control characters percent-escaped so one request is always one line.
     static func logLine(_ summary: HTTPRequestSummary, at date: Date) -> String {
-        let time = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        let milliseconds = Double(summary.duration.components.seconds) * 1000 + Double(summary.duration.components.attoseconds) / 1e15
-        let remote = summary.remoteAddress.isEmpty ? "-" : summary.remoteAddress
-        return "\(time) \(remote) \(sanitize(summary.method)) \(sanitize(summary.path)) \(summary.status) \(summary.responseBytes) \(String(format: "%.3f", milliseconds))ms"
-    }
-
-    static func sanitize(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value <= 0x20 || scalar.value == 0x7F {
-                result += String(format: "%%%02X", scalar.value)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        AccessLogLine.format(summary, at: date)
     }
 }
 
@@ -121,17 +111,30 @@ struct RouteContext: Sendable {
         guard let header = request.headers["Authorization"] else {
             throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header")
         }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard let token = RouteContext.bearerToken(in: header) else {
             throw APIError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, token.utf8.count <= 256, let owner = try tokens.dataset(forToken: token) else {
+        guard !token.isEmpty, token.utf8.count <= 256, let owner = try tokens.dataset(forToken: String(token)) else {
             throw APIError.unauthorized("the bearer token is not valid")
         }
         let name = parameters["dataset"] ?? ""
         guard DatasetRegistry.isValidName(name) else { throw APIError.invalidDataset(name) }
         guard owner == name else { throw APIError.forbidden(name) }
         return registry.dataset(name)
+    }
+
+    /// The credentials of `Bearer <token>` (scheme case-insensitive, spaces and tabs around the
+    /// token dropped, possibly empty), or `nil` for another shape. Works on bytes: it runs on
+    /// every authenticated request.
+    static func bearerToken(in header: String) -> Substring? {
+        let bytes = header.utf8
+        guard let schemeStart = bytes.firstIndex(where: { $0 != ASCII.space }),
+              let gap = bytes[schemeStart...].firstIndex(of: ASCII.space),
+              HTTPHeaders.namesMatch(header[schemeStart..<gap], "bearer") else { return nil }
+        var credentials = bytes[bytes.index(after: gap)...]
+        guard !credentials.isEmpty else { return nil }
+        while let first = credentials.first, first == ASCII.space || first == ASCII.tab { credentials = credentials.dropFirst() }
+        while let last = credentials.last, last == ASCII.space || last == ASCII.tab { credentials = credentials.dropLast() }
+        return Substring(credentials)
     }
 }

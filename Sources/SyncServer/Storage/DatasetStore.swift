@@ -8,8 +8,12 @@ import SyncKit
 /// writes (schema registration, pushes) take `writeLock`, so they run one at a time; reads
 /// (pulls, snapshots) run on the replica's connection and see committed state only. Every
 /// operation either completes or leaves the dataset unchanged.
+///
+/// The server is the only writer of its store files, so it also remembers where the log ends:
+/// a pull that is already at the end (the common poll) is answered without touching SQLite.
 package final class DatasetStore: @unchecked Sendable {
-    // @unchecked: `opened` is only accessed while holding `stateLock`.
+    // @unchecked: `opened`, `logEnd`, `logGeneration` and `isLogChanging` are only accessed
+    // while holding `stateLock`.
 
     /// What a schema registration did.
     package enum Registration: String, Sendable {
@@ -46,6 +50,13 @@ package final class DatasetStore: @unchecked Sendable {
     private let writeLock = NSLock()
     private let stateLock = NSLock()
     private var opened: SyncReplica?
+    /// A cursor no logged entry lies beyond (one a pull found nothing after, or a push's last),
+    /// never above the highest cursor assigned; `nil` when unknown.
+    private var logEnd: Int64?
+    /// Bumped when a push starts: a pull that read the log before may not record what it saw.
+    private var logGeneration: UInt64 = 0
+    /// While a push runs, the end is unknown (it may commit and then fail to say where it ended).
+    private var isLogChanging = false
 
     /// - Parameters:
     ///   - directory: `DIR/datasets/<name>`; created at the first schema registration.
@@ -84,7 +95,45 @@ package final class DatasetStore: @unchecked Sendable {
     private func replace(with replica: SyncReplica) {
         stateLock.lock()
         opened = replica
+        logGeneration &+= 1
+        logEnd = nil
         stateLock.unlock()
+    }
+
+    /// What a pull needs before reading: the replica, the remembered end of the log and the
+    /// generation to hand back to ``noteLogEnd(_:of:generation:)``.
+    private func replicaAndLogEnd() throws -> (replica: SyncReplica, end: Int64?, generation: UInt64) {
+        let replica = try requireReplica()
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return (replica, opened === replica ? logEnd : nil, logGeneration)
+    }
+
+    /// Records that a pull found nothing logged after `cursor`, unless a push started since.
+    private func noteLogEnd(_ cursor: Int64, of replica: SyncReplica, generation: UInt64) {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard opened === replica, generation == logGeneration, !isLogChanging else { return }
+        logEnd = max(logEnd ?? cursor, cursor)
+    }
+
+    /// Forgets the end of the log while a push runs. Called under `writeLock`.
+    private func beginLogChange() {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        logGeneration &+= 1
+        isLogChanging = true
+        logEnd = nil
+    }
+
+    /// Records where a push left the log (`nil` if it failed and the end is unknown). Called
+    /// under `writeLock`, before the push answers, so any pull that starts after the answer
+    /// sees the new end.
+    private func endLogChange(_ end: Int64?, of replica: SyncReplica) {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        isLogChanging = false
+        if let end, opened === replica { logEnd = end }
     }
 
     // MARK: Schema
@@ -167,6 +216,9 @@ package final class DatasetStore: @unchecked Sendable {
         defer { writeLock.unlock() }
         // A schema registration may have replaced the replica while this push waited.
         let current = try requireReplica()
+        beginLogChange()
+        var newLogEnd: Int64?
+        defer { endLogChange(newLogEnd, of: current) }
         let result: SyncReplica.MergeResult
         do {
             result = try current.apply(changeSets) { connection, applied in
@@ -178,6 +230,7 @@ package final class DatasetStore: @unchecked Sendable {
         // Both read under the write lock, so they describe the state right after this push.
         let vector = try current.versionVector()
         let cursor = try current.withConnection { try ServerLog.lastCursor(on: $0) }
+        newLogEnd = cursor
         return PushResult(applied: result.applied, alreadyApplied: result.alreadyApplied, vector: vector, cursor: cursor)
     }
 
@@ -206,7 +259,12 @@ package final class DatasetStore: @unchecked Sendable {
     /// The change sets logged after `cursor`: at most `limit` log entries are scanned, those of
     /// `excluding` are left out (they still advance the returned cursor).
     package func pull(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> PullPage {
-        let replica = try requireReplica()
+        let (replica, end, generation) = try replicaAndLogEnd()
+        if let end, cursor == end {
+            // Nothing is logged after the end and every push moves the end before it answers: a
+            // pull racing a push may miss it, as if it had arrived first; a later pull cannot.
+            return PullPage(changeSets: [], cursor: cursor, more: false)
+        }
         let (entries, highest) = try replica.withConnection { connection in
             let highest = try ServerLog.highestAssignedCursor(on: connection)
             guard cursor >= 0, cursor <= highest else { return ([ServerLog.Entry](), highest) }
@@ -215,6 +273,7 @@ package final class DatasetStore: @unchecked Sendable {
         guard cursor >= 0, cursor <= highest else {
             throw DatasetError.invalidCursor("cursor \(cursor) is not one this server handed out (its log ends at \(highest))")
         }
+        if entries.isEmpty { noteLogEnd(cursor, of: replica, generation: generation) }
         let page = entries.prefix(limit)
         let dots = page.map(\.dot).filter { $0.replica != excluding }
         // Logged change sets are committed, so reading them after releasing the connection is safe.

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Which dataset each recently accepted token hash opens, so a request with a known token costs a
+/// hash and a dictionary lookup instead of a SQLite query.
+///
+/// Staleness is bounded by revalidation: at most every `interval`, ``TokenStore`` reads the token
+/// file's `PRAGMA data_version`, which changes whenever another connection (another process such
+/// as `syncd token revoke`, or another ``TokenStore``) commits, and the cache is emptied when it
+/// did. A revoked token therefore stops working within about one interval. Only tokens found in
+/// the file are remembered: unknown tokens always reach SQLite, so guessing cannot fill the cache.
+///
+/// Thread-safe; every member takes `lock` briefly. ``TokenStore`` calls ``store(_:for:)``,
+/// ``revalidated(dataVersion:)`` and ``removeAll()`` while it holds its connection, so updates
+/// happen in the order SQLite saw the reads and writes they come from.
+final class TokenCache: @unchecked Sendable {
+    // @unchecked: every mutable field is only accessed while holding `lock`.
+
+    /// Entries beyond this are dropped wholesale; there are rarely more than a few live tokens.
+    static let maxEntries = 4096
+
+    private let interval: UInt64
+    private let lock = NSLock()
+    private var datasets: [String: String] = [:]
+    private var dataVersion: Int64?
+    private var nextRevalidation: UInt64 = 0
+
+    /// - Parameter interval: nanoseconds a check of the file stays good for; `0` checks on every lookup.
+    init(interval: UInt64) {
+        self.interval = interval
+    }
+
+    /// Whether the caller should check the file now. Claims the check, so among threads asking at
+    /// once only one does it.
+    func claimRevalidation(now: UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard now >= nextRevalidation else { return false }
+        nextRevalidation = now &+ interval
+        return true
+    }
+
+    /// Records the file's current `data_version`; forgets every entry if another connection
+    /// committed since the last check.
+    func revalidated(dataVersion version: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let dataVersion, dataVersion != version { datasets.removeAll() }
+        dataVersion = version
+    }
+
+    /// The dataset remembered for `hash`.
+    func dataset(forHash hash: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return datasets[hash]
+    }
+
+    /// Remembers a lookup the file just answered.
+    func store(_ dataset: String, for hash: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if datasets.count >= TokenCache.maxEntries { datasets.removeAll() }
+        datasets[hash] = dataset
+    }
+
+    /// Forgets everything and forces a check of the file on the next lookup (after this store's
+    /// own writes, which `data_version` does not report, and after errors).
+    func removeAll() {
+        lock.lock()
+        defer { lock.unlock() }
+        datasets.removeAll()
+        nextRevalidation = 0
+    }
+}
