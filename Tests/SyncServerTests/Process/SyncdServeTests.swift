@@ -6,7 +6,7 @@ import Testing
 /// `syncd serve` as its own process, as operators run it: what only the real executable shows,
 /// namely its stderr (access lines are written by a background thread) and a revocation
 /// committed by a second `syncd` process while it runs.
-@Suite(.serialized, .enabled(if: SyncdExecutable.url != nil, "needs the syncd executable (swift build --build-tests builds it)"))
+@Suite(.serialized)
 final class SyncdServeTests {
     let directory: URL
     let output: URL

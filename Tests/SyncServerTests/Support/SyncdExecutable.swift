@@ -3,7 +3,7 @@ import Foundation
 /// The `syncd` executable `swift build` put next to the test bundle, run as a separate process:
 /// for what only another process can show (a revocation it commits, its stderr at exit).
 enum SyncdExecutable {
-    /// Where it is, or `nil` when it was not built.
+    /// Where it is, or `nil` when it was not built (then the tests that need it fail, saying so).
     static let url: URL? = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while directory.pathComponents.count > 1 {
