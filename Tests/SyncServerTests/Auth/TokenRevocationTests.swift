@@ -80,8 +80,7 @@ import Testing
         #expect(TokenStore.hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
-    @Test
-    func revocationBySyncdTokenRevokeInAnotherProcessStopsRequestsWithinASecond() throws {
+    @Test func revocationBySyncdTokenRevokeInAnotherProcessStopsRequestsWithinASecond() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let service = try SyncService(configuration: SyncServiceConfiguration(dataDirectory: directory))
         let token = try service.tokens.add(dataset: "main")
