@@ -40,8 +40,16 @@ package final class SQLiteStatement {
         case .null: result = sqlite3_bind_null(handle, index)
         case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
         case .real(let number): result = sqlite3_bind_double(handle, index, number)
-        case .text(let text):
-            result = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+        case .text(var text):
+            // With its length, from the string's own storage: passing the String as a C string
+            // would copy it into a temporary array first.
+            result = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { characters in
+                    // An empty string still needs a non-nil pointer, or SQLite stores NULL.
+                    guard let start = characters.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+                    return sqlite3_bind_text(handle, index, start, Int32(characters.count), sqliteTransient)
+                }
+            }
         case .blob(let data):
             result = data.withUnsafeBytes { bytes in
                 // A zero-length blob still needs a non-nil pointer, or SQLite stores NULL.
