@@ -31,10 +31,7 @@ struct EndToEndBenchmark {
             let storeA = try ObjectStore(path: directory.appendingPathComponent("a.sqlite").path, entities: benchEntities)
             let replicaA = try SyncReplica(store: storeA)
             let replicaB = try SyncReplica(store: try ObjectStore(path: directory.appendingPathComponent("b.sqlite").path, entities: benchEntities))
-            var configuration = SyncClient.Configuration(serverURL: server.url, dataset: dataset, token: token)
-            // Responses of several MB stall in syncd (cut off after its 30 s write timeout; see the
-            // README): keep every pull page to one change set of about 1 MB.
-            configuration.pullPageSize = 1
+            let configuration = SyncClient.Configuration(serverURL: server.url, dataset: dataset, token: token)
             let clientA = SyncClient(replica: replicaA, configuration: configuration)
             let clientB = SyncClient(replica: replicaB, configuration: configuration)
 
