@@ -93,12 +93,11 @@ import Testing
         let path = request["path"] as? String ?? ""
         switch (request["method"] as? String, path.hasSuffix("/changesets")) {
         case ("POST"?, true):
-            let push = try JSONDecoder().decode(WirePushResponse.self, from: data)
+            let push = try HTTPTransport.decodePushResult(data)
             #expect(!(push.applied + push.alreadyApplied).isEmpty, "\(file)")
-            _ = try (push.applied + push.alreadyApplied).map { try $0.dot() }
+            #expect(UInt64(push.cursor) != nil, "\(file): cursor \(push.cursor)")
         case ("GET"?, true):
-            let pull = try JSONDecoder().decode(WirePullResponse.self, from: data)
-            _ = try pull.changeSets.decodedChangeSets()
+            let pull = try HTTPTransport.decodePullPage(data)
             #expect(UInt64(pull.cursor) != nil, "\(file): cursor \(pull.cursor)")
         default:
             break

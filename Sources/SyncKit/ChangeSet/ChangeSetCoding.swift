@@ -6,27 +6,35 @@ import Foundation
 /// batch's `base` (a vector the receiver already has), each next one relative to the one
 /// before. Consecutive change sets usually differ in one entry, so a change set's size does
 /// not grow with the number of replicas.
+///
+/// Batches are written and read with SyncKit's own ``JSONWriter`` and ``JSONReader`` rather
+/// than `Codable`: on large batches `JSONEncoder` and `JSONDecoder` cost more than the merge
+/// itself. The bytes are those `JSONEncoder` wrote with `.sortedKeys` and
+/// `.withoutEscapingSlashes`, and decoding accepts any valid JSON of the batch's shape.
 public enum ChangeSetCoding {
     /// Encodes `changeSets` with vectors relative to `base`.
+    ///
+    /// - Throws: `EncodingError.invalidValue` if a value is a real that JSON cannot express
+    ///   (infinite or NaN).
     public static func encode(_ changeSets: [ChangeSet], base: VersionVector) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(WireBatch(changeSets, base: base))
+        var writer = JSONWriter(reservingCapacity: estimatedSize(of: changeSets, base: base))
+        try writer.writeChangeSetBatch(changeSets, base: base)
+        return writer.data
     }
 
     /// Decodes a batch made by ``encode(_:base:)``.
+    ///
+    /// - Throws: ``SyncError`` `.malformedChangeSet` whose message names what is wrong and
+    ///   where: the path (`changeSets[3].operations[7].values[0]`) and the byte offset.
     public static func decode(_ data: Data) throws -> (changeSets: [ChangeSet], base: VersionVector) {
-        let batch: WireBatch
         do {
-            batch = try JSONDecoder().decode(WireBatch.self, from: data)
-        } catch let error as DecodingError {
-            throw SyncError(.malformedChangeSet, "the change-set batch is not valid JSON of the expected shape: \(describe(error))")
-        } catch {
-            throw SyncError(.malformedChangeSet, "the change-set batch is not valid JSON: \(error)")
+            return try JSONReader.read(data) { try $0.readChangeSetBatch() }
+        } catch let error as JSONReadError {
+            throw SyncError(.malformedChangeSet, "the change-set batch is malformed: \(error)")
         }
-        return try batch.decodedChangeSets()
     }
 
+    /// A `DecodingError` as one line: what and where (`.changeSets[0].seq`).
     static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
@@ -38,150 +46,146 @@ public enum ChangeSetCoding {
             return "\(error)"
         }
     }
+
+    /// Bytes to reserve for a batch: a little over what a typical operation takes, so that large
+    /// batches are written without regrowing the buffer.
+    static func estimatedSize(of changeSets: [ChangeSet], base: VersionVector) -> Int {
+        var operations = 0
+        for changeSet in changeSets { operations += changeSet.operations.count }
+        return 64 + 48 * base.entries.count + 160 * changeSets.count + 128 * operations
+    }
 }
 
-/// A batch on the wire.
-struct WireBatch: Codable {
-    var base: [String: UInt64]
-    var changeSets: [WireChangeSet]
-
-    init(_ changeSets: [ChangeSet], base: VersionVector) {
-        self.base = Dictionary(uniqueKeysWithValues: base.entries.map { ($0.key.uuidString, $0.value) })
+extension JSONWriter {
+    /// Writes a batch: `{"base": {...}, "changeSets": [...]}`, each change set's vector as the
+    /// delta from the one before (the first from `base`).
+    mutating func writeChangeSetBatch(_ changeSets: [ChangeSet], base: VersionVector) throws {
+        beginObject()
+        writeKey("base")
+        writeReplicaMap(base.entries)
+        writeKey("changeSets")
+        beginArray()
         var previous = base
-        self.changeSets = changeSets.map { changeSet in
-            defer { previous = changeSet.vector }
-            return WireChangeSet(
-                replica: changeSet.dot.replica.uuidString, seq: changeSet.dot.seq, hlc: changeSet.hlc.rawValue,
-                vector: Dictionary(uniqueKeysWithValues: changeSet.vector.delta(from: previous).map { ($0.key.uuidString, $0.value) }),
-                operations: changeSet.operations.map(WireOperation.init))
+        for changeSet in changeSets {
+            beginObject()
+            writeKey("hlc")
+            writeUnsignedInteger(changeSet.hlc.rawValue)
+            writeKey("operations")
+            try writeOperations(changeSet.operations)
+            writeKey("replica")
+            writeUUID(changeSet.dot.replica)
+            writeKey("seq")
+            writeUnsignedInteger(changeSet.dot.seq)
+            writeKey("vector")
+            writeReplicaMap(changeSet.vector.delta(from: previous))
+            endObject()
+            previous = changeSet.vector
         }
+        endArray()
+        endObject()
     }
+}
 
-    func decodedChangeSets() throws -> (changeSets: [ChangeSet], base: VersionVector) {
-        let baseVector = VersionVector(try WireBatch.replicaMap(base, field: "base"))
+extension JSONReader {
+    /// Reads a batch, rebuilding each change set's full vector from the deltas. Keys may come in
+    /// any order; unknown keys are skipped.
+    mutating func readChangeSetBatch() throws -> (changeSets: [ChangeSet], base: VersionVector) {
+        skipWhitespace()
+        let start = offset
+        try beginObject()
+        var base: [ReplicaID: UInt64]?
+        var pending: [PendingChangeSet]?
+        while let key = try nextKey() {
+            if key.matches("base") {
+                try JSONReadError.checkFirst(base, "base", self)
+                base = try JSONReadError.at(.key("base")) { try readReplicaMap() }
+            } else if key.matches("changeSets") {
+                try JSONReadError.checkFirst(pending, "changeSets", self)
+                pending = try JSONReadError.at(.key("changeSets")) {
+                    try beginArray()
+                    var changeSets: [PendingChangeSet] = []
+                    while try nextElement() {
+                        changeSets.append(try JSONReadError.at(.index(changeSets.count)) { try readPendingChangeSet() })
+                    }
+                    return changeSets
+                }
+            } else {
+                try skipValue()
+            }
+        }
+        guard let base else { throw JSONReadError(message: "a batch needs 'base'", offset: start) }
+        guard let pending else { throw JSONReadError(message: "a batch needs 'changeSets'", offset: start) }
+        // The deltas chain from `base`, which may have come after the change sets: resolve them now.
+        let baseVector = VersionVector(base)
         var previous = baseVector
-        var result: [ChangeSet] = []
-        for (index, wire) in changeSets.enumerated() {
-            guard let replica = UUID(uuidString: wire.replica) else {
-                throw SyncError(.malformedChangeSet, "changeSets[\(index)].replica '\(wire.replica)' is not a UUID")
+        var changeSets: [ChangeSet] = []
+        changeSets.reserveCapacity(pending.count)
+        for (index, changeSet) in pending.enumerated() {
+            let vector = VersionVector.applying(changeSet.vectorDelta, to: previous)
+            guard vector[changeSet.replica] == changeSet.seq else {
+                throw JSONReadError(message: "gives the change set's own replica \(vector[changeSet.replica]), not its seq \(changeSet.seq)",
+                                    offset: changeSet.offset, path: [.key("changeSets"), .index(index), .key("vector")])
             }
-            guard wire.seq > 0 else { throw SyncError(.malformedChangeSet, "changeSets[\(index)].seq must be at least 1") }
-            let vector = VersionVector.applying(try WireBatch.replicaMap(wire.vector, field: "changeSets[\(index)].vector"), to: previous)
-            guard vector[replica] == wire.seq else {
-                throw SyncError(.malformedChangeSet, "changeSets[\(index)].vector gives its own replica \(vector[replica]), not its seq \(wire.seq)")
-            }
-            let operations = try wire.operations.enumerated().map { offset, operation in
-                try operation.operation(at: "changeSets[\(index)].operations[\(offset)]")
-            }
-            result.append(ChangeSet(dot: Dot(replica: replica, seq: wire.seq), hlc: HLC(rawValue: wire.hlc), vector: vector, operations: operations))
+            changeSets.append(ChangeSet(dot: Dot(replica: changeSet.replica, seq: changeSet.seq), hlc: HLC(rawValue: changeSet.hlc),
+                                        vector: vector, operations: changeSet.operations))
             previous = vector
         }
-        return (result, baseVector)
+        return (changeSets, baseVector)
     }
 
-    static func replicaMap(_ map: [String: UInt64], field: String) throws -> [ReplicaID: UInt64] {
-        var result: [ReplicaID: UInt64] = [:]
-        for (key, value) in map {
-            guard let replica = UUID(uuidString: key) else { throw SyncError(.malformedChangeSet, "\(field) has the key '\(key)', which is not a replica UUID") }
-            result[replica] = value
+    /// One element of `changeSets`, its vector still a delta.
+    private mutating func readPendingChangeSet() throws -> PendingChangeSet {
+        skipWhitespace()
+        let start = offset
+        try beginObject()
+        var replica: UUID?
+        var seq: UInt64?
+        var hlc: UInt64?
+        var delta: [ReplicaID: UInt64]?
+        var operations: [Operation]?
+        while let key = try nextKey() {
+            if key.matches("operations") {
+                try JSONReadError.checkFirst(operations, "operations", self)
+                operations = try JSONReadError.at(.key("operations")) { try readOperations() }
+            } else if key.matches("replica") {
+                try JSONReadError.checkFirst(replica, "replica", self)
+                replica = try JSONReadError.at(.key("replica")) { try readUUID() }
+            } else if key.matches("seq") {
+                try JSONReadError.checkFirst(seq, "seq", self)
+                seq = try JSONReadError.at(.key("seq")) {
+                    let value = try readUnsignedInteger()
+                    guard value > 0 else { throw failure("seq must be at least 1") }
+                    return value
+                }
+            } else if key.matches("hlc") {
+                try JSONReadError.checkFirst(hlc, "hlc", self)
+                hlc = try JSONReadError.at(.key("hlc")) { try readUnsignedInteger() }
+            } else if key.matches("vector") {
+                try JSONReadError.checkFirst(delta, "vector", self)
+                delta = try JSONReadError.at(.key("vector")) { try readReplicaMap() }
+            } else {
+                try skipValue()
+            }
         }
-        return result
+        func missing(_ name: String) -> JSONReadError {
+            JSONReadError(message: "a change set needs '\(name)'", offset: start)
+        }
+        guard let replica else { throw missing("replica") }
+        guard let seq else { throw missing("seq") }
+        guard let hlc else { throw missing("hlc") }
+        guard let delta else { throw missing("vector") }
+        guard let operations else { throw missing("operations") }
+        return PendingChangeSet(replica: replica, seq: seq, hlc: hlc, vectorDelta: delta, operations: operations, offset: start)
     }
 }
 
-struct WireChangeSet: Codable {
-    var replica: String
+/// A change set as read from a batch, before its vector delta is applied.
+private struct PendingChangeSet {
+    var replica: ReplicaID
     var seq: UInt64
     var hlc: UInt64
-    var vector: [String: UInt64]
-    var operations: [WireOperation]
-}
-
-/// One operation on the wire: `op` says which, the other fields are those it needs.
-struct WireOperation: Codable {
-    var op: String
-    var entity: String
-    var id: String
-    var attribute: String?
-    var values: [SQLValue]?
-    var root: String?
-    var relationship: String?
-    var target: String?
-    var observed: [WireDot]?
-    var member: String?
-    var key: String?
-
-    init(_ operation: Operation) {
-        switch operation {
-        case .create(let entity, let id):
-            self.init(op: "create", entity: entity, id: id.uuidString)
-        case .set(let entity, let id, let attribute, let values):
-            self.init(op: "set", entity: entity, id: id.uuidString, attribute: attribute, values: values)
-        case .delete(let entity, let id, let root):
-            self.init(op: "delete", entity: entity, id: id.uuidString, root: root.uuidString)
-        case .link(let entity, let id, let relationship, let target):
-            self.init(op: "link", entity: entity, id: id.uuidString, relationship: relationship, target: target.uuidString)
-        case .unlink(let entity, let id, let relationship, let target, let observed):
-            self.init(op: "unlink", entity: entity, id: id.uuidString, relationship: relationship, target: target.uuidString,
-                      observed: observed.map { WireDot(replica: $0.replica.uuidString, seq: $0.seq) })
-        case .position(let entity, let id, let relationship, let member, let key):
-            self.init(op: "position", entity: entity, id: id.uuidString, relationship: relationship, member: member.uuidString, key: key)
-        }
-    }
-
-    init(op: String, entity: String, id: String, attribute: String? = nil, values: [SQLValue]? = nil, root: String? = nil,
-         relationship: String? = nil, target: String? = nil, observed: [WireDot]? = nil, member: String? = nil, key: String? = nil) {
-        self.op = op
-        self.entity = entity
-        self.id = id
-        self.attribute = attribute
-        self.values = values
-        self.root = root
-        self.relationship = relationship
-        self.target = target
-        self.observed = observed
-        self.member = member
-        self.key = key
-    }
-
-    func operation(at path: String) throws -> Operation {
-        func uuid(_ text: String?, _ field: String) throws -> UUID {
-            guard let text else { throw SyncError(.malformedChangeSet, "\(path) (\(op)) lacks '\(field)'") }
-            guard let value = UUID(uuidString: text) else { throw SyncError(.malformedChangeSet, "\(path).\(field) '\(text)' is not a UUID") }
-            return value
-        }
-        func string(_ text: String?, _ field: String) throws -> String {
-            guard let text, !text.isEmpty else { throw SyncError(.malformedChangeSet, "\(path) (\(op)) lacks '\(field)'") }
-            return text
-        }
-        let objectID = try uuid(id, "id")
-        switch op {
-        case "create": return .create(entity: entity, id: objectID)
-        case "set":
-            guard let values else { throw SyncError(.malformedChangeSet, "\(path) (set) lacks 'values'") }
-            return .set(entity: entity, id: objectID, attribute: try string(attribute, "attribute"), values: values)
-        case "delete": return .delete(entity: entity, id: objectID, root: try uuid(root, "root"))
-        case "link":
-            return .link(entity: entity, id: objectID, relationship: try string(relationship, "relationship"), target: try uuid(target, "target"))
-        case "unlink":
-            let dots = try (observed ?? []).enumerated().map { index, dot in
-                guard let replica = UUID(uuidString: dot.replica) else {
-                    throw SyncError(.malformedChangeSet, "\(path).observed[\(index)].replica '\(dot.replica)' is not a UUID")
-                }
-                return Dot(replica: replica, seq: dot.seq)
-            }
-            return .unlink(entity: entity, id: objectID, relationship: try string(relationship, "relationship"),
-                           target: try uuid(target, "target"), observed: dots)
-        case "position":
-            return .position(entity: entity, id: objectID, relationship: try string(relationship, "relationship"),
-                             member: try uuid(member, "member"), key: try string(key, "key"))
-        default:
-            throw SyncError(.malformedChangeSet, "\(path).op '\(op)' is not one of create, set, delete, link, unlink, position")
-        }
-    }
-}
-
-struct WireDot: Codable {
-    var replica: String
-    var seq: UInt64
+    var vectorDelta: [ReplicaID: UInt64]
+    var operations: [Operation]
+    /// Where its object starts, for errors found after reading.
+    var offset: Int
 }

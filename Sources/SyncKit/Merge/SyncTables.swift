@@ -115,16 +115,18 @@ enum SyncTables {
         return changeSet
     }
 
+    /// Inserts a change set row. The vector and operations columns hold the wire format's JSON
+    /// (full vector, not a delta), written with escaped slashes as `JSONEncoder` wrote them, so
+    /// rows look the same whichever version stored them.
     static func store(_ changeSet: ChangeSet, status: String, on connection: SQLiteConnection) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let vector = Dictionary(uniqueKeysWithValues: changeSet.vector.entries.map { ($0.key.uuidString, $0.value) })
-        let operations = changeSet.operations.map(WireOperation.init)
+        var vector = JSONWriter(reservingCapacity: 16 + 48 * changeSet.vector.entries.count, escapingSlashes: true)
+        vector.writeReplicaMap(changeSet.vector.entries)
+        var operations = JSONWriter(reservingCapacity: 16 + 128 * changeSet.operations.count, escapingSlashes: true)
+        try operations.writeOperations(changeSet.operations)
         try connection.run(
             "INSERT INTO _sync_changeset (replica, seq, hlc, vector, operations, status) VALUES (?, ?, ?, ?, ?, ?)",
             [.text(changeSet.dot.replica.uuidString), .integer(Int64(changeSet.dot.seq)), .integer(Int64(bitPattern: changeSet.hlc.rawValue)),
-             .text(String(decoding: try encoder.encode(vector), as: UTF8.self)),
-             .text(String(decoding: try encoder.encode(operations), as: UTF8.self)), .text(status)])
+             .text(vector.string), .text(operations.string), .text(status)])
     }
 
     static func decodeChangeSet(_ row: [SQLValue]) throws -> ChangeSet {
@@ -133,10 +135,12 @@ enum SyncTables {
               case .text(let vectorJSON) = row[3], case .text(let operationsJSON) = row[4] else {
             throw SyncError(.notSyncable, "a stored change set row is damaged")
         }
-        let decoder = JSONDecoder()
-        let vector = VersionVector(try WireBatch.replicaMap(try decoder.decode([String: UInt64].self, from: Data(vectorJSON.utf8)), field: "vector"))
-        let operations = try decoder.decode([WireOperation].self, from: Data(operationsJSON.utf8)).enumerated().map { index, operation in
-            try operation.operation(at: "stored change set \(replicaText):\(seq) operation \(index)")
+        let vector: VersionVector, operations: [Operation]
+        do {
+            vector = VersionVector(try JSONReader.read(vectorJSON) { reader in try JSONReadError.at(.key("vector")) { try reader.readReplicaMap() } })
+            operations = try JSONReader.read(operationsJSON) { reader in try JSONReadError.at(.key("operations")) { try reader.readOperations() } }
+        } catch let error as JSONReadError {
+            throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) is damaged: \(error)")
         }
         return ChangeSet(dot: Dot(replica: replica, seq: UInt64(seq)), hlc: HLC(rawValue: UInt64(bitPattern: hlc)), vector: vector, operations: operations)
     }
@@ -145,6 +149,10 @@ enum SyncTables {
         guard case .text(let json)? = try connection.rows(
             "SELECT vector FROM _sync_changeset WHERE replica = ? AND seq = ?", [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first?.first
         else { return nil }
-        return VersionVector(try WireBatch.replicaMap(try JSONDecoder().decode([String: UInt64].self, from: Data(json.utf8)), field: "vector"))
+        do {
+            return VersionVector(try JSONReader.read(json) { try $0.readReplicaMap() })
+        } catch let error as JSONReadError {
+            throw SyncError(.notSyncable, "the stored vector of change set \(dot) is damaged: \(error)")
+        }
     }
 }

@@ -94,14 +94,7 @@ public struct HTTPTransport: Sendable {
         }
         let data = try await sendDetailed("POST", path: "changesets", body: body).data
         do throws(SyncClientError) {
-            let wire = try decode(WirePushResponse.self, from: data, what: "the push response")
-            do {
-                return PushResult(
-                    applied: try wire.applied.map { try $0.dot() }, alreadyApplied: try wire.alreadyApplied.map { try $0.dot() },
-                    vector: VersionVector(try WireBatch.replicaMap(wire.vector ?? [:], field: "vector")), cursor: wire.cursor ?? "")
-            } catch {
-                throw .invalidResponse("the push response is malformed: \(error)")
-            }
+            return try HTTPTransport.decodePushResult(data)
         } catch {
             throw HTTPFailure(error: error)
         }
@@ -122,12 +115,7 @@ public struct HTTPTransport: Sendable {
         var query = [URLQueryItem(name: "after", value: cursor), URLQueryItem(name: "limit", value: String(limit))]
         if let replica { query.append(URLQueryItem(name: "exclude", value: replica.uuidString)) }
         let data = try await send("GET", path: "changesets", query: query)
-        let wire = try decode(WirePullResponse.self, from: data, what: "the pull response")
-        do {
-            return PullPage(changeSets: try wire.changeSets.decodedChangeSets().changeSets, cursor: wire.cursor, more: wire.more)
-        } catch {
-            throw .invalidResponse("the pulled change sets are malformed: \(error)")
-        }
+        return try HTTPTransport.decodePullPage(data)
     }
 
     /// A copy of the dataset's store and the log cursor it includes.
@@ -242,7 +230,7 @@ public struct HTTPTransport: Sendable {
             failure.retryAfter = .seconds(seconds)
         }
         if case .causality = failure.error, let wire = try? JSONDecoder().decode(WireErrorResponse.self, from: data), let vector = wire.error.vector {
-            failure.serverVector = (try? WireBatch.replicaMap(vector, field: "vector")).map(VersionVector.init)
+            failure.serverVector = HTTPTransport.replicaVector(vector)
         }
         throw failure
     }
@@ -301,24 +289,4 @@ struct WireErrorResponse: Decodable {
         var vector: [String: UInt64]?
     }
     var error: Body
-}
-
-struct WirePushResponse: Decodable {
-    var applied: [WireDot]
-    var alreadyApplied: [WireDot]
-    var vector: [String: UInt64]?
-    var cursor: String?
-}
-
-struct WirePullResponse: Decodable {
-    var changeSets: WireBatch
-    var cursor: String
-    var more: Bool
-}
-
-extension WireDot {
-    func dot() throws -> Dot {
-        guard let replica = UUID(uuidString: replica) else { throw SyncError(.malformedChangeSet, "'\(self.replica)' is not a replica UUID") }
-        return Dot(replica: replica, seq: seq)
-    }
 }

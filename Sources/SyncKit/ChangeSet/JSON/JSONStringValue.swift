@@ -1,0 +1,91 @@
+import Foundation
+
+/// A JSON string as ``JSONReader`` found it: a view of the input's bytes when it had no escapes
+/// (the usual case, no copy), or its decoded bytes when it had some.
+///
+/// Keys and fixed values (`"op": "set"`) are compared against names with ``matches(_:)`` and
+/// UUIDs parsed with ``uuid`` without ever making a `String`. A view points into the input, so
+/// it must not outlive the ``JSONReader/read(bytes:_:)`` call that produced it.
+struct JSONStringValue {
+    /// The string's bytes inside the input, when it had no escapes.
+    private let raw: UnsafeBufferPointer<UInt8>
+    /// The decoded bytes, when it had escapes.
+    private let decoded: [UInt8]?
+
+    init(raw: UnsafeBufferPointer<UInt8>) {
+        self.raw = raw
+        decoded = nil
+    }
+
+    init(decoded: [UInt8]) {
+        raw = UnsafeBufferPointer(start: nil, count: 0)
+        self.decoded = decoded
+    }
+
+    /// Calls `body` with the string's UTF-8 bytes (already checked to be valid).
+    @inline(__always)
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        if let decoded { return try decoded.withUnsafeBufferPointer(body) }
+        return try body(raw)
+    }
+
+    /// Whether the string is exactly `name`.
+    @inline(__always)
+    func matches(_ name: StaticString) -> Bool {
+        withBytes { bytes in
+            name.withUTF8Buffer { expected in
+                guard bytes.count == expected.count else { return false }
+                for index in 0..<bytes.count where bytes[index] != expected[index] { return false }
+                return true
+            }
+        }
+    }
+
+    /// The string.
+    var string: String {
+        withBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The UUID the string spells (`8-4-4-4-12` hex digits, either case), or `nil`.
+    var uuid: UUID? {
+        withBytes(JSONStringValue.parseUUID)
+    }
+
+    /// The string quoted for an error message, shortened if long.
+    var quoted: String {
+        let text = string
+        return "'" + (text.count > 60 ? String(text.prefix(60)) + "…" : text) + "'"
+    }
+
+    /// Parses `8-4-4-4-12` hex digits (either case) into a UUID, as `UUID(uuidString:)` does.
+    static func parseUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard bytes.count == 36 else { return nil }
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &value) { output -> Bool in
+            var position = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    guard bytes[position] == UInt8(ascii: "-") else { return false }
+                    position += 1
+                }
+                let high = hexValue(bytes[position]), low = hexValue(bytes[position + 1])
+                guard high | low < 16 else { return false }
+                output[index] = high << 4 | low
+                position += 2
+            }
+            return true
+        }
+        return parsed ? UUID(uuid: value) : nil
+    }
+
+    /// A hex digit's value (either case), or 0xFF for any other byte.
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte &- UInt8(ascii: "A") &+ 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
+        default: return 0xFF
+        }
+    }
+}
