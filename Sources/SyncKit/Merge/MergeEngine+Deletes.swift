@@ -184,7 +184,7 @@ extension MergeEngine {
         let property = relationship.inverse
         let loser = side("\"\(deleted.id.storageText)\"", added)
         // Encoded exactly as the journal stores it, or it never matches.
-        let loserJSON = try ConflictJournal.json(loser)
+        let loserJSON = ConflictJournal.json(loser)
         try flushPendingInserts()
         let seen = try connection.rows(
             "SELECT 1 FROM _sync_journal WHERE kind = 'reference_dropped' AND entity = ? AND object = ? AND property = ? AND cause_replica = ? AND cause_seq = ? AND loser = ?",

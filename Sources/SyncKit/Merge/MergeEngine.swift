@@ -190,7 +190,7 @@ final class MergeEngine {
         _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: ConflictEntry.Side?,
         loser: ConflictEntry.Side, cause: Dot, detail: String
     ) throws {
-        pendingJournalRows.append(try ConflictJournal.row(kind, entity: entity, object: object, property: property,
+        pendingJournalRows.append(ConflictJournal.row(kind, entity: entity, object: object, property: property,
                                                           winner: winner, loser: loser, cause: cause, detail: detail))
     }
 
