@@ -129,6 +129,7 @@ extension MergeEngine {
     /// with a row, one `_sync_field` row per attribute written. Before anything reads rows back.
     func flushPendingWrites() throws {
         try flushPendingInserts()
+        var fieldRows = PendingInserts("INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq)", columnCount: 6)
         for (object, known) in objectsWithPendingWrites {
             if !known.pendingRowValues.isEmpty {
                 let entity = try schema.requireEntity(object.entity, in: "write")
@@ -141,15 +142,14 @@ extension MergeEngine {
                 known.pendingRowValues = [:]
             }
             for (field, stamp) in known.pendingFieldStamps {
-                try connection.run(
-                    "INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?)",
-                    [.text(object.entity), .text(object.id.storageText), .text(field),
-                     .integer(Int64(bitPattern: stamp.hlc.rawValue)), .text(stamp.replica.storageText), .integer(Int64(stamp.seq))])
+                fieldRows.append([.text(object.entity), .text(object.id.storageText), .text(field),
+                                  .integer(Int64(bitPattern: stamp.hlc.rawValue)), .text(stamp.replica.storageText), .integer(Int64(stamp.seq))])
                 if known.storedFieldStamps != nil { known.storedFieldStamps?[field] = stamp }
             }
             known.pendingFieldStamps = [:]
             known.hasPendingWrites = false
         }
         objectsWithPendingWrites = []
+        try fieldRows.flush(on: connection)
     }
 }
