@@ -108,7 +108,13 @@ final class MergeEngine {
     func apply(_ changeSet: ChangeSet, deletedValues: [UUID: [String: SQLValue]] = [:]) throws {
         current = changeSet
         vectors[changeSet.dot] = changeSet.vector
+        // A local save's sets of the objects it creates change no metadata (the creation stamp
+        // stands for them) and LocalStore wrote the rows: most of a large insert's operations.
+        let createdLocally: Set<UUID> = isLocal ? Set(changeSet.operations.lazy.compactMap {
+            if case .create(_, let id) = $0 { id } else { nil }
+        }) : []
         for (index, operation) in changeSet.operations.enumerated() {
+            if !createdLocally.isEmpty, case .set(_, let id, _, _) = operation, createdLocally.contains(id) { continue }
             do {
                 try apply(operation, deletedValues: deletedValues)
             } catch let error as SyncError {
