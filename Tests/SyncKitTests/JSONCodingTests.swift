@@ -122,6 +122,25 @@ import Testing
         }
     }
 
+    /// Both sides look at eight bytes at a time: put each kind of special byte at every place
+    /// of strings around those block boundaries.
+    @Test func specialBytesAreFoundAtEveryPosition() throws {
+        for length in 1..<26 {
+            for position in 0..<length {
+                for special in ["\"", "\\", "/", "\n", "\u{1}", "\u{1f}", "é", "😀"] {
+                    var characters = Array(repeating: "x", count: length)
+                    characters[position] = special
+                    let text = characters.joined()
+                    for escapingSlashes in [false, true] {
+                        let data = try written(.text(text), escapingSlashes: escapingSlashes)
+                        #expect(data == (try ReferenceWireFormat.encoder(escapingSlashes: escapingSlashes).encode(text)), "\(text.debugDescription)")
+                        #expect(try readSQLValue(data) == .text(text), "\(text.debugDescription)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func blobsRoundTripAsBase64() throws {
         // 0xFF 0xFF is "//8=": base64 has slashes, which the stored columns' format escapes.
         for bytes in [[], [0], [0, 1, 255], [255, 255], Array(0...255), Array(repeating: 0xAB, count: 1_001)] as [[UInt8]] {
@@ -140,6 +159,31 @@ import Testing
         #expect(writer.string == "\"\(uuid.uuidString)\"")
         for spelling in [uuid.uuidString, uuid.uuidString.lowercased(), "0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4\\u0044"] {
             #expect(try JSONReader.read("\"\(spelling)\"") { try $0.readUUID() } == uuid)
+        }
+    }
+
+    @Test func uuidsParseExactlyWhenEveryDigitIsHex() throws {
+        let valid = Array("0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D".utf8)
+        let dashes = [8, 13, 18, 23]
+        // Every byte value at every position: accepted exactly when the result is still hex
+        // digits with dashes in their places (stricter than UUID(uuidString:), which lets
+        // whitespace into the digits).
+        for position in 0..<36 {
+            for value in UInt8.min...UInt8.max {
+                var bytes = valid
+                bytes[position] = value
+                let isHex = (0x30...0x39).contains(value) || (0x41...0x46).contains(value) || (0x61...0x66).contains(value)
+                let expected = (dashes.contains(position) ? value == UInt8(ascii: "-") : isHex)
+                    ? UUID(uuidString: String(decoding: bytes, as: UTF8.self)) : nil
+                #expect(bytes.withUnsafeBufferPointer { JSONStringValue.parseUUID($0) } == expected, "byte \(value) at \(position)")
+            }
+        }
+        var random = SeededGenerator(seed: 3)
+        for _ in 0..<1_000 {
+            let uuid = random.uuid()
+            for text in [uuid.uuidString, uuid.uuidString.lowercased()] {
+                #expect(Array(text.utf8).withUnsafeBufferPointer { JSONStringValue.parseUUID($0) } == uuid)
+            }
         }
     }
 

@@ -8,6 +8,31 @@ extension JSONReader {
         var position = start
         // OR of all bytes: the high bit says whether UTF-8 must be checked.
         var combined: UInt8 = 0
+        // Eight bytes at a time up to the first quote, backslash or control character (the
+        // input goes on after the string, so only its last few bytes are read one by one).
+        if let base = input.baseAddress {
+            var wide: UInt64 = 0
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            while position + 8 <= input.count {
+                // The first byte in the lowest bits, whatever the machine's byte order.
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                let special = (word &- ones &* 0x20) & ~word & 0x8080_8080_8080_8080
+                    | JSONWriter.zeroBytes(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
+                    | JSONWriter.zeroBytes(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
+                if special == 0 {
+                    wide |= word
+                    position += 8
+                    continue
+                }
+                // The lowest flagged byte is a real one (the bit tricks only misfire above a real
+                // one): skip the plain bytes before it.
+                let plain = special.trailingZeroBitCount / 8
+                wide |= word & ((1 << (8 * UInt64(plain))) &- 1)
+                position += plain
+                break
+            }
+            if wide & 0x8080_8080_8080_8080 != 0 { combined = 0x80 }
+        }
         while position < input.count {
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {

@@ -13,6 +13,10 @@ import Foundation
 /// byte order, which is the order `.sortedKeys` uses for ASCII keys. That is what keeps the
 /// protocol's bytes, and the JSON already in existing stores, unchanged.
 ///
+/// The buffer is raw memory the writer owns, not an `Array`: appending to an array checks
+/// uniqueness and capacity on every call, which cost more than the JSON itself. Hence also
+/// `~Copyable`: a copy would share the memory.
+///
 /// ```swift
 /// var writer = JSONWriter()
 /// writer.beginObject()
@@ -21,9 +25,12 @@ import Foundation
 /// writer.endObject()
 /// writer.string // {"real":1.5}
 /// ```
-struct JSONWriter {
-    /// The UTF-8 output written so far.
-    private(set) var bytes: [UInt8] = []
+struct JSONWriter: ~Copyable {
+    /// The output: `count` initialized bytes of `capacity`.
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// How many bytes are written.
+    private(set) var count = 0
     /// Whether `/` is written `\/`, as `JSONEncoder` does without `.withoutEscapingSlashes`
     /// (the stored JSON columns were written that way).
     private let escapesSlashes: Bool
@@ -34,65 +41,83 @@ struct JSONWriter {
     ///   - capacity: bytes to reserve up front; a good guess saves the buffer's regrowth copies.
     ///   - escapingSlashes: write `/` as `\/` (`JSONEncoder`'s default) rather than as is.
     init(reservingCapacity capacity: Int = 256, escapingSlashes: Bool = false) {
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 64)
+        storage = .allocate(capacity: self.capacity)
         escapesSlashes = escapingSlashes
     }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// The output so far.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
 
     /// The output as a string (JSON written here is always valid UTF-8).
     var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// The output as `Data`.
-    var data: Data { Data(bytes) }
+    /// The output as `Data` (a copy).
+    var data: Data { Data(buffer: bytes) }
 
     // MARK: Structure
 
     /// Starts an object; write keys and values, then ``endObject()``.
     mutating func beginObject() {
+        reserve(2)
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        put(UInt8(ascii: "{"))
         needsComma = false
     }
 
     /// Ends the innermost object.
     mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        reserve(1)
+        put(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// Starts an array; write its elements, then ``endArray()``.
     mutating func beginArray() {
+        reserve(2)
         separate()
-        bytes.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         needsComma = false
     }
 
     /// Ends the innermost array.
     mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        reserve(1)
+        put(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes an object key that needs no escaping (the format's fixed ASCII names), then `:`.
     mutating func writeKey(_ name: StaticString) {
-        assert(JSONWriter.isPlainKey(name), "\(name) needs escaping: use writeKey(_: String)")
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        append(name)
-        append("\":")
+        assert(JSONWriter.isPlain(name), "\(name) needs escaping: use writeKey(_: String)")
+        name.withUTF8Buffer { name in
+            reserve(name.count + 4)
+            separate()
+            put(UInt8(ascii: "\""))
+            put(name)
+            put(UInt8(ascii: "\""))
+            put(UInt8(ascii: ":"))
+        }
         needsComma = false
     }
 
     /// Writes any string as an object key, escaped, then `:`.
     mutating func writeKey(_ name: String) {
         writeString(name)
-        bytes.append(UInt8(ascii: ":"))
+        reserve(1)
+        put(UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// Writes a UUID as an object key (upper case, as `uuidString`), then `:`.
     mutating func writeKey(_ uuid: UUID) {
         writeUUID(uuid)
-        bytes.append(UInt8(ascii: ":"))
+        reserve(1)
+        put(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -100,30 +125,28 @@ struct JSONWriter {
 
     /// Writes `null`.
     mutating func writeNull() {
-        separate()
-        append("null")
-        needsComma = true
+        writeRaw("null")
     }
 
     /// Writes `true` or `false`.
     mutating func writeBool(_ value: Bool) {
-        separate()
-        append(value ? "true" : "false")
-        needsComma = true
+        writeRaw(value ? "true" : "false")
     }
 
     /// Writes an unsigned integer in decimal.
     mutating func writeUnsignedInteger(_ value: UInt64) {
+        reserve(21)
         separate()
-        appendDigits(of: value)
+        putDigits(of: value)
         needsComma = true
     }
 
     /// Writes a signed integer in decimal.
     mutating func writeInteger(_ value: Int64) {
+        reserve(22)
         separate()
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendDigits(of: value.magnitude)
+        if value < 0 { put(UInt8(ascii: "-")) }
+        putDigits(of: value.magnitude)
         needsComma = true
     }
 
@@ -137,115 +160,223 @@ struct JSONWriter {
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [], debugDescription: "the real \(value) is not finite: JSON has no representation for it"))
         }
-        separate()
         // Swift's description is the shortest round-tripping form; JSONEncoder drops its ".0".
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
+        text.withUTF8 { digits in
+            reserve(digits.count + 1)
+            separate()
+            put(digits)
+        }
         needsComma = true
     }
 
     /// Writes a string, escaped per RFC 8259 exactly as `JSONEncoder` escapes it: `\"`, `\\`,
     /// `\b \f \n \r \t`, other control characters as `\u00xx`, everything else as is.
     mutating func writeString(_ text: String) {
-        separate()
         var text = text
-        text.withUTF8 { appendQuoted($0) }
+        text.withUTF8 { putQuoted($0) }
         needsComma = true
     }
 
     /// Writes a string that needs no escaping (one of the format's fixed ASCII words).
     mutating func writeString(literal: StaticString) {
-        assert(JSONWriter.isPlainKey(literal), "\(literal) needs escaping: use writeString(_:)")
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        append(literal)
-        bytes.append(UInt8(ascii: "\""))
+        assert(JSONWriter.isPlain(literal), "\(literal) needs escaping: use writeString(_:)")
+        literal.withUTF8Buffer { word in
+            reserve(word.count + 3)
+            separate()
+            put(UInt8(ascii: "\""))
+            put(word)
+            put(UInt8(ascii: "\""))
+        }
         needsComma = true
     }
 
     /// Writes a UUID as a string, upper case like `uuidString`, without making that string.
     mutating func writeUUID(_ uuid: UUID) {
+        reserve(39)
         separate()
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { output in
-            withUnsafeBytes(of: uuid.uuid) { uuidBytes in
-                output[0] = UInt8(ascii: "\"")
-                var position = 1
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        output[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    output[position] = JSONWriter.hexDigit(uuidBytes[index] >> 4)
-                    output[position + 1] = JSONWriter.hexDigit(uuidBytes[index] & 0x0F)
-                    position += 2
+        let output = storage + count
+        output[0] = UInt8(ascii: "\"")
+        withUnsafeBytes(of: uuid.uuid) { uuidBytes in
+            var position = 1
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    output[position] = UInt8(ascii: "-")
+                    position += 1
                 }
-                output[37] = UInt8(ascii: "\"")
+                output[position] = JSONWriter.hexDigit(uuidBytes[index] >> 4)
+                output[position + 1] = JSONWriter.hexDigit(uuidBytes[index] & 0x0F)
+                position += 2
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(output))
         }
+        output[37] = UInt8(ascii: "\"")
+        count += 38
         needsComma = true
     }
 
     /// Writes bytes as a base64 string (standard alphabet, padded), as `JSONEncoder` writes `Data`
     /// through `base64EncodedString()`. Base64's `/` is escaped too when `escapingSlashes`.
     mutating func writeBase64(_ data: Data) {
-        separate()
-        data.base64EncodedData().withUnsafeBytes { raw in raw.withMemoryRebound(to: UInt8.self) { appendQuoted($0) } }
+        data.base64EncodedData().withUnsafeBytes { raw in raw.withMemoryRebound(to: UInt8.self) { putQuoted($0) } }
         needsComma = true
     }
 
-    // MARK: Helpers
+    // MARK: Buffer
 
-    /// Appends a literal's bytes as they are.
+    /// Writes a value that is a fixed ASCII word (`null`, `true`).
+    private mutating func writeRaw(_ word: StaticString) {
+        word.withUTF8Buffer { word in
+            reserve(word.count + 1)
+            separate()
+            put(word)
+        }
+        needsComma = true
+    }
+
+    /// Makes room for `extra` more bytes; the `put` functions that follow do not check.
     @inline(__always)
-    private mutating func append(_ literal: StaticString) {
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toHold: count + extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(toHold needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newStorage.initialize(from: storage, count: count)
+        storage.deallocate()
+        storage = newStorage
+        capacity = newCapacity
     }
 
     /// The comma before an array element (an object's values follow their key, which wrote it).
+    /// Needs one reserved byte.
     @inline(__always)
     private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { put(UInt8(ascii: ",")) }
     }
 
-    private mutating func appendDigits(of value: UInt64) {
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        storage[count] = byte
+        count += 1
+    }
+
+    /// Copies `run`. Most runs are a few bytes (names, words, short values), for which two
+    /// overlapping loads and stores beat a call to `memmove`.
+    @inline(__always)
+    private mutating func put(_ run: UnsafeBufferPointer<UInt8>) {
+        guard let base = run.baseAddress else { return }
+        let length = run.count
+        let source = UnsafeRawPointer(base)
+        let target = UnsafeMutableRawPointer(storage + count)
+        switch length {
+        case 0:
+            return
+        case 1...3:
+            target.storeBytes(of: base[0], as: UInt8.self)
+            target.storeBytes(of: base[length / 2], toByteOffset: length / 2, as: UInt8.self)
+            target.storeBytes(of: base[length - 1], toByteOffset: length - 1, as: UInt8.self)
+        case 4...8:
+            let head = source.loadUnaligned(as: UInt32.self), tail = source.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: length - 4, as: UInt32.self)
+        case 9...16:
+            let head = source.loadUnaligned(as: UInt64.self), tail = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
+        default:
+            target.copyMemory(from: source, byteCount: length)
+        }
+        count += length
+    }
+
+    /// Writes `value`'s decimal digits; needs 20 reserved bytes.
+    private mutating func putDigits(of value: UInt64) {
         if value < 10 {
-            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+            put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
             return
         }
-        // At most 20 digits, written from the end of a stack buffer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var position = 20
-            var rest = value
-            repeat {
-                position -= 1
-                digits[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            } while rest != 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position...]))
+        var digits = 0
+        var rest = value
+        while rest != 0 {
+            digits += 1
+            rest /= 10
         }
+        rest = value
+        for position in stride(from: count + digits - 1, through: count, by: -1) {
+            storage[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        count += digits
     }
 
-    /// Appends `text` quoted; runs that need no escape go in one copy each, so the common string
-    /// (no quotes, backslashes or control characters) is a single append.
-    private mutating func appendQuoted(_ text: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
+    /// Writes `text` quoted and escaped. Runs that need no escape are copied whole, so the usual
+    /// string (no quotes, backslashes or control characters) is one copy; it is checked eight
+    /// bytes at a time.
+    private mutating func putQuoted(_ text: UnsafeBufferPointer<UInt8>) {
+        // Room for the plain case; escapes reserve more as they come.
+        reserve(text.count + 3)
+        separate()
+        put(UInt8(ascii: "\""))
+        guard let base = text.baseAddress else {
+            put(UInt8(ascii: "\""))
+            return
+        }
         var runStart = 0
-        for index in 0..<text.count {
-            let byte = text[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (byte == UInt8(ascii: "/") && escapesSlashes) else {
-                continue
+        var blockStart = 0
+        while blockStart < text.count {
+            let blockEnd = min(blockStart + 8, text.count)
+            var word: UInt64
+            if blockEnd - blockStart == 8 {
+                word = UnsafeRawPointer(base + blockStart).loadUnaligned(as: UInt64.self)
+            } else {
+                // The last few bytes, padded with a byte that needs no escape ('A').
+                word = 0x4141_4141_4141_4141
+                withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base + blockStart, count: blockEnd - blockStart)) }
             }
-            if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<index])) }
-            appendEscape(for: byte)
-            runStart = index + 1
+            if JSONWriter.anyByteNeedsEscape(word, slashes: escapesSlashes) {
+                for index in blockStart..<blockEnd {
+                    let byte = base[index]
+                    guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (byte == UInt8(ascii: "/") && escapesSlashes) else {
+                        continue
+                    }
+                    put(UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+                    // An escape is at most 6 bytes where the byte took 1; keep the rest's room too.
+                    reserve(6 + text.count - index)
+                    putEscape(for: byte)
+                    runStart = index + 1
+                }
+            }
+            blockStart = blockEnd
         }
-        if runStart < text.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart...])) }
-        bytes.append(UInt8(ascii: "\""))
+        put(UnsafeBufferPointer(start: base + runStart, count: text.count - runStart))
+        put(UInt8(ascii: "\""))
     }
 
-    private mutating func appendEscape(for byte: UInt8) {
+    /// Whether any of the eight bytes in `word` must be escaped: a control character, `"`, `\`,
+    /// or `/` when `slashes`. Each test is the classic "has a zero byte" bit trick; none has
+    /// false positives, which is all an "any" question needs.
+    @inline(__always)
+    private static func anyByteNeedsEscape(_ word: UInt64, slashes: Bool) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var found = (word &- ones &* 0x20) & ~word & highBits
+        found |= JSONWriter.zeroBytes(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
+        found |= JSONWriter.zeroBytes(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
+        if slashes { found |= JSONWriter.zeroBytes(word ^ (ones &* UInt64(UInt8(ascii: "/")))) }
+        return found != 0
+    }
+
+    /// Non-zero if any byte of `word` is zero.
+    @inline(__always)
+    static func zeroBytes(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+    }
+
+    /// Writes the escape of one byte; needs 6 reserved bytes.
+    private mutating func putEscape(for byte: UInt8) {
         let short: UInt8
         switch byte {
         case UInt8(ascii: "\""): short = UInt8(ascii: "\"")
@@ -258,13 +389,16 @@ struct JSONWriter {
         case 0x09: short = UInt8(ascii: "t")
         default:
             // JSONEncoder writes the other control characters as \u00xx with lower-case hex.
-            append("\\u00")
-            bytes.append(JSONWriter.lowerHexDigit(byte >> 4))
-            bytes.append(JSONWriter.lowerHexDigit(byte & 0x0F))
+            put(UInt8(ascii: "\\"))
+            put(UInt8(ascii: "u"))
+            put(UInt8(ascii: "0"))
+            put(UInt8(ascii: "0"))
+            put(JSONWriter.lowerHexDigit(byte >> 4))
+            put(JSONWriter.lowerHexDigit(byte & 0x0F))
             return
         }
-        bytes.append(UInt8(ascii: "\\"))
-        bytes.append(short)
+        put(UInt8(ascii: "\\"))
+        put(short)
     }
 
     @inline(__always)
@@ -278,7 +412,7 @@ struct JSONWriter {
     }
 
     /// Whether a key or word can be written without escaping (checked in debug builds only).
-    private static func isPlainKey(_ name: StaticString) -> Bool {
+    private static func isPlain(_ name: StaticString) -> Bool {
         name.withUTF8Buffer { buffer in
             buffer.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "/") }
         }
