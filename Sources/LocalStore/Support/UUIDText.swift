@@ -9,21 +9,9 @@ import Foundation
 extension UUID {
     /// The same text as `uuidString`, without formatted printing.
     package var storageText: String {
-        withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { output in
-                var position = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        output[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    let byte = bytes[index]
-                    output[position] = UUIDText.hexDigits[Int(byte >> 4)]
-                    output[position + 1] = UUIDText.hexDigits[Int(byte & 0x0F)]
-                    position += 2
-                }
-                return 36
-            }
+        String(unsafeUninitializedCapacity: 36) { output in
+            UUIDText.write(self, to: output.baseAddress!)
+            return 36
         }
     }
 
@@ -54,8 +42,24 @@ extension UUID {
 }
 
 /// The conversions behind ``Foundation/UUID/storageText``.
-enum UUIDText {
+package enum UUIDText {
     static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// Writes the 36 bytes of `uuid`'s text form at `output`.
+    package static func write(_ uuid: UUID, to output: UnsafeMutablePointer<UInt8>) {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            var position = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    output[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                output[position] = hexDigits[Int(bytes[index] >> 4)]
+                output[position + 1] = hexDigits[Int(bytes[index] & 0x0F)]
+                position += 2
+            }
+        }
+    }
 
     /// The eight bytes as one number, the first most significant (uuid_t is a tuple, not an array).
     @inline(__always)
@@ -65,30 +69,37 @@ enum UUIDText {
         return word
     }
 
+    /// Parses `8-4-4-4-12` hex digits (either case), as `UUID(uuidString:)` does (though stricter:
+    /// it lets whitespace into the digits).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> uuid_t? {
-        guard bytes.count == 36,
-              bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
-              bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-") else { return nil }
-        var result: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let complete = withUnsafeMutableBytes(of: &result) { output -> Bool in
-            var position = 0
-            for index in 0..<16 {
-                if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-                guard let high = value(ofHexDigit: bytes[position]), let low = value(ofHexDigit: bytes[position + 1]) else { return false }
-                output[index] = high << 4 | low
-                position += 2
-            }
-            return true
-        }
-        return complete ? result : nil
+        guard bytes.count == 36, let base = bytes.baseAddress, base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"),
+              base[18] == UInt8(ascii: "-"), base[23] == UInt8(ascii: "-") else { return nil }
+        // OR of all digit values: above 15 if any byte was not a hex digit. Checked once at the
+        // end, so that the fixed positions below run without branches.
+        var combined: UInt8 = 0
+        let value: uuid_t = (
+            hexByte(base, 0, &combined), hexByte(base, 2, &combined), hexByte(base, 4, &combined), hexByte(base, 6, &combined),
+            hexByte(base, 9, &combined), hexByte(base, 11, &combined), hexByte(base, 14, &combined), hexByte(base, 16, &combined),
+            hexByte(base, 19, &combined), hexByte(base, 21, &combined), hexByte(base, 24, &combined), hexByte(base, 26, &combined),
+            hexByte(base, 28, &combined), hexByte(base, 30, &combined), hexByte(base, 32, &combined), hexByte(base, 34, &combined))
+        return combined < 16 ? value : nil
     }
 
-    private static func value(ofHexDigit digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        default: return nil
-        }
+    /// The byte two hex digits at `position` spell; ORs their values into `combined`.
+    @inline(__always)
+    private static func hexByte(_ base: UnsafePointer<UInt8>, _ position: Int, _ combined: inout UInt8) -> UInt8 {
+        let high = hexValue(base[position]), low = hexValue(base[position + 1])
+        combined |= high | low
+        return high << 4 | low
+    }
+
+    /// A hex digit's value (either case), or 0xFF for any other byte.
+    @inline(__always)
+    package static func hexValue(_ byte: UInt8) -> UInt8 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        // Setting bit 5 folds 'A'-'F' onto 'a'-'f'.
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter &+ 10 : 0xFF
     }
 }

@@ -141,7 +141,7 @@ extension JSONReader {
         guard position + 4 <= input.count else { return nil }
         var value: UInt32 = 0
         for index in position..<(position + 4) {
-            let digit = JSONStringValue.hexValue(input[index])
+            let digit = UUIDText.hexValue(input[index])
             guard digit < 16 else { return nil }
             value = value << 4 | UInt32(digit)
         }

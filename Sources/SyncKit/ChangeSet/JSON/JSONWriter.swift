@@ -198,18 +198,7 @@ struct JSONWriter: ~Copyable {
         separate()
         let output = storage + count
         output[0] = UInt8(ascii: "\"")
-        withUnsafeBytes(of: uuid.uuid) { uuidBytes in
-            var position = 1
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    output[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                output[position] = JSONWriter.hexDigit(uuidBytes[index] >> 4)
-                output[position + 1] = JSONWriter.hexDigit(uuidBytes[index] & 0x0F)
-                position += 2
-            }
-        }
+        UUIDText.write(uuid, to: output + 1)
         output[37] = UInt8(ascii: "\"")
         count += 38
         needsComma = true
@@ -399,11 +388,6 @@ struct JSONWriter: ~Copyable {
         }
         put(UInt8(ascii: "\\"))
         put(short)
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &+ (nibble &- 10)
     }
 
     @inline(__always)
