@@ -87,8 +87,9 @@ extension MergeEngine {
     private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, known: ObjectInfo) throws {
         if known.hasRow {
             notePendingWrite(object, known)
+            // Once per object and flush, not once per write.
+            if known.pendingRowValues.isEmpty { rewrittenAttributes.insert(object.id) }
             for (column, value) in zip(attribute.columns, values) { known.pendingRowValues[column] = value }
-            rewrittenAttributes.insert(object.id)
         } else {
             var detached = try detachedColumns(of: object)
             for (column, value) in zip(attribute.columns, values) { detached[column] = value }
