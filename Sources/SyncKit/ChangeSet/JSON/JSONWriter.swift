@@ -62,32 +62,27 @@ struct JSONWriter: ~Copyable {
     // MARK: Structure
 
     /// Starts an object; write keys and values, then ``endObject()``.
-    mutating func beginObject() {
-        reserve(2)
-        separate()
-        put(UInt8(ascii: "{"))
-        needsComma = false
-    }
+    mutating func beginObject() { open(UInt8(ascii: "{")) }
 
     /// Ends the innermost object.
-    mutating func endObject() {
-        reserve(1)
-        put(UInt8(ascii: "}"))
-        needsComma = true
-    }
+    mutating func endObject() { close(UInt8(ascii: "}")) }
 
     /// Starts an array; write its elements, then ``endArray()``.
-    mutating func beginArray() {
+    mutating func beginArray() { open(UInt8(ascii: "[")) }
+
+    /// Ends the innermost array.
+    mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
         reserve(2)
         separate()
-        put(UInt8(ascii: "["))
+        put(bracket)
         needsComma = false
     }
 
-    /// Ends the innermost array.
-    mutating func endArray() {
+    private mutating func close(_ bracket: UInt8) {
         reserve(1)
-        put(UInt8(ascii: "]"))
+        put(bracket)
         needsComma = true
     }
 
