@@ -61,6 +61,18 @@ package final class SQLiteStatement {
         }
     }
 
+    /// Binds UTF-8 `bytes` as text to the 1-based parameter `index`, without making a `String` of
+    /// them first (stored change sets are JSON texts of many megabytes).
+    package func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
+        let result = bytes.withMemoryRebound(to: CChar.self) { characters in
+            guard let start = characters.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+            return sqlite3_bind_text64(handle, index, start, sqlite3_uint64(characters.count), sqliteTransient, UInt8(SQLITE_UTF8))
+        }
+        if result != SQLITE_OK {
+            throw SQLiteConnection.error(code: result, message: connection.lastErrorMessage, sql: sql, path: connection.path)
+        }
+    }
+
     /// Advances to the next row: `true` when a row is available, `false` when done.
     package func step() throws -> Bool {
         let result = sqlite3_step(handle)

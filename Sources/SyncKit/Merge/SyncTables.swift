@@ -61,13 +61,13 @@ enum SyncTables {
         try connection.inTransaction {
             for statement in statements { try connection.execute(statement) }
             if case .text(let text)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'replica'").first?.first {
-                guard let replica = UUID(uuidString: text) else {
+                guard let replica = UUID(storageText: text) else {
                     throw SyncError(.notSyncable, "the store's replica ID '\(text)' is not a UUID")
                 }
                 return replica
             }
             let replica = newReplicaID
-            try connection.run("INSERT INTO _sync_state (key, value) VALUES ('replica', ?), ('seq', 0), ('hlc', 0)", [.text(replica.uuidString)])
+            try connection.run("INSERT INTO _sync_state (key, value) VALUES ('replica', ?), ('seq', 0), ('hlc', 0)", [.text(replica.storageText)])
             return replica
         }
     }
@@ -86,7 +86,7 @@ enum SyncTables {
     static func vector(on connection: SQLiteConnection) throws -> VersionVector {
         var vector = VersionVector()
         for row in try connection.rows("SELECT replica, seq FROM _sync_vector") {
-            if case .text(let text) = row[0], let replica = UUID(uuidString: text), case .integer(let seq) = row[1] {
+            if case .text(let text) = row[0], let replica = UUID(storageText: text), case .integer(let seq) = row[1] {
                 vector[replica] = UInt64(seq)
             }
         }
@@ -94,7 +94,7 @@ enum SyncTables {
     }
 
     static func advanceVector(to dot: Dot, on connection: SQLiteConnection) throws {
-        try connection.run("INSERT OR REPLACE INTO _sync_vector (replica, seq) VALUES (?, ?)", [.text(dot.replica.uuidString), .integer(Int64(dot.seq))])
+        try connection.run("INSERT OR REPLACE INTO _sync_vector (replica, seq) VALUES (?, ?)", [.text(dot.replica.storageText), .integer(Int64(dot.seq))])
     }
 
     // MARK: Change sets
@@ -123,14 +123,17 @@ enum SyncTables {
         vector.writeReplicaMap(changeSet.vector.entries)
         var operations = JSONWriter(reservingCapacity: 16 + 128 * changeSet.operations.count, escapingSlashes: true)
         try operations.writeOperations(changeSet.operations)
-        try connection.run(
-            "INSERT INTO _sync_changeset (replica, seq, hlc, vector, operations, status) VALUES (?, ?, ?, ?, ?, ?)",
-            [.text(changeSet.dot.replica.uuidString), .integer(Int64(changeSet.dot.seq)), .integer(Int64(bitPattern: changeSet.hlc.rawValue)),
-             .text(vector.string), .text(operations.string), .text(status)])
+        let statement = try connection.cachedStatement(
+            "INSERT INTO _sync_changeset (replica, seq, hlc, vector, status, operations) VALUES (?, ?, ?, ?, ?, ?)")
+        try statement.bind([.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq)),
+                            .integer(Int64(bitPattern: changeSet.hlc.rawValue)), .text(vector.string), .text(status)])
+        // The operations text can be a hundred megabytes: bound from the writer's buffer.
+        try statement.bindText(operations.bytes, at: 6)
+        while try statement.step() {}
     }
 
     static func decodeChangeSet(_ row: [SQLValue]) throws -> ChangeSet {
-        guard case .text(let replicaText) = row[0], let replica = UUID(uuidString: replicaText),
+        guard case .text(let replicaText) = row[0], let replica = UUID(storageText: replicaText),
               case .integer(let seq) = row[1], case .integer(let hlc) = row[2],
               case .text(let vectorJSON) = row[3], case .text(let operationsJSON) = row[4] else {
             throw SyncError(.notSyncable, "a stored change set row is damaged")
@@ -147,7 +150,7 @@ enum SyncTables {
 
     static func vectorOfChangeSet(_ dot: Dot, on connection: SQLiteConnection) throws -> VersionVector? {
         guard case .text(let json)? = try connection.rows(
-            "SELECT vector FROM _sync_changeset WHERE replica = ? AND seq = ?", [.text(dot.replica.uuidString), .integer(Int64(dot.seq))]).first?.first
+            "SELECT vector FROM _sync_changeset WHERE replica = ? AND seq = ?", [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first?.first
         else { return nil }
         do {
             return VersionVector(try JSONReader.read(json) { try $0.readReplicaMap() })

@@ -1,4 +1,5 @@
 import Foundation
+import LocalStore
 import SyncKit
 
 /// The server's log of stored change sets: `_server_log`, in the dataset's store file.
@@ -19,7 +20,7 @@ enum ServerLog {
     static func append(_ changeSets: [ChangeSet], on connection: SQLiteConnection) throws {
         for changeSet in changeSets {
             try connection.run("INSERT INTO _server_log (replica, seq) VALUES (?, ?)",
-                               [.text(changeSet.dot.replica.uuidString), .integer(Int64(changeSet.dot.seq))])
+                               [.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq))])
         }
     }
 
@@ -49,7 +50,7 @@ enum ServerLog {
     static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [Entry] {
         try connection.rows("SELECT cursor, replica, seq FROM _server_log WHERE cursor > ? ORDER BY cursor LIMIT ?",
                             [.integer(cursor), .integer(Int64(limit))]).map { row in
-            guard case .integer(let cursor) = row[0], case .text(let text) = row[1], let replica = UUID(uuidString: text),
+            guard case .integer(let cursor) = row[0], case .text(let text) = row[1], let replica = UUID(storageText: text),
                   case .integer(let seq) = row[2], seq > 0 else {
                 throw SyncError(.notSyncable, "a _server_log row is damaged")
             }
