@@ -94,26 +94,34 @@ struct StoreBenchmark {
 
     /// Creates people (and their places) as LocalStore objects from `people` and saves them.
     static func insert(_ people: [PersonRecord], _ places: [PlaceRecord], into context: ObjectContext) throws {
-        let placeObjects = places.map { record -> Place in
+        let placeObjects = insertPlaces(places, into: context)
+        for record in people { insertPerson(record, places: placeObjects, into: context) }
+        try context.save()
+    }
+
+    /// Inserts one `Place` per record (not saved).
+    static func insertPlaces(_ places: [PlaceRecord], into context: ObjectContext) -> [Place] {
+        places.map { record -> Place in
             let place = Place()
             place.name = record.name
             context.insert(place)
             return place
         }
-        for record in people {
-            let person = Person()
-            person.name = record.name
-            person.email = record.email
-            person.age = record.age
-            person.score = record.score
-            person.born = record.born
-            person.isActive = record.isActive
-            person.mood = record.mood
-            person.token = record.token
-            person.place = placeObjects[record.place]
-            context.insert(person)
-        }
-        try context.save()
+    }
+
+    /// Inserts a `Person` with every attribute of `record` and its place (not saved).
+    static func insertPerson(_ record: PersonRecord, places: [Place], into context: ObjectContext) {
+        let person = Person()
+        person.name = record.name
+        person.email = record.email
+        person.age = record.age
+        person.score = record.score
+        person.born = record.born
+        person.isActive = record.isActive
+        person.mood = record.mood
+        person.token = record.token
+        person.place = places[record.place]
+        context.insert(person)
     }
 
     /// Fills a store file with `count` people, written by the raw baseline (the quickest way;

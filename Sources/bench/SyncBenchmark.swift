@@ -161,28 +161,11 @@ enum MergeWorkload {
 
     /// Creates `count` people with all attributes set (and 100 places) in `saves` saves.
     static func createPeople(_ count: Int, in context: ObjectContext, saves: Int = 1) throws -> [Person] {
-        let places = BenchData.places().map { record -> Place in
-            let place = Place()
-            place.name = record.name
-            context.insert(place)
-            return place
-        }
+        let places = StoreBenchmark.insertPlaces(BenchData.places(), into: context)
         let records = BenchData.people(count: count)
         let chunk = max(1, (count + saves - 1) / saves)
         for start in stride(from: 0, to: count, by: chunk) {
-            for record in records[start..<min(count, start + chunk)] {
-                let person = Person()
-                person.name = record.name
-                person.email = record.email
-                person.age = record.age
-                person.score = record.score
-                person.born = record.born
-                person.isActive = record.isActive
-                person.mood = record.mood
-                person.token = record.token
-                person.place = places[record.place]
-                context.insert(person)
-            }
+            for record in records[start..<min(count, start + chunk)] { StoreBenchmark.insertPerson(record, places: places, into: context) }
             try context.save()
         }
         return try context.fetchAll(Person.self)

@@ -175,14 +175,14 @@ import Testing
                 let isHex = (0x30...0x39).contains(value) || (0x41...0x46).contains(value) || (0x61...0x66).contains(value)
                 let expected = (dashes.contains(position) ? value == UInt8(ascii: "-") : isHex)
                     ? UUID(uuidString: String(decoding: bytes, as: UTF8.self)) : nil
-                #expect(bytes.withUnsafeBufferPointer { JSONStringValue.parseUUID($0) } == expected, "byte \(value) at \(position)")
+                #expect(bytes.withUnsafeBufferPointer { UUID(storageTextBytes: $0) } == expected, "byte \(value) at \(position)")
             }
         }
         var random = SeededGenerator(seed: 3)
         for _ in 0..<1_000 {
             let uuid = random.uuid()
             for text in [uuid.uuidString, uuid.uuidString.lowercased()] {
-                #expect(Array(text.utf8).withUnsafeBufferPointer { JSONStringValue.parseUUID($0) } == uuid)
+                #expect(Array(text.utf8).withUnsafeBufferPointer { UUID(storageTextBytes: $0) } == uuid)
             }
         }
     }

@@ -31,7 +31,7 @@ extension MergeEngine {
         let previous = try fieldStamp(object, known, name) ?? known.creation
         if incoming > previous {
             if !current.vector.covers(previous.dot) {
-                try journal(
+                journal(
                     .attribute, entity: object.entity, object: object.id, property: name,
                     winner: side(ConflictJournal.json(values), incoming),
                     loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
@@ -41,7 +41,7 @@ extension MergeEngine {
             known.pendingFieldStamps[name] = incoming
             try write(values, to: attribute, of: object, known: known)
         } else {
-            try journal(
+            journal(
                 .attribute, entity: object.entity, object: object.id, property: name,
                 winner: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
                 loser: side(ConflictJournal.json(values), incoming),
@@ -57,7 +57,7 @@ extension MergeEngine {
                                        [.text(object.entity), .text(object.id.storageText)]) {
             guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
                   !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
-            try journal(
+            journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: name,
                 winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
                 loser: side(ConflictJournal.json(values), incoming),

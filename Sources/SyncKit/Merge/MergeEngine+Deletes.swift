@@ -137,7 +137,7 @@ extension MergeEngine {
                                [.text(object.entity), .text(object.id.storageText)] + arguments)
             try markChanged(object)
             guard !voided.contains(root) else { continue }
-            try journal(
+            journal(
                 .cascadedDelete, entity: object.entity, object: object.id, property: nil, winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
                 loser: side(nil, try info(object)?.creation ?? Stamp(hlc: HLC(rawValue: 0), replica: root.dot.replica, seq: 0)),
                 cause: root.dot, detail: "\(object.entity) \(object.id) referred to an object deleted concurrently (delete rule cascade) and was deleted too")
@@ -174,7 +174,7 @@ extension MergeEngine {
         let rootEntity = try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
                                              arguments + [.text(root.root.storageText)]).first?.first?.textValue ?? ""
         let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
-        try journal(
+        journal(
             .voidedDelete, entity: rootEntity, object: root.root, property: edge?.relationship, winner: nil,
             loser: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
             cause: root.dot, detail: "the delete of \(rootEntity) \(root.root) is void: \(reason)")
@@ -190,7 +190,7 @@ extension MergeEngine {
             "SELECT 1 FROM _sync_journal WHERE kind = 'reference_dropped' AND entity = ? AND object = ? AND property = ? AND cause_replica = ? AND cause_seq = ? AND loser = ?",
             [.text(other.entity), .text(other.id.storageText), .text(property), .text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(loserJSON)])
         guard seen.isEmpty else { return }
-        try journal(
+        journal(
             .referenceDropped, entity: other.entity, object: other.id, property: property,
             winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)), loser: loser, cause: root.dot,
             detail: "\(other.entity).\(property) gained \(deleted.entity) \(deleted.id), which was deleted concurrently (delete rule nullify): the reference was dropped")

@@ -202,7 +202,7 @@ final class MergeEngine {
     func journal(
         _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: ConflictEntry.Side?,
         loser: ConflictEntry.Side, cause: Dot, detail: String
-    ) throws {
+    ) {
         pendingJournalRows.append(ConflictJournal.row(kind, entity: entity, object: object, property: property,
                                                           winner: winner, loser: loser, cause: cause, detail: detail))
     }
@@ -236,7 +236,7 @@ final class MergeEngine {
         let entity = try schema.requireEntity(object.entity, in: "delete")
         for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
             guard let stamp = try fieldStamp(object, known, attribute.name), !current.vector.covers(stamp.dot) else { continue }
-            try journal(
+            journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
                 winner: side(nil, current.stamp),
                 loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), stamp),
@@ -275,7 +275,7 @@ final class MergeEngine {
         if relationship.kind == .toOne && !isLocal {
             for edge in try liveEdges(from: source, relationship) where edge.target != target && !current.vector.covers(edge.added.dot) {
                 let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
-                try journal(
+                journal(
                     .toOne, entity: source.entity, object: source.id, property: name,
                     winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
                     cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won")
@@ -285,7 +285,7 @@ final class MergeEngine {
                 for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
                 where edge.source != source.id && !current.vector.covers(edge.added.dot) {
                     let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
-                    try journal(
+                    journal(
                         .toOne, entity: targetKey.entity, object: target, property: inverse.name,
                         winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
                         cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won")
@@ -359,7 +359,7 @@ final class MergeEngine {
         if let previous, let row = existing, !current.vector.covers(previous.dot), !isLocal {
             let (winner, loser) = incoming > previous
                 ? ((key, incoming), (row[0].textValue ?? "", previous)) : ((row[0].textValue ?? "", previous), (key, incoming))
-            try journal(
+            journal(
                 .move, entity: owner.entity, object: owner.id, property: name,
                 winner: side("\"\(winner.0)\"", winner.1), loser: side("\"\(loser.0)\"", loser.1), cause: incoming.dot,
                 detail: "member \(member) of \(owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")

@@ -219,7 +219,7 @@ struct JSONReader {
         let start = offset
         // The usual case: 36 plain characters between quotes.
         if start + 37 < input.count, input[start] == UInt8(ascii: "\""), input[start + 37] == UInt8(ascii: "\""),
-           let uuid = JSONStringValue.parseUUID(UnsafeBufferPointer(rebasing: input[(start + 1)..<(start + 37)])) {
+           let uuid = UUID(storageTextBytes: UnsafeBufferPointer(rebasing: input[(start + 1)..<(start + 37)])) {
             offset = start + 38
             return uuid
         }

@@ -48,17 +48,12 @@ struct JSONStringValue {
 
     /// The UUID the string spells (`8-4-4-4-12` hex digits, either case), or `nil`.
     var uuid: UUID? {
-        withBytes(JSONStringValue.parseUUID)
+        withBytes { UUID(storageTextBytes: $0) }
     }
 
     /// The string quoted for an error message, shortened if long.
     var quoted: String {
         let text = string
         return "'" + (text.count > 60 ? String(text.prefix(60)) + "…" : text) + "'"
-    }
-
-    /// Parses `8-4-4-4-12` hex digits (either case) into a UUID.
-    static func parseUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
-        UUID(storageTextBytes: bytes)
     }
 }
