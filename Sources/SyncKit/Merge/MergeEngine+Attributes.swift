@@ -31,21 +31,21 @@ extension MergeEngine {
         let previous = try fieldStamp(object, known, name) ?? known.creation
         if incoming > previous {
             if !current.vector.covers(previous.dot) {
-                journal(
+                try journal(
                     .attribute, entity: object.entity, object: object.id, property: name,
-                    winner: side(ConflictJournal.json(values), incoming),
-                    loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
-                    cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won")
+                    winner: side(values: values, incoming),
+                    loser: side(values: try currentValues(of: attribute, object: object, known: known), previous),
+                    cause: incoming.dot, detail: .concurrentAttributeWrites)
             }
             notePendingWrite(object, known)
             known.pendingFieldStamps[name] = incoming
             try write(values, to: attribute, of: object, known: known)
         } else {
-            journal(
+            try journal(
                 .attribute, entity: object.entity, object: object.id, property: name,
-                winner: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), previous),
-                loser: side(ConflictJournal.json(values), incoming),
-                cause: incoming.dot, detail: "concurrent writes to \(object.entity).\(name): the larger (HLC, replica) won")
+                winner: side(values: try currentValues(of: attribute, object: object, known: known), previous),
+                loser: side(values: values, incoming),
+                cause: incoming.dot, detail: .concurrentAttributeWrites)
         }
     }
 
@@ -57,10 +57,10 @@ extension MergeEngine {
                                        [.text(object.entity), .text(object.id.storageText)]) {
             guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
                   !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
-            journal(
+            try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: name,
                 winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
-                loser: side(ConflictJournal.json(values), incoming),
+                loser: side(values: values, incoming),
                 cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won")
         }
     }

@@ -137,7 +137,7 @@ extension MergeEngine {
                                [.text(object.entity), .text(object.id.storageText)] + arguments)
             try markChanged(object)
             guard !voided.contains(root) else { continue }
-            journal(
+            try journal(
                 .cascadedDelete, entity: object.entity, object: object.id, property: nil, winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
                 loser: side(nil, try info(object)?.creation ?? Stamp(hlc: HLC(rawValue: 0), replica: root.dot.replica, seq: 0)),
                 cause: root.dot, detail: "\(object.entity) \(object.id) referred to an object deleted concurrently (delete rule cascade) and was deleted too")
@@ -174,7 +174,7 @@ extension MergeEngine {
         let rootEntity = try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
                                              arguments + [.text(root.root.storageText)]).first?.first?.textValue ?? ""
         let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
-        journal(
+        try journal(
             .voidedDelete, entity: rootEntity, object: root.root, property: edge?.relationship, winner: nil,
             loser: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
             cause: root.dot, detail: "the delete of \(rootEntity) \(root.root) is void: \(reason)")
@@ -182,15 +182,15 @@ extension MergeEngine {
 
     private func journalDroppedReference(from other: ObjectKey, to deleted: ObjectKey, relationship: SyncSchema.Relationship, added: Stamp, root: DeleteRoot) throws {
         let property = relationship.inverse
-        let loser = side("\"\(deleted.id.storageText)\"", added)
-        // Encoded exactly as the journal stores it, or it never matches.
-        let loserJSON = ConflictJournal.json(loser)
+        let loserValue = "\"\(deleted.id.storageText)\""
+        let loser = side(loserValue, added)
         try flushPendingInserts()
-        let seen = try connection.rows(
-            "SELECT 1 FROM _sync_journal WHERE kind = 'reference_dropped' AND entity = ? AND object = ? AND property = ? AND cause_replica = ? AND cause_seq = ? AND loser = ?",
-            [.text(other.entity), .text(other.id.storageText), .text(property), .text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(loserJSON)])
-        guard seen.isEmpty else { return }
-        journal(
+        let seen = try ConflictJournal.entries(causedBy: root.dot, on: connection).contains {
+            $0.kind == .referenceDropped && $0.entity == other.entity && $0.objectID == other.id && $0.property == property
+                && $0.loser == ConflictEntry.Side(value: loserValue, dot: added.dot, hlc: added.hlc)
+        }
+        guard !seen else { return }
+        try journal(
             .referenceDropped, entity: other.entity, object: other.id, property: property,
             winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)), loser: loser, cause: root.dot,
             detail: "\(other.entity).\(property) gained \(deleted.entity) \(deleted.id), which was deleted concurrently (delete rule nullify): the reference was dropped")

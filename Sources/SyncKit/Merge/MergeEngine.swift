@@ -83,7 +83,8 @@ final class MergeEngine {
     var rewrittenAttributes: Set<UUID> = []
     /// `_sync_object` and `_sync_edge` rows not written yet (see ``flushPendingInserts()``).
     var pendingObjectRows = PendingInserts("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone)", columnCount: 6)
-    var pendingJournalRows = PendingInserts(ConflictJournal.insert, columnCount: ConflictJournal.columnCount)
+    /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
+    var pendingJournal: JournalBatch?
     var pendingEdgeRows = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
     /// Objects with writes kept in memory, in the order they were first written.
     var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
@@ -195,20 +196,41 @@ final class MergeEngine {
     func flushPendingInserts() throws {
         try pendingObjectRows.flush(on: connection)
         try pendingEdgeRows.flush(on: connection)
-        try pendingJournalRows.flush(on: connection)
+        try flushJournal()
     }
 
-    /// Adds an entry to the conflict journal (written with the other pending rows, in order).
+    private func flushJournal() throws {
+        guard let batch = pendingJournal else { return }
+        pendingJournal = nil
+        try ConflictJournal.write(batch, on: connection)
+    }
+
+    /// Adds an entry to the conflict journal. Entries are kept in memory while their cause stays
+    /// the same (a change set losing many writes) and written as one packed row.
     func journal(
-        _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: ConflictEntry.Side?,
-        loser: ConflictEntry.Side, cause: Dot, detail: String
-    ) {
-        pendingJournalRows.append(ConflictJournal.row(kind, entity: entity, object: object, property: property,
-                                                          winner: winner, loser: loser, cause: cause, detail: detail))
+        _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
+        loser: JournalSide, cause: Dot, detail: String
+    ) throws {
+        try journal(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: .text(detail))
     }
 
-    func side(_ value: String?, _ stamp: Stamp) -> ConflictEntry.Side {
-        ConflictEntry.Side(value: value, dot: stamp.dot, hlc: stamp.hlc)
+    func journal(
+        _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
+        loser: JournalSide, cause: Dot, detail: JournalDetail
+    ) throws {
+        if let batch = pendingJournal, batch.cause != cause { try flushJournal() }
+        if pendingJournal == nil { pendingJournal = JournalBatch(cause: cause) }
+        pendingJournal!.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, detail: detail)
+    }
+
+    /// A side whose value is JSON text (or none).
+    func side(_ value: String?, _ stamp: Stamp) -> JournalSide {
+        JournalSide(value: value.map(JournalSide.Value.json) ?? .none, stamp: stamp)
+    }
+
+    /// A side whose value is an attribute's column values.
+    func side(values: [SQLValue], _ stamp: Stamp) -> JournalSide {
+        JournalSide(value: .values(values), stamp: stamp)
     }
 
     // MARK: Deletes
@@ -236,10 +258,10 @@ final class MergeEngine {
         let entity = try schema.requireEntity(object.entity, in: "delete")
         for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
             guard let stamp = try fieldStamp(object, known, attribute.name), !current.vector.covers(stamp.dot) else { continue }
-            journal(
+            try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
                 winner: side(nil, current.stamp),
-                loser: side(ConflictJournal.json(try currentValues(of: attribute, object: object, known: known)), stamp),
+                loser: side(values: try currentValues(of: attribute, object: object, known: known), stamp),
                 cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(attribute.name): the delete won")
         }
     }
@@ -275,7 +297,7 @@ final class MergeEngine {
         if relationship.kind == .toOne && !isLocal {
             for edge in try liveEdges(from: source, relationship) where edge.target != target && !current.vector.covers(edge.added.dot) {
                 let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
-                journal(
+                try journal(
                     .toOne, entity: source.entity, object: source.id, property: name,
                     winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
                     cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won")
@@ -285,7 +307,7 @@ final class MergeEngine {
                 for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
                 where edge.source != source.id && !current.vector.covers(edge.added.dot) {
                     let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
-                    journal(
+                    try journal(
                         .toOne, entity: targetKey.entity, object: target, property: inverse.name,
                         winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
                         cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won")
@@ -359,7 +381,7 @@ final class MergeEngine {
         if let previous, let row = existing, !current.vector.covers(previous.dot), !isLocal {
             let (winner, loser) = incoming > previous
                 ? ((key, incoming), (row[0].textValue ?? "", previous)) : ((row[0].textValue ?? "", previous), (key, incoming))
-            journal(
+            try journal(
                 .move, entity: owner.entity, object: owner.id, property: name,
                 winner: side("\"\(winner.0)\"", winner.1), loser: side("\"\(loser.0)\"", loser.1), cause: incoming.dot,
                 detail: "member \(member) of \(owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")

@@ -12,7 +12,7 @@ import Foundation
 /// - `_sync_edge`: one row per edge addition (`link`), marked removed by `unlink`.
 /// - `_sync_position`: ordered-relationship keys, one per member.
 /// - `_sync_delete`, `_sync_void`: deletes (explicit and by cascade) and voided delete roots.
-/// - `_sync_journal`: the conflict journal.
+/// - `_sync_conflict`: the conflict journal (see ``ConflictJournal``).
 enum SyncTables {
     static let statements = [
         "CREATE TABLE IF NOT EXISTS _sync_state (key TEXT PRIMARY KEY NOT NULL, value NOT NULL)",
@@ -49,17 +49,13 @@ enum SyncTables {
         """,
         "CREATE INDEX IF NOT EXISTS _sync_delete_root ON _sync_delete (replica, seq, root)",
         "CREATE TABLE IF NOT EXISTS _sync_void (replica TEXT NOT NULL, seq INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (replica, seq, root)) WITHOUT ROWID",
-        """
-        CREATE TABLE IF NOT EXISTS _sync_journal (number INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,
-            entity TEXT NOT NULL, object TEXT NOT NULL, property TEXT, winner TEXT, loser TEXT NOT NULL,
-            cause_replica TEXT NOT NULL, cause_seq INTEGER NOT NULL, detail TEXT NOT NULL)
-        """,
-    ]
+    ] + ConflictJournal.statements
 
     /// Creates the tables if needed and returns this replica's ID, choosing a random one the first time.
     static func install(on connection: SQLiteConnection, newReplicaID: ReplicaID) throws -> ReplicaID {
         try connection.inTransaction {
             for statement in statements { try connection.execute(statement) }
+            try ConflictJournal.migrateLegacyTable(on: connection)
             if case .text(let text)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'replica'").first?.first {
                 guard let replica = UUID(storageText: text) else {
                     throw SyncError(.notSyncable, "the store's replica ID '\(text)' is not a UUID")

@@ -253,14 +253,28 @@ public final class SyncReplica: Sendable {
         try withConnection { try ConflictJournal.entries(on: $0) }
     }
 
-    /// Removes journal entries up to and including `number` (all when `nil`).
+    /// How many journal entries are numbered above `number` (all of them, by default), without
+    /// reading them.
+    ///
+    /// ```swift
+    /// let before = try replica.lastConflictNumber()
+    /// _ = try replica.apply(changeSets)
+    /// print("\(try replica.conflictCount(after: before)) new conflicts")
+    /// ```
+    public func conflictCount(after number: Int64 = 0) throws -> Int {
+        try withConnection { try ConflictJournal.count(after: number, on: $0) }
+    }
+
+    /// The number of the newest journal entry, 0 when the journal is empty.
+    public func lastConflictNumber() throws -> Int64 {
+        try withConnection { try ConflictJournal.lastNumber(on: $0) }
+    }
+
+    /// Removes journal entries up to and including `number` (all when `nil`). Numbers are never
+    /// reused: later entries keep counting up.
     public func clearConflicts(through number: Int64? = nil) throws {
         try withConnection { connection in
-            if let number {
-                try connection.run("DELETE FROM _sync_journal WHERE number <= ?", [.integer(number)])
-            } else {
-                try connection.run("DELETE FROM _sync_journal")
-            }
+            try connection.inTransaction { try ConflictJournal.clear(through: number, on: connection) }
         }
     }
 

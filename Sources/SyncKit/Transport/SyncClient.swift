@@ -330,7 +330,7 @@ public final class SyncClient: Sendable {
                 try replica.setSetting(SettingKey.cursorSource, configuration.source)
             }
         }
-        let journalBefore = try local { try replica.conflicts().last?.number ?? 0 }
+        let journalBefore = try local { try replica.lastConflictNumber() }
         var restarted = false
         while true {
             let page: HTTPTransport.PullPage
@@ -366,7 +366,7 @@ public final class SyncClient: Sendable {
             }
             if !page.more { break }
         }
-        report.newConflicts += try local { try replica.conflicts().filter { $0.number > journalBefore }.count }
+        report.newConflicts += try local { try replica.conflictCount(after: journalBefore) }
     }
 
     /// The objects an operation writes to.

@@ -1,0 +1,164 @@
+import Foundation
+
+/// One side of a journal entry as the merge engine hands it over: its value and the write that made it.
+struct JournalSide {
+    enum Value {
+        case none
+        /// An attribute's column values; the entry shows them as ``ConflictJournal/json(_:)-([SQLValue])`` does.
+        case values([SQLValue])
+        /// Any other value, as JSON text.
+        case json(String)
+    }
+
+    var value: Value
+    var stamp: Stamp
+}
+
+/// The sentence an entry explains itself with.
+enum JournalDetail {
+    case text(String)
+    /// "concurrent writes to Entity.attribute: the larger (HLC, replica) won", made when read:
+    /// the most frequent entry by far, so it is not stored a hundred thousand times.
+    case concurrentAttributeWrites
+}
+
+/// The journal entries one change set caused, packed into one row of `_sync_conflict`.
+///
+/// A merge that loses a hundred thousand stale writes journals a hundred thousand entries;
+/// a row each, with four JSON texts, cost more than the rest of the merge together. Packed,
+/// an entry is about a hundred bytes appended to a buffer. Entries are numbered
+/// `first, first + 1, …` in order; the format, after a version byte, is per entry:
+///
+/// ```
+/// kind code (1 byte) · entity (string) · object (16 bytes) · property (flag, string)
+/// winner (flag, side) · loser (side) · detail (0 + string, or 1: the attribute sentence)
+/// side  = replica (16 bytes) · seq (varint) · HLC (8 bytes, little-endian) · value
+/// value = 0 (none) | 1, count (varint), tagged SQL values | 2, JSON text (string)
+/// ```
+struct JournalBatch {
+    static let formatVersion: UInt8 = 1
+
+    let cause: Dot
+    private(set) var count = 0
+    private var writer = ByteWriter(reservingCapacity: 4096)
+
+    init(cause: Dot) {
+        self.cause = cause
+        writer.writeByte(JournalBatch.formatVersion)
+    }
+
+    var bytes: [UInt8] { writer.bytes }
+
+    mutating func append(
+        _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
+        loser: JournalSide, detail: JournalDetail
+    ) {
+        writer.writeByte(JournalBatch.code(of: kind))
+        writer.writeString(entity)
+        writer.writeUUID(object)
+        writer.writeOptionalString(property)
+        writer.writeBool(winner != nil)
+        if let winner { write(winner) }
+        write(loser)
+        switch detail {
+        case .text(let text):
+            writer.writeByte(0)
+            writer.writeString(text)
+        case .concurrentAttributeWrites:
+            writer.writeByte(1)
+        }
+        count += 1
+    }
+
+    private mutating func write(_ side: JournalSide) {
+        writer.writeUUID(side.stamp.replica)
+        writer.writeVarint(side.stamp.seq)
+        writer.writeFixed64(side.stamp.hlc.rawValue)
+        switch side.value {
+        case .none:
+            writer.writeByte(0)
+        case .values(let values):
+            writer.writeByte(1)
+            writer.writeVarint(UInt64(values.count))
+            for value in values { writer.writeSQLValue(value) }
+        case .json(let text):
+            writer.writeByte(2)
+            writer.writeString(text)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The entries of a stored row, numbered from `first`, each with the offset its encoding
+    /// ends at (so the leading entries of a row can be cut off without decoding the rest again).
+    static func decode(_ bytes: [UInt8], first: Int64, count: Int64, cause: Dot) throws -> [(entry: ConflictEntry, end: Int)] {
+        var reader = ByteReader(bytes)
+        guard try reader.readByte() == formatVersion else {
+            throw reader.failure("format version \(bytes[0]) is not \(formatVersion)")
+        }
+        var entries: [(entry: ConflictEntry, end: Int)] = []
+        entries.reserveCapacity(Int(clamping: count))
+        while !reader.isAtEnd {
+            let kindOffset = reader.offset
+            guard let kind = kind(code: try reader.readByte()) else {
+                throw ByteReader.Failure(offset: kindOffset, reason: "\(bytes[kindOffset]) is not a kind of conflict")
+            }
+            let entity = try reader.readString()
+            let object = try reader.readUUID()
+            let property = try reader.readOptionalString()
+            let winner = try reader.readBool() ? try side(&reader) : nil
+            let loser = try side(&reader)
+            let detail: String
+            switch try reader.readByte() {
+            case 0: detail = try reader.readString()
+            case 1: detail = "concurrent writes to \(entity).\(property ?? "?"): the larger (HLC, replica) won"
+            case let other: throw ByteReader.Failure(offset: reader.offset - 1, reason: "\(other) is not a kind of detail")
+            }
+            let entry = ConflictEntry(
+                number: first + Int64(entries.count), kind: kind, entity: entity, objectID: object, property: property,
+                winner: winner, loser: loser, cause: cause, detail: detail)
+            entries.append((entry, reader.offset))
+        }
+        guard entries.count == count else {
+            throw reader.failure("the row holds \(entries.count) entries, not \(count)")
+        }
+        return entries
+    }
+
+    private static func side(_ reader: inout ByteReader) throws -> ConflictEntry.Side {
+        let replica = try reader.readUUID()
+        let seq = try reader.readVarint()
+        let hlc = HLC(rawValue: try reader.readFixed64())
+        let value: String?
+        switch try reader.readByte() {
+        case 0:
+            value = nil
+        case 1:
+            let count = try reader.readVarint()
+            var values: [SQLValue] = []
+            for _ in 0..<count { values.append(try reader.readSQLValue()) }
+            value = ConflictJournal.json(values)
+        case 2:
+            value = try reader.readString()
+        case let other:
+            throw ByteReader.Failure(offset: reader.offset - 1, reason: "\(other) is not a kind of value")
+        }
+        return ConflictEntry.Side(value: value, dot: Dot(replica: replica, seq: seq), hlc: hlc)
+    }
+
+    // MARK: Kind codes
+
+    /// Stored codes: fixed, unlike the enum's order or raw values, which may change.
+    private static let codes: [(ConflictEntry.Kind, UInt8)] = [
+        (.attribute, 1), (.updateVersusDelete, 2), (.toOne, 3), (.move, 4),
+        (.referenceDropped, 5), (.cascadedDelete, 6), (.voidedDelete, 7),
+    ]
+
+    static func code(of kind: ConflictEntry.Kind) -> UInt8 {
+        codes.first { $0.0 == kind }!.1
+    }
+
+    static func kind(code: UInt8) -> ConflictEntry.Kind? {
+        codes.first { $0.1 == code }?.0
+    }
+}
