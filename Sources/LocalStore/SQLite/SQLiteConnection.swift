@@ -66,6 +66,14 @@ package final class SQLiteConnection {
         return rows
     }
 
+    /// Runs `sql` with `arguments` and hands `body` the statement at each row, to read the
+    /// columns it needs without making an array of values per row.
+    package func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        while try statement.step() { try body(statement) }
+    }
+
     /// Runs `sql` with `arguments`, ignoring any rows.
     package func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try cachedStatement(sql)

@@ -104,6 +104,24 @@ package final class SQLiteStatement {
         }
     }
 
+    /// The 0-based column `index` of the current row as an integer (0 for NULL, as SQLite converts).
+    package func integer(at index: Int) -> Int64 {
+        sqlite3_column_int64(handle, Int32(index))
+    }
+
+    /// Whether the 0-based column `index` of the current row is NULL.
+    package func isNull(at index: Int) -> Bool {
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+    }
+
+    /// The 0-based column `index` of the current row parsed as a UUID's storage text, without
+    /// making a `String` of it first; nil if it is not one.
+    package func uuid(at index: Int) -> UUID? {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT, let text = sqlite3_column_text(handle, column) else { return nil }
+        return UUID(storageTextBytes: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// All columns of the current row.
     package func row() -> [SQLValue] {
         var values: [SQLValue] = []

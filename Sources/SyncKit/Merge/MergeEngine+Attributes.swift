@@ -67,7 +67,8 @@ extension MergeEngine {
 
     /// The stamp of the last write to `object`'s attribute `name`, or nil if only its creation wrote it.
     func fieldStamp(_ object: ObjectKey, _ known: ObjectInfo, _ name: String) throws -> Stamp? {
-        if let pending = known.pendingFieldStamps[name] { return pending }
+        // Most objects have no pending stamps: skip hashing the name for them.
+        if !known.pendingFieldStamps.isEmpty, let pending = known.pendingFieldStamps[name] { return pending }
         if let stored = known.storedFieldStamps { return stored[name] }
         var stamps: [String: Stamp] = [:]
         for row in try connection.rows("SELECT field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id = ?",
@@ -105,11 +106,10 @@ extension MergeEngine {
             return attribute.columns.map { detached[$0] ?? .null }
         }
         if known.storedRowValues == nil, attribute.columns.contains(where: { known.pendingRowValues[$0] == nil }) {
-            let entity = try schema.requireEntity(object.entity, in: "read")
-            let columns = entity.attributes.flatMap(\.columns)
-            let row = try connection.rows("SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.table)) WHERE id = ?",
-                                          [.text(object.id.storageText)]).first ?? []
-            known.storedRowValues = Dictionary(uniqueKeysWithValues: zip(columns, row))
+            try loadRowValues(of: object, known)
+        }
+        if known.pendingRowValues.isEmpty, let stored = known.storedRowValues {
+            return attribute.columns.map { stored[$0] ?? .null }
         }
         return attribute.columns.map { known.pendingRowValues[$0] ?? known.storedRowValues?[$0] ?? .null }
     }

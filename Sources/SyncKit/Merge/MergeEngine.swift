@@ -86,6 +86,8 @@ final class MergeEngine {
     /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
     var pendingJournal: JournalBatch?
     var pendingEdgeRows = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
+    /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
+    var rowCandidates: [String: [UUID]] = [:]
     /// Objects with writes kept in memory, in the order they were first written.
     var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
     var current: ChangeSet!
@@ -114,6 +116,7 @@ final class MergeEngine {
         let createdLocally: Set<UUID> = isLocal ? Set(changeSet.operations.lazy.compactMap {
             if case .create(_, let id) = $0 { id } else { nil }
         }) : []
+        if !isLocal { try prefetch(changeSet) }
         for (index, operation) in changeSet.operations.enumerated() {
             if !createdLocally.isEmpty, case .set(_, let id, _, _) = operation, createdLocally.contains(id) { continue }
             do {
@@ -184,9 +187,15 @@ final class MergeEngine {
         return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: clock)), replica: replicaID, seq: UInt64(number))
     }
 
-    func requireInfo(_ object: ObjectKey, for what: String) throws -> ObjectInfo {
+    /// The stamp in columns `hlc, replica, seq` starting at `index` of the statement's row.
+    static func stamp(_ row: SQLiteStatement, at index: Int) -> Stamp? {
+        guard let replica = row.uuid(at: index + 1) else { return nil }
+        return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: row.integer(at: index))), replica: replica, seq: UInt64(row.integer(at: index + 2)))
+    }
+
+    func requireInfo(_ object: ObjectKey, for what: @autoclosure () -> String) throws -> ObjectInfo {
         guard let known = try info(object) else {
-            throw SyncError(.schemaMismatch, "\(what) names \(object.entity) \(object.id), which was never created")
+            throw SyncError(.schemaMismatch, "\(what()) names \(object.entity) \(object.id), which was never created")
         }
         return known
     }

@@ -32,6 +32,10 @@ struct SyncSchema: Sendable {
         let relationshipIndex: [String: Int]
         /// Every stored column but `id`, in table order: attribute columns, then foreign keys and positions.
         let columns: [String]
+        /// The attribute columns, in table order.
+        let attributeColumns: [String]
+        /// `SELECT id, <attribute columns> FROM <table>`, quoted, for statements that add a `WHERE`.
+        let selectAttributeColumns: String
 
         func attribute(_ name: String) -> Attribute? { attributeIndex[name].map { attributes[$0] } }
         func relationship(_ name: String) -> Relationship? { relationshipIndex[name].map { relationships[$0] } }
@@ -59,13 +63,15 @@ struct SyncSchema: Sendable {
                 if let column = relationship.storage.column { columns.append(column) }
                 if let position = relationship.storage.positionColumn { columns.append(position) }
             }
+            let attributeColumns = entity.attributes.flatMap { $0.columns.map(\.name) }
             entities.append(Entity(
                 name: entity.name, table: entity.table,
                 attributes: entity.attributes.map { Attribute(name: $0.name, columns: $0.columns.map(\.name)) },
                 relationships: relationships,
                 attributeIndex: Dictionary(uniqueKeysWithValues: entity.attributes.enumerated().map { ($1.name, $0) }),
                 relationshipIndex: Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) }),
-                columns: columns))
+                columns: columns, attributeColumns: attributeColumns,
+                selectAttributeColumns: "SELECT \((["id"] + attributeColumns).map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.table))"))
         }
         self.entities = entities
         entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })

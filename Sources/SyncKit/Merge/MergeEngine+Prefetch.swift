@@ -1,0 +1,82 @@
+import Foundation
+
+extension MergeEngine {
+    /// Objects per statement when reading in bulk: well under SQLite's limit of bound parameters.
+    static let objectsPerRead = 500
+
+    /// Reads what the `set`s of a remote change set need about the objects they write, a few
+    /// hundred objects per statement: creation stamps, whether deleted, and attribute stamps.
+    ///
+    /// One lookup of each per object was most of a merge of attribute changes: three statements
+    /// for every object, each costing more than the rest of the object's work. Rows are read in
+    /// bulk too, but only once a conflict needs their values (``currentValues(of:object:known:)``).
+    func prefetch(_ changeSet: ChangeSet) throws {
+        var missing: [String: [UUID]] = [:]
+        var seen: Set<ObjectKey> = []
+        for operation in changeSet.operations {
+            guard case .set(let entity, let id, _, _) = operation else { continue }
+            let key = ObjectKey(entity: entity, id: id)
+            if objects[key] == nil, seen.insert(key).inserted { missing[entity, default: []].append(id) }
+        }
+        rowCandidates = missing
+        guard !missing.isEmpty else { return }
+        try flushPendingInserts()
+        for (entity, ids) in missing {
+            for chunk in MergeEngine.chunks(of: ids) { try loadInfo(entity, chunk) }
+        }
+    }
+
+    private func loadInfo(_ entity: String, _ ids: ArraySlice<UUID>) throws {
+        let list = MergeEngine.placeholders(ids.count)
+        let arguments = [SQLValue.text(entity)] + ids.map { .text($0.storageText) }
+        var loaded: [UUID: ObjectInfo] = [:]
+        try connection.forEachRow(
+            """
+            SELECT id, hlc, replica, seq, tombstone IS NULL,
+                EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
+            FROM _sync_object AS o WHERE entity = ? AND id IN (\(list))
+            """, arguments
+        ) { row in
+            guard let id = row.uuid(at: 0), let stamp = MergeEngine.stamp(row, at: 1) else { return }
+            let known = ObjectInfo(creation: stamp, hasRow: row.integer(at: 4) == 1, mayBeDeleted: row.integer(at: 5) != 0)
+            known.storedFieldStamps = [:]
+            loaded[id] = known
+            objects[ObjectKey(entity: entity, id: id)] = known
+        }
+        try connection.forEachRow("SELECT id, field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id IN (\(list))", arguments) { row in
+            guard let id = row.uuid(at: 0), let known = loaded[id], case .text(let field) = row.value(at: 1),
+                  let stamp = MergeEngine.stamp(row, at: 2) else { return }
+            known.storedFieldStamps?[field] = stamp
+        }
+    }
+
+    /// Reads the attribute columns of `object`'s row, and with it those of the other objects of
+    /// its entity the change set writes that have not been read yet.
+    func loadRowValues(of object: ObjectKey, _ known: ObjectInfo) throws {
+        let entity = try schema.requireEntity(object.entity, in: "read")
+        var ids = [object.id]
+        for id in rowCandidates[object.entity] ?? [] where id != object.id {
+            if let other = objects[ObjectKey(entity: object.entity, id: id)], other.hasRow, other.storedRowValues == nil { ids.append(id) }
+        }
+        // Each object is a candidate once: later conflicts on them find their rows read.
+        rowCandidates[object.entity] = nil
+        known.storedRowValues = [:]
+        for chunk in MergeEngine.chunks(of: ids) {
+            for row in try connection.rows("\(entity.selectAttributeColumns) WHERE id IN (\(MergeEngine.placeholders(chunk.count)))",
+                                           chunk.map { .text($0.storageText) }) {
+                guard case .text(let idText) = row[0], let id = UUID(storageText: idText),
+                      let reading = objects[ObjectKey(entity: object.entity, id: id)] else { continue }
+                reading.storedRowValues = Dictionary(uniqueKeysWithValues: zip(entity.attributeColumns, row.dropFirst()))
+            }
+        }
+    }
+
+    static func chunks(of ids: [UUID]) -> [ArraySlice<UUID>] {
+        stride(from: 0, to: ids.count, by: objectsPerRead).map { ids[$0..<min($0 + objectsPerRead, ids.count)] }
+    }
+
+    /// `?, ?, …`: `count` parameters for an `IN` list.
+    static func placeholders(_ count: Int) -> String {
+        String(repeating: "?, ", count: count - 1) + "?"
+    }
+}
