@@ -17,7 +17,7 @@ extension MergeEngine {
         let known = try requireInfo(object, for: "set of \(object.entity).\(name)")
         if known.createdBy == current.dot {
             // Part of the object's creation: the creation stamp stands for these writes.
-            if !isLocal { try write(values, to: attribute, of: object, known: known) }
+            if !isLocal { try write(values, to: attribute, of: object, in: entity, known: known) }
             return
         }
         let incoming = current.stamp
@@ -39,7 +39,7 @@ extension MergeEngine {
             }
             notePendingWrite(object, known)
             known.pendingFieldStamps[name] = incoming
-            try write(values, to: attribute, of: object, known: known)
+            try write(values, to: attribute, of: object, in: entity, known: known)
         } else {
             try journal(
                 .attribute, entity: object.entity, object: object.id, property: name,
@@ -85,12 +85,16 @@ extension MergeEngine {
         objectsWithPendingWrites.append((object, known))
     }
 
-    private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, known: ObjectInfo) throws {
+    private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, in entity: SyncSchema.Entity,
+                       known: ObjectInfo) throws {
         if known.hasRow {
             notePendingWrite(object, known)
-            // Once per object and flush, not once per write.
-            if known.pendingRowValues.isEmpty { rewrittenAttributes.insert(object.id) }
-            for (column, value) in zip(attribute.columns, values) { known.pendingRowValues[column] = value }
+            if known.pendingRowValues.isEmpty {
+                // Once per object and flush, not once per write.
+                rewrittenAttributes.insert(object.id)
+                known.pendingRowValues = Array(repeating: nil, count: entity.attributeColumns.count)
+            }
+            for (offset, value) in zip(attribute.columnOffsets, values) { known.pendingRowValues[offset] = value }
         } else {
             var detached = try detachedColumns(of: object)
             for (column, value) in zip(attribute.columns, values) { detached[column] = value }
@@ -105,13 +109,15 @@ extension MergeEngine {
             let detached = try detachedColumns(of: object)
             return attribute.columns.map { detached[$0] ?? .null }
         }
-        if known.storedRowValues == nil, attribute.columns.contains(where: { known.pendingRowValues[$0] == nil }) {
+        let pending = known.pendingRowValues
+        if known.storedRowValues == nil, pending.isEmpty || attribute.columnOffsets.contains(where: { pending[$0] == nil }) {
             try loadRowValues(of: object, known)
         }
-        if known.pendingRowValues.isEmpty, let stored = known.storedRowValues {
-            return attribute.columns.map { stored[$0] ?? .null }
+        let stored = known.storedRowValues
+        return attribute.columnOffsets.map { offset in
+            if !pending.isEmpty, let value = pending[offset] { return value }
+            return stored?[offset] ?? .null
         }
-        return attribute.columns.map { known.pendingRowValues[$0] ?? known.storedRowValues?[$0] ?? .null }
     }
 
     /// The column values of an object that has no row, from this batch or its tombstone.
@@ -135,12 +141,17 @@ extension MergeEngine {
             if !known.pendingRowValues.isEmpty {
                 let entity = try schema.requireEntity(object.entity, in: "write")
                 // Entity column order, so the statement text (and its cached preparation) repeats.
-                let columns = entity.columns.filter { known.pendingRowValues[$0] != nil }
-                let assignments = columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
-                try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(assignments) WHERE id = ?",
-                                   columns.map { known.pendingRowValues[$0]! } + [.text(object.id.storageText)])
-                if known.storedRowValues != nil { known.storedRowValues?.merge(known.pendingRowValues) { _, new in new } }
-                known.pendingRowValues = [:]
+                var assignments: [String] = []
+                var arguments: [SQLValue] = []
+                for (offset, value) in known.pendingRowValues.enumerated() {
+                    guard let value else { continue }
+                    assignments.append("\(quoteIdentifier(entity.attributeColumns[offset])) = ?")
+                    arguments.append(value)
+                    known.storedRowValues?[offset] = value
+                }
+                try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(assignments.joined(separator: ", ")) WHERE id = ?",
+                                   arguments + [.text(object.id.storageText)])
+                known.pendingRowValues = []
             }
             for (field, stamp) in known.pendingFieldStamps {
                 fieldRows.append([.text(object.entity), .text(object.id.storageText), .text(field),

@@ -60,13 +60,13 @@ extension MergeEngine {
         }
         // Each object is a candidate once: later conflicts on them find their rows read.
         rowCandidates[object.entity] = nil
-        known.storedRowValues = [:]
+        let columnCount = entity.attributeColumns.count
+        known.storedRowValues = Array(repeating: .null, count: columnCount)
         for chunk in MergeEngine.chunks(of: ids) {
-            for row in try connection.rows("\(entity.selectAttributeColumns) WHERE id IN (\(MergeEngine.placeholders(chunk.count)))",
-                                           chunk.map { .text($0.storageText) }) {
-                guard case .text(let idText) = row[0], let id = UUID(storageText: idText),
-                      let reading = objects[ObjectKey(entity: object.entity, id: id)] else { continue }
-                reading.storedRowValues = Dictionary(uniqueKeysWithValues: zip(entity.attributeColumns, row.dropFirst()))
+            try connection.forEachRow("\(entity.selectAttributeColumns) WHERE id IN (\(MergeEngine.placeholders(chunk.count)))",
+                                      chunk.map { .text($0.storageText) }) { row in
+                guard let id = row.uuid(at: 0), let reading = objects[ObjectKey(entity: object.entity, id: id)] else { return }
+                reading.storedRowValues = (0..<columnCount).map { row.value(at: $0 + 1) }
             }
         }
     }

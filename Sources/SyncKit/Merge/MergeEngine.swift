@@ -52,10 +52,11 @@ final class MergeEngine {
         var storedFieldStamps: [String: Stamp]?
         /// Stamps of writes this batch won, not yet in `_sync_field`.
         var pendingFieldStamps: [String: Stamp] = [:]
-        /// The row's attribute columns, once read (for the journal).
-        var storedRowValues: [String: SQLValue]?
-        /// Columns remote writes set, not yet in the row: one UPDATE per object, not per write.
-        var pendingRowValues: [String: SQLValue] = [:]
+        /// The row's attribute columns (in ``SyncSchema/Entity/attributeColumns`` order), once read (for the journal).
+        var storedRowValues: [SQLValue]?
+        /// Columns remote writes set, not yet in the row, by position in ``SyncSchema/Entity/attributeColumns``
+        /// (empty when none): one UPDATE per object, not per write.
+        var pendingRowValues: [SQLValue?] = []
         /// Whether the object is in ``MergeEngine/objectsWithPendingWrites``.
         var hasPendingWrites = false
 

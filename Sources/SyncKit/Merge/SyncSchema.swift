@@ -6,13 +6,24 @@ import Foundation
 /// Every relationship pair has one **canonical side**: edges are recorded from it. It is the
 /// to-one side of a one-to-many, the side whose `(entity, name)` sorts first of a one-to-one,
 /// and the side that owns the join table of a many-to-many.
+///
+/// Entities, attributes and relationships are classes: merging looks one up for every operation,
+/// and copying a struct of many strings and arrays retained and released each of them.
 struct SyncSchema: Sendable {
-    struct Attribute: Sendable {
+    final class Attribute: Sendable {
         let name: String
         let columns: [String]
+        /// Where the columns are in the entity's ``Entity/attributeColumns``.
+        let columnOffsets: [Int]
+
+        init(name: String, columns: [String], firstColumnOffset: Int) {
+            self.name = name
+            self.columns = columns
+            columnOffsets = Array(firstColumnOffset..<(firstColumnOffset + columns.count))
+        }
     }
 
-    struct Relationship: Sendable {
+    final class Relationship: Sendable {
         let entity: String
         let name: String
         let kind: RelationshipKind
@@ -21,9 +32,21 @@ struct SyncSchema: Sendable {
         let deleteRule: DeleteRule
         let isCanonical: Bool
         let storage: SchemaDocument.Storage
+
+        init(entity: String, name: String, kind: RelationshipKind, target: String, inverse: String, deleteRule: DeleteRule,
+             isCanonical: Bool, storage: SchemaDocument.Storage) {
+            self.entity = entity
+            self.name = name
+            self.kind = kind
+            self.target = target
+            self.inverse = inverse
+            self.deleteRule = deleteRule
+            self.isCanonical = isCanonical
+            self.storage = storage
+        }
     }
 
-    struct Entity: Sendable {
+    final class Entity: Sendable {
         let name: String
         let table: String
         let attributes: [Attribute]
@@ -36,6 +59,18 @@ struct SyncSchema: Sendable {
         let attributeColumns: [String]
         /// `SELECT id, <attribute columns> FROM <table>`, quoted, for statements that add a `WHERE`.
         let selectAttributeColumns: String
+
+        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], columns: [String]) {
+            self.name = name
+            self.table = table
+            self.attributes = attributes
+            self.relationships = relationships
+            attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+            relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
+            self.columns = columns
+            attributeColumns = attributes.flatMap(\.columns)
+            selectAttributeColumns = "SELECT \((["id"] + attributeColumns).map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table))"
+        }
 
         func attribute(_ name: String) -> Attribute? { attributeIndex[name].map { attributes[$0] } }
         func relationship(_ name: String) -> Relationship? { relationshipIndex[name].map { relationships[$0] } }
@@ -63,15 +98,13 @@ struct SyncSchema: Sendable {
                 if let column = relationship.storage.column { columns.append(column) }
                 if let position = relationship.storage.positionColumn { columns.append(position) }
             }
-            let attributeColumns = entity.attributes.flatMap { $0.columns.map(\.name) }
             entities.append(Entity(
                 name: entity.name, table: entity.table,
-                attributes: entity.attributes.map { Attribute(name: $0.name, columns: $0.columns.map(\.name)) },
-                relationships: relationships,
-                attributeIndex: Dictionary(uniqueKeysWithValues: entity.attributes.enumerated().map { ($1.name, $0) }),
-                relationshipIndex: Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) }),
-                columns: columns, attributeColumns: attributeColumns,
-                selectAttributeColumns: "SELECT \((["id"] + attributeColumns).map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.table))"))
+                attributes: entity.attributes.reduce(into: []) { attributes, attribute in
+                    attributes.append(Attribute(name: attribute.name, columns: attribute.columns.map(\.name),
+                                                firstColumnOffset: attributes.reduce(0) { $0 + $1.columns.count }))
+                },
+                relationships: relationships, columns: columns))
         }
         self.entities = entities
         entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
