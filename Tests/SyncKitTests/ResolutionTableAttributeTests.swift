@@ -108,6 +108,52 @@ import Testing
         try trio.expectConverged()
     }
 
+    /// An attribute of several columns wins or loses whole, next to a concurrent write of another
+    /// attribute, for several objects in one change set (their rows are read together).
+    @Test(arguments: ExchangeOrder.allCases)
+    func multiColumnAttributeWinsWholeAndLoserIsJournaled(order: ExchangeOrder) throws {
+        let trio = try ReplicaTrio(entities: syncEntities + compositionEntities)
+        let spots = (0..<3).map { index -> Spot in
+            let spot = Spot()
+            spot.name = "spot \(index)"
+            spot.location = GeoPoint(latitude: 1, longitude: 2)
+            trio.a.context.insert(spot)
+            return spot
+        }
+        try trio.a.context.save()
+        try trio.shareBase()
+        trio.make(later: .b)
+        for spot in spots {
+            let onA = try trio.a.object(Spot.self, spot.objectID)
+            onA.location = GeoPoint(latitude: 10.25, longitude: 20.5)
+            onA.rating = 3
+        }
+        try trio.a.context.save()
+        for spot in spots { try trio.b.object(Spot.self, spot.objectID).location = GeoPoint(latitude: 30.75, longitude: 40.125) }
+        try trio.b.context.save()
+
+        try trio.exchange(order)
+
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            for spot in spots {
+                let merged = try #require(try replica.fetch(Spot.self, spot.objectID))
+                #expect(merged.location == GeoPoint(latitude: 30.75, longitude: 40.125), "location on \(name)")
+                #expect(merged.rating == 3, "rating on \(name)")
+            }
+        }
+        for (name, replica) in trio.both {
+            let entries = try replica.replica.conflicts()
+            #expect(Set(entries.map(\.objectID)) == Set(spots.map(\.objectID)), "journal of \(name): \(entries)")
+            for entry in entries {
+                #expect(entry.kind == .attribute && entry.property == "location")
+                let winner = try #require(entry.winner?.value), loser = try #require(entry.loser.value)
+                #expect(winner.hasPrefix("[") && winner.contains("30.75") && winner.contains("40.125"), "winner on \(name): \(winner)")
+                #expect(loser.hasPrefix("[") && loser.contains("10.25") && loser.contains("20.5"), "loser on \(name): \(loser)")
+            }
+        }
+        try trio.expectConverged()
+    }
+
     // MARK: Row 2: update vs delete
 
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])

@@ -31,3 +31,18 @@ import SyncKit
 }
 
 let syncEntities: [any PersistentEntity.Type] = [Team.self, Member.self, Label.self]
+
+// An attribute stored in several columns, for merges that must keep the columns together.
+@Composition struct GeoPoint: Equatable {
+    var latitude: Double = 0
+    var longitude: Double = 0
+}
+
+@Entity final class Spot {
+    var name: String = ""
+    @Attribute(storage: .composition) var location: GeoPoint? = nil
+    var rating: Int = 0
+}
+
+/// Added to `syncEntities` by the tests that need it (the simulation keeps its schema).
+let compositionEntities: [any PersistentEntity.Type] = [Spot.self]
