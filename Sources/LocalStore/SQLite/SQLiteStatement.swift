@@ -114,12 +114,20 @@ package final class SQLiteStatement {
         sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
     }
 
+    /// The UTF-8 bytes of the 0-based text column `index` of the current row (empty if it is
+    /// not text). They stay valid only until the statement steps or resets.
+    package func textBytes(at index: Int) -> UnsafeBufferPointer<UInt8> {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT, let text = sqlite3_column_text(handle, column) else {
+            return UnsafeBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     /// The 0-based column `index` of the current row parsed as a UUID's storage text, without
     /// making a `String` of it first; nil if it is not one.
     package func uuid(at index: Int) -> UUID? {
-        let column = Int32(index)
-        guard sqlite3_column_type(handle, column) == SQLITE_TEXT, let text = sqlite3_column_text(handle, column) else { return nil }
-        return UUID(storageTextBytes: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+        UUID(storageTextBytes: textBytes(at: index))
     }
 
     /// All columns of the current row.

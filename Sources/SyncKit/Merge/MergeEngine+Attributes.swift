@@ -6,7 +6,9 @@ extension MergeEngine {
     ///
     /// Stamps and row values are read once per object and batch, and written back by
     /// ``flushPendingWrites()``: a batch often writes many attributes of each object.
-    func set(_ object: ObjectKey, attribute name: String, values: [SQLValue]) throws {
+    ///
+    /// `prefetched` is the object's state when the caller has it (see ``prefetch(_:)``).
+    func set(_ object: ObjectKey, attribute name: String, values: [SQLValue], known prefetched: ObjectInfo? = nil) throws {
         let entity = try schema.requireEntity(object.entity, in: "set of \(name)")
         guard let attribute = entity.attribute(name) else {
             throw SyncError(.schemaMismatch, "sets \(object.entity).\(name), which the schema does not have")
@@ -14,7 +16,7 @@ extension MergeEngine {
         guard attribute.columns.count == values.count else {
             throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
         }
-        let known = try requireInfo(object, for: "set of \(object.entity).\(name)")
+        let known = try prefetched ?? requireInfo(object, for: "set of \(object.entity).\(name)")
         if known.createdBy == current.dot {
             // Part of the object's creation: the creation stamp stands for these writes.
             if !isLocal { try write(values, to: attribute, of: object, in: entity, known: known) }

@@ -6,24 +6,35 @@ extension MergeEngine {
 
     /// Reads what the `set`s of a remote change set need about the objects they write, a few
     /// hundred objects per statement: creation stamps, whether deleted, and attribute stamps.
+    /// Returns each operation's object, for the `set`s (nil for other operations, and for
+    /// objects the change set creates or that do not exist).
     ///
     /// One lookup of each per object was most of a merge of attribute changes: three statements
     /// for every object, each costing more than the rest of the object's work. Rows are read in
     /// bulk too, but only once a conflict needs their values (``currentValues(of:object:known:)``).
-    func prefetch(_ changeSet: ChangeSet) throws {
+    func prefetch(_ changeSet: ChangeSet) throws -> [ObjectInfo?] {
+        var resolved = [ObjectInfo?](repeating: nil, count: changeSet.operations.count)
         var missing: [String: [UUID]] = [:]
+        var unresolved: [(index: Int, key: ObjectKey)] = []
         var seen: Set<ObjectKey> = []
-        for operation in changeSet.operations {
+        for (index, operation) in changeSet.operations.enumerated() {
             guard case .set(let entity, let id, _, _) = operation else { continue }
             let key = ObjectKey(entity: entity, id: id)
-            if objects[key] == nil, seen.insert(key).inserted { missing[entity, default: []].append(id) }
+            if let known = objects[key] {
+                resolved[index] = known
+                continue
+            }
+            unresolved.append((index, key))
+            if seen.insert(key).inserted { missing[entity, default: []].append(id) }
         }
         rowCandidates = missing
-        guard !missing.isEmpty else { return }
+        guard !missing.isEmpty else { return resolved }
         try flushPendingInserts()
         for (entity, ids) in missing {
             for chunk in MergeEngine.chunks(of: ids) { try loadInfo(entity, chunk) }
         }
+        for (index, key) in unresolved { resolved[index] = objects[key] }
+        return resolved
     }
 
     private func loadInfo(_ entity: String, _ ids: ArraySlice<UUID>) throws {
@@ -43,10 +54,40 @@ extension MergeEngine {
             loaded[id] = known
             objects[ObjectKey(entity: entity, id: id)] = known
         }
+        // Rows come in primary-key order, an object's fields together, from a few replicas:
+        // parse an identifier only when it differs from the previous row's.
+        var object = RepeatedUUID(), replica = RepeatedUUID()
+        var stamps: [String: Stamp] = [:]
+        var owner: ObjectInfo?
         try connection.forEachRow("SELECT id, field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id IN (\(list))", arguments) { row in
-            guard let id = row.uuid(at: 0), let known = loaded[id], case .text(let field) = row.value(at: 1),
-                  let stamp = MergeEngine.stamp(row, at: 2) else { return }
-            known.storedFieldStamps?[field] = stamp
+            if object.update(row.textBytes(at: 0)) {
+                owner?.storedFieldStamps = stamps
+                stamps = [:]
+                owner = object.value.flatMap { loaded[$0] }
+            }
+            guard owner != nil, case .text(let field) = row.value(at: 1) else { return }
+            replica.update(row.textBytes(at: 3))
+            guard let replicaID = replica.value else { return }
+            stamps[field] = Stamp(hlc: HLC(rawValue: UInt64(bitPattern: row.integer(at: 2))), replica: replicaID, seq: UInt64(row.integer(at: 4)))
+        }
+        owner?.storedFieldStamps = stamps
+    }
+
+    /// The UUID of the text in a column that often repeats the previous row's.
+    private struct RepeatedUUID {
+        private var text: [UInt8] = []
+        private(set) var value: UUID?
+
+        /// Takes `bytes` (parsing them if they differ from the last ones); true if they differed.
+        @discardableResult
+        mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            if bytes.count == text.count,
+               bytes.isEmpty || text.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+                return false
+            }
+            text = Array(bytes)
+            value = UUID(storageTextBytes: bytes)
+            return true
         }
     }
 

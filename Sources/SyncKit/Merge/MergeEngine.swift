@@ -117,11 +117,11 @@ final class MergeEngine {
         let createdLocally: Set<UUID> = isLocal ? Set(changeSet.operations.lazy.compactMap {
             if case .create(_, let id) = $0 { id } else { nil }
         }) : []
-        if !isLocal { try prefetch(changeSet) }
+        let prefetched = isLocal ? [] : try prefetch(changeSet)
         for (index, operation) in changeSet.operations.enumerated() {
             if !createdLocally.isEmpty, case .set(_, let id, _, _) = operation, createdLocally.contains(id) { continue }
             do {
-                try apply(operation, deletedValues: deletedValues)
+                try apply(operation, known: prefetched.isEmpty ? nil : prefetched[index], deletedValues: deletedValues)
             } catch let error as SyncError {
                 throw SyncError(error.code, "change set \(changeSet.dot), operation \(index): \(error.message)")
             }
@@ -129,12 +129,12 @@ final class MergeEngine {
         try SyncTables.advanceVector(to: changeSet.dot, on: connection)
     }
 
-    private func apply(_ operation: Operation, deletedValues: [UUID: [String: SQLValue]]) throws {
+    private func apply(_ operation: Operation, known: ObjectInfo?, deletedValues: [UUID: [String: SQLValue]]) throws {
         switch operation {
         case .create(let entity, let id):
             try create(ObjectKey(entity: entity, id: id))
         case .set(let entity, let id, let attribute, let values):
-            try set(ObjectKey(entity: entity, id: id), attribute: attribute, values: values)
+            try set(ObjectKey(entity: entity, id: id), attribute: attribute, values: values, known: known)
         case .delete(let entity, let id, let root):
             try delete(ObjectKey(entity: entity, id: id), root: root, values: deletedValues[id])
         case .link(let entity, let id, let relationship, let target):
