@@ -129,7 +129,7 @@ extension MergeEngine {
         guard case .text(let json)? = try connection.rows(
             "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)]).first?.first
         else { return [:] }
-        let decoded = try JSONDecoder().decode([String: SQLValue].self, from: Data(json.utf8))
+        let decoded = try Tombstone.columns(json, of: "\(object.entity) \(object.id)")
         detachedValues[object] = decoded
         return decoded
     }

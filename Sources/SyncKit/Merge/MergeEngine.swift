@@ -277,9 +277,7 @@ final class MergeEngine {
     }
 
     func storeTombstone(_ values: [String: SQLValue], for object: ObjectKey) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let json = String(decoding: try encoder.encode(values), as: UTF8.self)
+        let json = try Tombstone.json(values)
         try flushPendingInserts()
         try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?",
                            [.text(json), .text(object.entity), .text(object.id.storageText)])

@@ -23,7 +23,7 @@ extension SyncReplica {
             guard case .text(let json)? = try connection.rows(
                 "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(entity), .text(id.storageText)]).first?.first
             else { return nil }
-            let columns = try JSONDecoder().decode([String: SQLValue].self, from: Data(json.utf8))
+            let columns = try Tombstone.columns(json, of: "\(entity) \(id)")
             return Record(
                 entity: entity, id: id,
                 attributes: description.attributes.map { ($0.name, $0.columns.map { columns[$0.name] ?? .null }) },
