@@ -73,6 +73,16 @@ package final class SQLiteStatement {
         }
     }
 
+    /// Binds `bytes` as a blob to the 1-based parameter `index`, straight from the caller's
+    /// buffer (stored change sets are blobs of many megabytes).
+    package func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        // A zero-length blob still needs a non-nil pointer, or SQLite stores NULL.
+        let result = sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(bytes.count), sqliteTransient)
+        if result != SQLITE_OK {
+            throw SQLiteConnection.error(code: result, message: connection.lastErrorMessage, sql: sql, path: connection.path)
+        }
+    }
+
     /// Advances to the next row: `true` when a row is available, `false` when done.
     package func step() throws -> Bool {
         let result = sqlite3_step(handle)
