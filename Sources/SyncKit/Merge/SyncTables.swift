@@ -102,17 +102,28 @@ enum SyncTables {
     /// Numbers, stamps and stores a new local change set (status pending), advancing the
     /// replica's seq and HLC. Runs inside the caller's transaction, so a seq is never reused.
     static func commitLocalChangeSet(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
+        let changeSet = try numberLocalChangeSet(operations, replica: replica, wallClock: wallClock, on: connection)
+        try storeLocalChangeSet(changeSet, on: connection)
+        return changeSet
+    }
+
+    /// Numbers and stamps a new local change set, advancing the replica's seq and HLC, without
+    /// storing it: the caller must ``storeLocalChangeSet(_:on:)`` it in the same transaction.
+    static func numberLocalChangeSet(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
         // Read seq and HLC inside the transaction: another connection may have committed since.
         let seq = try integerState("seq", on: connection) + 1
         var clock = HybridLogicalClock(latest: HLC(rawValue: try integerState("hlc", on: connection)))
         let hlc = clock.tick(wallClockMilliseconds: wallClock)
         var vector = try self.vector(on: connection)
         vector[replica] = seq
-        let changeSet = ChangeSet(dot: Dot(replica: replica, seq: seq), hlc: hlc, vector: vector, operations: operations)
-        try store(changeSet, status: OutboxStatus.pending.rawValue, on: connection)
         try setIntegerState("seq", seq, on: connection)
         try setIntegerState("hlc", hlc.rawValue, on: connection)
-        return changeSet
+        return ChangeSet(dot: Dot(replica: replica, seq: seq), hlc: hlc, vector: vector, operations: operations)
+    }
+
+    /// Stores a change set numbered by ``numberLocalChangeSet(_:replica:wallClock:on:)`` in the outbox (status pending).
+    static func storeLocalChangeSet(_ changeSet: ChangeSet, on connection: SQLiteConnection) throws {
+        try store(changeSet, status: OutboxStatus.pending.rawValue, on: connection)
     }
 
     /// Inserts a change set row. The vector column holds the wire format's JSON (full vector,
