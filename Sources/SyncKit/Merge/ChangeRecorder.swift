@@ -18,7 +18,7 @@ final class ChangeRecorder: SaveObserver {
         let operations = try operations(for: changes, engine: engine)
         guard !operations.isEmpty else { return [] }
         let changeSet = try SyncTables.numberLocalChangeSet(operations, replica: replicaID, wallClock: wallClock(), on: connection)
-        try engine.apply(changeSet, deletedValues: deletedValues(of: changes))
+        try engine.applyLocalSave(changeSet, deletedValues: deletedValues(of: changes))
         // The change set row is stored after the metadata rows: a large save's blob fills the page
         // cache, and the metadata indexes written after it had to be read back from the file.
         // Materializing reads the row (the HLC of a delete), so then it goes first.

@@ -124,7 +124,7 @@ final class MergeEngine {
         try SyncTables.advanceVector(to: changeSet.dot, on: connection)
     }
 
-    private func apply(_ operation: Operation, deletedValues: [UUID: [String: SQLValue]]) throws {
+    func apply(_ operation: Operation, deletedValues: [UUID: [String: SQLValue]]) throws {
         switch operation {
         case .create(let entity, let id):
             try create(ObjectKey(entity: entity, id: id))
@@ -255,7 +255,7 @@ final class MergeEngine {
 
     // MARK: Relationships
 
-    private func canonicalRelationship(_ object: ObjectKey, _ name: String) throws -> SyncSchema.Relationship {
+    func canonicalRelationship(_ object: ObjectKey, _ name: String) throws -> SyncSchema.Relationship {
         let entity = try schema.requireEntity(object.entity, in: "relationship \(name)")
         guard let relationship = entity.relationship(name) else {
             throw SyncError(.schemaMismatch, "names \(object.entity).\(name), which the schema does not have")
