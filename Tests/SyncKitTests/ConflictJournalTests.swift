@@ -29,21 +29,27 @@ import Testing
         Stamp(hlc: HLC(rawValue: hlc), replica: replica, seq: seq)
     }
 
-    /// A batch of three entries caused by A:7, and the entries it must read back as (numbered from 1).
-    private func sampleBatch() -> (JournalBatch, [ConflictEntry]) {
-        let cause = Dot(replica: replicaA, seq: 7)
-        var batch = JournalBatch(cause: cause)
-        let values: [SQLValue] = [.null, .integer(-42), .integer(.max), .real(2.5), .text("quote \" slash / é 🙂"), .blob(Data([0, 1, 255]))]
-        batch.append(.attribute, entity: "Person", object: object, property: "name",
+    private var cause: Dot { Dot(replica: replicaA, seq: 7) }
+    private let values: [SQLValue] = [.null, .integer(-42), .integer(.max), .real(2.5), .text("quote \" slash / é 🙂"), .blob(Data([0, 1, 255]))]
+
+    /// A batch of three entries caused by A:7 (``expectedSample`` is what they read back as).
+    private func sampleBatch() throws -> JournalBatch {
+        var batch = JournalBatch()
+        try batch.append(.attribute, entity: "Person", object: object, property: "name",
                      winner: JournalSide(value: .values([.text("Ann")]), stamp: stamp(replicaB, 3, 1_700_000_000_123)),
                      loser: JournalSide(value: .values(values), stamp: stamp(replicaA, 7, 1_700_000_000_100)),
-                     detail: .concurrentAttributeWrites)
-        batch.append(.voidedDelete, entity: "Team", object: object, property: nil, winner: nil,
-                     loser: JournalSide(value: .none, stamp: stamp(replicaA, 7, 9)), detail: .text("the delete of Team is void"))
-        batch.append(.toOne, entity: "Member", object: object, property: "team",
+                     cause: cause, detail: .concurrentAttributeWrites)
+        try batch.append(.voidedDelete, entity: "Team", object: object, property: nil, winner: nil,
+                     loser: JournalSide(value: .none, stamp: stamp(replicaA, 7, 9)), cause: cause, detail: .text("the delete of Team is void"))
+        try batch.append(.toOne, entity: "Member", object: object, property: "team",
                      winner: JournalSide(value: .json("\"\(replicaB.uuidString)\""), stamp: stamp(replicaB, .max, .max)),
-                     loser: JournalSide(value: .json("\"x\""), stamp: stamp(replicaA, 1 << 40, 0)), detail: .text("set to different targets"))
-        let expected = [
+                     loser: JournalSide(value: .json("\"x\""), stamp: stamp(replicaA, 1 << 40, 0)), cause: cause, detail: .text("set to different targets"))
+        return batch
+    }
+
+    /// The entries of ``sampleBatch()``, numbered from 1.
+    private var expectedSample: [ConflictEntry] {
+        [
             ConflictEntry(number: 1, kind: .attribute, entity: "Person", objectID: object, property: "name",
                           winner: .init(value: "\"Ann\"", dot: Dot(replica: replicaB, seq: 3), hlc: HLC(rawValue: 1_700_000_000_123)),
                           loser: .init(value: ConflictJournal.json(values), dot: Dot(replica: replicaA, seq: 7), hlc: HLC(rawValue: 1_700_000_000_100)),
@@ -56,14 +62,13 @@ import Testing
                           loser: .init(value: "\"x\"", dot: Dot(replica: replicaA, seq: 1 << 40), hlc: HLC(rawValue: 0)),
                           cause: cause, detail: "set to different targets"),
         ]
-        return (batch, expected)
     }
 
     @Test func entriesReadBackAsWrittenAndNumberOnAcrossRows() throws {
         let database = try Database()
-        let (batch, expected) = sampleBatch()
-        try ConflictJournal.write(batch, on: database.connection)
-        try ConflictJournal.write(batch, on: database.connection)
+        let expected = expectedSample
+        try ConflictJournal.write(try sampleBatch(), on: database.connection)
+        try ConflictJournal.write(try sampleBatch(), on: database.connection)
         let entries = try ConflictJournal.entries(on: database.connection)
         let renumbered = expected.map { entry -> ConflictEntry in
             var later = entry
@@ -77,15 +82,15 @@ import Testing
         #expect(try ConflictJournal.count(after: 0, on: database.connection) == 6)
         #expect(try ConflictJournal.count(after: 4, on: database.connection) == 2)
         // An empty batch writes nothing and uses no number.
-        try ConflictJournal.write(JournalBatch(cause: Dot(replica: replicaA, seq: 9)), on: database.connection)
+        try ConflictJournal.write(JournalBatch(), on: database.connection)
         #expect(try ConflictJournal.lastNumber(on: database.connection) == 6)
     }
 
     @Test func clearingPartOfARowKeepsItsLaterEntriesAndNumbersAreNeverReused() throws {
         let database = try Database()
-        let (batch, expected) = sampleBatch()
-        try ConflictJournal.write(batch, on: database.connection)
-        try ConflictJournal.write(batch, on: database.connection)
+        let expected = expectedSample
+        try ConflictJournal.write(try sampleBatch(), on: database.connection)
+        try ConflictJournal.write(try sampleBatch(), on: database.connection)
         try ConflictJournal.clear(through: 2, on: database.connection)
         let kept = try ConflictJournal.entries(on: database.connection)
         #expect(kept.map(\.number) == [3, 4, 5, 6])
@@ -97,12 +102,12 @@ import Testing
         try ConflictJournal.clear(through: nil, on: database.connection)
         #expect(try ConflictJournal.entries(on: database.connection).isEmpty)
         #expect(try ConflictJournal.lastNumber(on: database.connection) == 0)
-        try ConflictJournal.write(batch, on: database.connection)
+        try ConflictJournal.write(try sampleBatch(), on: database.connection)
         #expect(try ConflictJournal.entries(on: database.connection).map(\.number) == [7, 8, 9])
     }
 
     @Test(arguments: [
-        ("truncated", "runs past the end"),
+        ("truncated", "24 bytes cannot fit in the 21 bytes left at byte 364"),
         ("version", "format version 9"),
         ("kind", "200 is not a kind of conflict"),
         ("extra entry count", "holds 3 entries, not 4"),
@@ -117,10 +122,10 @@ import Testing
             }
         }
         let database = try Database()
-        let (batch, _) = sampleBatch()
+        let bytes = [UInt8](try sampleBatch().data)
         let count = damage == "extra entry count" ? 4 : 3
         try database.connection.run("INSERT INTO _sync_conflict (first, count, cause_replica, cause_seq, entries) VALUES (1, ?, ?, 7, ?)",
-                                    [.integer(Int64(count)), .text(replicaA.uuidString), .blob(Data(corrupt(batch.bytes)))])
+                                    [.integer(Int64(count)), .text(replicaA.uuidString), .blob(Data(corrupt(bytes)))])
         let error = try #require(throws: SyncError.self) { try ConflictJournal.entries(on: database.connection) }
         #expect(error.code == .notSyncable)
         #expect(error.message.contains("conflict journal entries 1...\(count) are damaged"), "\(error)")
@@ -162,7 +167,7 @@ import Testing
         #expect(entries.map(\.cause.seq) == [7, 7, 8])
         #expect(try connection.rows("SELECT count(*) FROM _sync_conflict").first?.first == .integer(2))
         // Number 6 was handed out before: the next entry is 7.
-        try ConflictJournal.write(sampleBatch().0, on: connection)
+        try ConflictJournal.write(try sampleBatch(), on: connection)
         #expect(try ConflictJournal.entries(on: connection).map(\.number) == [2, 3, 5, 7, 8, 9])
     }
 }

@@ -6,7 +6,7 @@ extension ConflictJournal {
     /// Runs when a replica opens the store, inside `SyncTables.install`'s transaction.
     static func migrateLegacyTable(on connection: SQLiteConnection) throws {
         guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_journal'").isEmpty else { return }
-        var batch: JournalBatch?
+        var batch = JournalBatch()
         var batchFirst: Int64 = 0
         var last: Int64 = 0
         for row in try connection.rows(
@@ -24,19 +24,16 @@ extension ConflictJournal {
             var winner: JournalSide?
             if case .text(let text) = row[5] { winner = try legacySide(text, entry: number) }
             // A packed row holds consecutive numbers with one cause.
-            if let current = batch, current.cause != cause || number != batchFirst + Int64(current.count) {
-                try insert(current, first: batchFirst, on: connection)
-                batch = nil
+            if batch.count > 0, batch.cause != cause || number != batchFirst + Int64(batch.count) {
+                try insert(batch, first: batchFirst, on: connection)
+                batch = JournalBatch()
             }
-            if batch == nil {
-                batch = JournalBatch(cause: cause)
-                batchFirst = number
-            }
-            batch?.append(kindValue, entity: entity, object: objectID, property: property, winner: winner,
-                          loser: try legacySide(loser, entry: number), detail: .text(detail))
+            if batch.count == 0 { batchFirst = number }
+            try batch.append(kindValue, entity: entity, object: objectID, property: property, winner: winner,
+                             loser: try legacySide(loser, entry: number), cause: cause, detail: .text(detail))
             last = number
         }
-        if let batch { try insert(batch, first: batchFirst, on: connection) }
+        if batch.count > 0 { try insert(batch, first: batchFirst, on: connection) }
         // AUTOINCREMENT remembered numbers of entries since cleared: never hand those out again.
         var next = last + 1
         if try !connection.rows("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").isEmpty,

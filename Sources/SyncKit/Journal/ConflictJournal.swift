@@ -15,18 +15,19 @@ enum ConflictJournal {
     ]
 
     /// Writes `batch` as one row, numbering its entries after every entry written before.
-    static func write(_ batch: JournalBatch, on connection: SQLiteConnection) throws {
+    static func write(_ batch: borrowing JournalBatch, on connection: SQLiteConnection) throws {
         guard batch.count > 0 else { return }
         let first = max(1, Int64(bitPattern: try SyncTables.integerState("journal_next", on: connection)))
         try insert(batch, first: first, on: connection)
         try SyncTables.setIntegerState("journal_next", UInt64(first) + UInt64(batch.count), on: connection)
     }
 
-    static func insert(_ batch: JournalBatch, first: Int64, on connection: SQLiteConnection) throws {
+    static func insert(_ batch: borrowing JournalBatch, first: Int64, on connection: SQLiteConnection) throws {
+        guard let cause = batch.cause else { return }
         try connection.run(
             "INSERT INTO _sync_conflict (first, count, cause_replica, cause_seq, entries) VALUES (?, ?, ?, ?, ?)",
-            [.integer(first), .integer(Int64(batch.count)), .text(batch.cause.replica.storageText),
-             .integer(Int64(batch.cause.seq)), .blob(Data(batch.bytes))])
+            [.integer(first), .integer(Int64(batch.count)), .text(cause.replica.storageText),
+             .integer(Int64(cause.seq)), .blob(batch.data)])
     }
 
     /// Every entry, oldest first.
@@ -90,7 +91,9 @@ enum ConflictJournal {
             }
             let bytes = [UInt8](data)
             do {
-                let entries = try JournalBatch.decode(bytes, first: first, count: count, cause: Dot(replica: replica, seq: UInt64(causeSeq)))
+                let entries = try bytes.withUnsafeBytes {
+                    try JournalBatch.decode($0, first: first, count: count, cause: Dot(replica: replica, seq: UInt64(causeSeq)))
+                }
                 return StoredRow(first: first, bytes: bytes, entries: entries)
             } catch {
                 throw SyncError(.notSyncable, "conflict journal entries \(first)...\(first + count - 1) are damaged: \(error)")

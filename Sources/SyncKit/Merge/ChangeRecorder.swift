@@ -17,7 +17,22 @@ final class ChangeRecorder: SaveObserver {
         let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true)
         let operations = try operations(for: changes, engine: engine)
         guard !operations.isEmpty else { return [] }
-        let changeSet = try SyncTables.commitLocalChangeSet(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+        let changeSet = try SyncTables.numberLocalChangeSet(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+        try engine.applyLocalSave(changeSet, deletedValues: deletedValues(of: changes))
+        // The change set row is stored after the metadata rows: a large save's blob fills the page
+        // cache, and the metadata indexes written after it had to be read back from the file.
+        // Materializing reads the row (the HLC of a delete), so then it goes first.
+        guard !engine.touchedRoots.isEmpty else {
+            try engine.flushPendingWrites()
+            try SyncTables.storeLocalChangeSet(changeSet, on: connection)
+            return []
+        }
+        try SyncTables.storeLocalChangeSet(changeSet, on: connection)
+        return try engine.materialize()
+    }
+
+    /// The last saved column values of each deleted object, kept as its tombstone.
+    private func deletedValues(of changes: [SavedObjectChange]) -> [UUID: [String: SQLValue]] {
         var deletedValues: [UUID: [String: SQLValue]] = [:]
         for change in changes where change.kind == .delete {
             guard let entity = schema.entity(change.entity) else { continue }
@@ -28,14 +43,7 @@ final class ChangeRecorder: SaveObserver {
             }
             deletedValues[change.objectID] = values
         }
-        try engine.apply(changeSet, deletedValues: deletedValues)
-        // A local change can still bear on earlier deletes (say, by removing the reference that
-        // voided one); the store must then equal what every other replica will compute.
-        guard !engine.touchedRoots.isEmpty else {
-            try engine.flushPendingWrites()
-            return []
-        }
-        return try engine.materialize()
+        return deletedValues
     }
 
     /// The operations of a save, in the order they apply: creates, attribute writes, edges,

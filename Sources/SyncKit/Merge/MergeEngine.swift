@@ -85,7 +85,7 @@ final class MergeEngine {
     /// `_sync_object` and `_sync_edge` rows not written yet (see ``flushPendingInserts()``).
     var pendingObjectRows = PendingInserts("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone)", columnCount: 6)
     /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
-    var pendingJournal: JournalBatch?
+    var pendingJournal = JournalBatch()
     var pendingEdgeRows = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
     /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
     var rowCandidates: [String: [UUID]] = [:]
@@ -129,7 +129,7 @@ final class MergeEngine {
         try SyncTables.advanceVector(to: changeSet.dot, on: connection)
     }
 
-    private func apply(_ operation: Operation, known: ObjectInfo?, deletedValues: [UUID: [String: SQLValue]]) throws {
+    func apply(_ operation: Operation, known: ObjectInfo? = nil, deletedValues: [UUID: [String: SQLValue]]) throws {
         switch operation {
         case .create(let entity, let id):
             try create(ObjectKey(entity: entity, id: id))
@@ -210,9 +210,9 @@ final class MergeEngine {
     }
 
     private func flushJournal() throws {
-        guard let batch = pendingJournal else { return }
-        pendingJournal = nil
-        try ConflictJournal.write(batch, on: connection)
+        guard pendingJournal.count > 0 else { return }
+        try ConflictJournal.write(pendingJournal, on: connection)
+        pendingJournal = JournalBatch()
     }
 
     /// Adds an entry to the conflict journal. Entries are kept in memory while their cause stays
@@ -228,9 +228,8 @@ final class MergeEngine {
         _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
         loser: JournalSide, cause: Dot, detail: JournalDetail
     ) throws {
-        if let batch = pendingJournal, batch.cause != cause { try flushJournal() }
-        if pendingJournal == nil { pendingJournal = JournalBatch(cause: cause) }
-        pendingJournal!.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, detail: detail)
+        if pendingJournal.count > 0, pendingJournal.cause != cause { try flushJournal() }
+        try pendingJournal.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: detail)
     }
 
     /// A side whose value is JSON text (or none).
@@ -285,7 +284,7 @@ final class MergeEngine {
 
     // MARK: Relationships
 
-    private func canonicalRelationship(_ object: ObjectKey, _ name: String) throws -> SyncSchema.Relationship {
+    func canonicalRelationship(_ object: ObjectKey, _ name: String) throws -> SyncSchema.Relationship {
         let entity = try schema.requireEntity(object.entity, in: "relationship \(name)")
         guard let relationship = entity.relationship(name) else {
             throw SyncError(.schemaMismatch, "names \(object.entity).\(name), which the schema does not have")

@@ -98,48 +98,71 @@ enum SyncTables {
     /// Numbers, stamps and stores a new local change set (status pending), advancing the
     /// replica's seq and HLC. Runs inside the caller's transaction, so a seq is never reused.
     static func commitLocalChangeSet(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
+        let changeSet = try numberLocalChangeSet(operations, replica: replica, wallClock: wallClock, on: connection)
+        try storeLocalChangeSet(changeSet, on: connection)
+        return changeSet
+    }
+
+    /// Numbers and stamps a new local change set, advancing the replica's seq and HLC, without
+    /// storing it: the caller must ``storeLocalChangeSet(_:on:)`` it in the same transaction.
+    static func numberLocalChangeSet(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
         // Read seq and HLC inside the transaction: another connection may have committed since.
         let seq = try integerState("seq", on: connection) + 1
         var clock = HybridLogicalClock(latest: HLC(rawValue: try integerState("hlc", on: connection)))
         let hlc = clock.tick(wallClockMilliseconds: wallClock)
         var vector = try self.vector(on: connection)
         vector[replica] = seq
-        let changeSet = ChangeSet(dot: Dot(replica: replica, seq: seq), hlc: hlc, vector: vector, operations: operations)
-        try store(changeSet, status: OutboxStatus.pending.rawValue, on: connection)
         try setIntegerState("seq", seq, on: connection)
         try setIntegerState("hlc", hlc.rawValue, on: connection)
-        return changeSet
+        return ChangeSet(dot: Dot(replica: replica, seq: seq), hlc: hlc, vector: vector, operations: operations)
     }
 
-    /// Inserts a change set row. The vector and operations columns hold the wire format's JSON
-    /// (full vector, not a delta), written with escaped slashes as `JSONEncoder` wrote them, so
-    /// rows look the same whichever version stored them.
+    /// Stores a change set numbered by ``numberLocalChangeSet(_:replica:wallClock:on:)`` in the outbox (status pending).
+    static func storeLocalChangeSet(_ changeSet: ChangeSet, on connection: SQLiteConnection) throws {
+        try store(changeSet, status: OutboxStatus.pending.rawValue, on: connection)
+    }
+
+    /// Inserts a change set row. The vector column holds the wire format's JSON (full vector,
+    /// not a delta), written with escaped slashes as `JSONEncoder` wrote it; the operations
+    /// column holds ``StoredOperations``' blob (earlier versions stored JSON text there, which
+    /// ``decodeChangeSet(_:)`` still reads).
     static func store(_ changeSet: ChangeSet, status: String, on connection: SQLiteConnection) throws {
         var vector = JSONWriter(reservingCapacity: 16 + 48 * changeSet.vector.entries.count, escapingSlashes: true)
         vector.writeReplicaMap(changeSet.vector.entries)
-        var operations = JSONWriter(reservingCapacity: 16 + 128 * changeSet.operations.count, escapingSlashes: true)
-        try operations.writeOperations(changeSet.operations)
+        let operations = try StoredOperations.encode(changeSet.operations)
         let statement = try connection.cachedStatement(
             "INSERT INTO _sync_changeset (replica, seq, hlc, vector, status, operations) VALUES (?, ?, ?, ?, ?, ?)")
         try statement.bind([.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq)),
                             .integer(Int64(bitPattern: changeSet.hlc.rawValue)), .text(vector.string), .text(status)])
-        // The operations text can be a hundred megabytes: bound from the writer's buffer.
-        try statement.bindText(operations.bytes, at: 6)
+        // The blob can be tens of megabytes: bound from the writer's buffer.
+        try statement.bindBlob(operations.bytes, at: 6)
         while try statement.step() {}
     }
 
+    /// A change set from the columns `replica, seq, hlc, vector, operations` of its row.
+    ///
+    /// - Throws: ``SyncError`` `.notSyncable` naming the change set and what is damaged where.
     static func decodeChangeSet(_ row: [SQLValue]) throws -> ChangeSet {
         guard case .text(let replicaText) = row[0], let replica = UUID(storageText: replicaText),
-              case .integer(let seq) = row[1], case .integer(let hlc) = row[2],
-              case .text(let vectorJSON) = row[3], case .text(let operationsJSON) = row[4] else {
+              case .integer(let seq) = row[1], case .integer(let hlc) = row[2], case .text(let vectorJSON) = row[3] else {
             throw SyncError(.notSyncable, "a stored change set row is damaged")
         }
         let vector: VersionVector, operations: [Operation]
         do {
             vector = VersionVector(try JSONReader.read(vectorJSON) { reader in try JSONReadError.at(.key("vector")) { try reader.readReplicaMap() } })
-            operations = try JSONReader.read(operationsJSON) { reader in try JSONReadError.at(.key("operations")) { try reader.readOperations() } }
+            switch row[4] {
+            case .blob(let blob):
+                operations = try blob.withUnsafeBytes { try StoredOperations.decode($0) }
+            case .text(let json):
+                // Stored by a version before the blob form.
+                operations = try JSONReader.read(json) { reader in try JSONReadError.at(.key("operations")) { try reader.readOperations() } }
+            default:
+                throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) has no operations (\(row[4].storageClassName))")
+            }
         } catch let error as JSONReadError {
             throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) is damaged: \(error)")
+        } catch let error as ByteReadError {
+            throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) is damaged: operations blob, \(error)")
         }
         return ChangeSet(dot: Dot(replica: replica, seq: UInt64(seq)), hlc: HLC(rawValue: UInt64(bitPattern: hlc)), vector: vector, operations: operations)
     }
