@@ -17,20 +17,26 @@ extension MergeEngine {
         var missing: [String: [UUID]] = [:]
         var unresolved: [(index: Int, key: ObjectKey)] = []
         var seen: Set<ObjectKey> = []
+        // Objects whose rows a conflict may want: those read now, and known ones not read yet.
+        rowCandidates = [:]
         for (index, operation) in changeSet.operations.enumerated() {
             guard case .set(let entity, let id, _, _) = operation else { continue }
             let key = ObjectKey(entity: entity, id: id)
             if let known = objects[key] {
                 resolved[index] = known
+                if known.hasRow, known.storedRowValues == nil, seen.insert(key).inserted { rowCandidates[entity, default: []].append(id) }
                 continue
             }
             unresolved.append((index, key))
-            if seen.insert(key).inserted { missing[entity, default: []].append(id) }
+            if seen.insert(key).inserted {
+                missing[entity, default: []].append(id)
+                rowCandidates[entity, default: []].append(id)
+            }
         }
-        rowCandidates = missing
         guard !missing.isEmpty else { return resolved }
         try flushPendingInserts()
-        for (entity, ids) in missing {
+        // In name order, though the order changes nothing but the order of reads.
+        for (entity, ids) in missing.sorted(by: { $0.key < $1.key }) {
             for chunk in MergeEngine.chunks(of: ids) { try loadInfo(entity, chunk) }
         }
         for (index, key) in unresolved { resolved[index] = objects[key] }
