@@ -78,19 +78,23 @@ extension ObjectContext {
     func savedChanges(deletionRoots: [ObjectIdentifier: UUID]) -> [SavedObjectChange] {
         var changes: [SavedObjectChange] = []
         func ids(_ members: [AnyObject]) -> [UUID] { members.map { ($0 as! any PersistentEntity).objectID } }
+        // Inserts are most of a large save: their loops go through the mapping's accessors and
+        // by index, as copying each attribute's or relationship's description retained all its fields.
         for object in insertedObjects where object._$entityState.status == .inserted {
-            let entity = type(of: object)._$entity
-            changes.append(SavedObjectChange(
-                kind: .insert, entity: entity.name, objectID: object.objectID,
-                attributes: entity.attributes.map { attribute in
-                    var values: [SQLValue] = []
-                    attribute.accessor.encode(object, into: &values)
-                    return (attribute.name, values)
-                },
-                relationships: entity.relationships.compactMap { relationship in
-                    let members = ids(relationship.accessor.members(of: object))
-                    return members.isEmpty ? nil : (relationship.name, [], members)
-                }))
+            let mapping = mapping(for: object)
+            var change = SavedObjectChange(kind: .insert, entity: mapping.name, objectID: object.objectID, attributes: [], relationships: [])
+            change.attributes.reserveCapacity(mapping.attributeAccessors.count)
+            for (index, accessor) in mapping.attributeAccessors.enumerated() {
+                var values: [SQLValue] = []
+                accessor.encode(object, into: &values)
+                change.attributes.append((mapping.description.attributes[index].name, values))
+            }
+            let relationships = mapping.description.relationships
+            for index in relationships.indices {
+                let members = ids(relationships[index].accessor.members(of: object))
+                if !members.isEmpty { change.relationships.append((relationships[index].name, [], members)) }
+            }
+            changes.append(change)
         }
         for object in updatedObjects where object._$entityState.status == .persistent {
             let state = object._$entityState
@@ -131,10 +135,10 @@ extension ObjectContext {
     // MARK: Validation
 
     func validateRelationshipCounts() throws {
-        for object in insertedObjects + updatedObjects {
+        try forEachWrittenObject { object, mapping in
+            guard mapping.hasCountedRelationships else { return }
             let state = object._$entityState
-            guard state.status == .inserted || state.status == .persistent else { continue }
-            let entity = type(of: object)._$entity
+            let entity = mapping.description
             for (index, relationship) in entity.relationships.enumerated()
             where relationship.minCount != nil || relationship.maxCount != nil {
                 guard state.status == .inserted || state.originalRelationships[index] != nil else { continue }

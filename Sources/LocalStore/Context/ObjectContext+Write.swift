@@ -11,9 +11,8 @@ extension ObjectContext {
             try updateRow(of: object, positions: positions)
         }
         try updateMovedPositions()
-        for object in insertedObjects + updatedObjects {
-            let status = object._$entityState.status
-            if status == .inserted || status == .persistent { try writeJoinRows(of: object) }
+        try forEachWrittenObject { object, mapping in
+            if mapping.ownsJoinTables { try writeJoinRows(of: object) }
         }
         for object in deletedObjects where object._$entityState.isStored {
             try deleteRow(of: object)
@@ -25,12 +24,11 @@ extension ObjectContext {
     /// a merge may briefly hold two objects with one value (sync resolves that), and an index
     /// would make the merge itself fail.
     private func checkUniqueness() throws {
-        for object in insertedObjects + updatedObjects {
+        try forEachWrittenObject { object, mapping in
             let state = object._$entityState
-            guard state.status == .inserted || state.status == .persistent else { continue }
-            let mapping = mapping(for: object)
-            for (index, attribute) in mapping.description.attributes.enumerated() where attribute.isUnique {
+            for index in mapping.uniqueAttributeIndices {
                 guard state.status == .inserted || state.originalAttributes[index] != nil else { continue }
+                let attribute = mapping.description.attributes[index]
                 var values: [SQLValue] = []
                 attribute.accessor.encode(object, into: &values)
                 let conditions = attribute.columns.map { "\(quoteIdentifier($0.name)) IS ?" }.joined(separator: " AND ")
@@ -40,6 +38,19 @@ extension ObjectContext {
                     .uniqueViolation,
                     "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) (\(other.description)) already has \(values.count == 1 ? values[0].description : values.description)",
                     entity: mapping.name, attribute: attribute.name, objectID: object.objectID)
+            }
+        }
+    }
+
+    /// Runs `body` for every inserted, then every updated object this save writes, with its
+    /// mapping. The two lists are not concatenated: in a large save that copy alone retained and
+    /// released every object, once for each pass over them.
+    func forEachWrittenObject(_ body: (any PersistentEntity, EntityMapping) throws -> Void) rethrows {
+        for objects in [insertedObjects, updatedObjects] {
+            for object in objects {
+                let status = object._$entityState.status
+                guard status == .inserted || status == .persistent else { continue }
+                try body(object, mapping(for: object))
             }
         }
     }
@@ -57,10 +68,10 @@ extension ObjectContext {
     private func forEachChangedOrderedRelationship(
         _ body: (any PersistentEntity, RelationshipMapping, [AnyObject], [AnyObject]) throws -> Void
     ) rethrows {
-        for object in insertedObjects + updatedObjects {
+        try forEachWrittenObject { object, mapping in
+            guard mapping.hasOrderedInverseForeignKeys else { return }
             let state = object._$entityState
-            guard state.status == .inserted || state.status == .persistent else { continue }
-            for relationship in mapping(for: object).relationships {
+            for relationship in mapping.relationships {
                 guard case .inverseForeignKey(_, _, .some) = relationship.storage else { continue }
                 let original = state.originalRelationships[relationship.index]
                 guard state.status == .inserted || original != nil else { continue }
@@ -73,7 +84,7 @@ extension ObjectContext {
         let mapping = mapping(for: object)
         var values: [SQLValue] = [.text(object.objectID.storageText)]
         values.reserveCapacity(mapping.columns.count + 1)
-        for attribute in mapping.description.attributes { attribute.accessor.encode(object, into: &values) }
+        for accessor in mapping.attributeAccessors { accessor.encode(object, into: &values) }
         for relationship in mapping.relationships {
             guard case .foreignKey(_, let positionColumn) = relationship.storage else { continue }
             let target = relationship.description.accessor.firstMember(of: object)

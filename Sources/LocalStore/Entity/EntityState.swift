@@ -35,7 +35,7 @@ public final class EntityState {
     public internal(set) var objectID: UUID {
         get {
             if let id = storedObjectID { return id }
-            let id = UUID()
+            let id = UUID.random()
             storedObjectID = id
             return id
         }

@@ -163,7 +163,7 @@ extension Data: AttributeValue {
 
 extension UUID: AttributeValue {
     public static var attributeType: AttributeType { .uuid }
-    public var sqlValue: SQLValue { .text(uuidString) }
+    public var sqlValue: SQLValue { .text(storageText) }
     public static func decode(_ value: SQLValue) throws(ValueDecodingFailure) -> UUID {
         if case .text(let text) = value, let uuid = UUID(storageText: text) { return uuid }
         throw ValueDecodingFailure(expected: "a UUID string", found: value)

@@ -23,7 +23,10 @@ struct RelationshipMapping: Sendable {
 }
 
 /// How one entity maps to its table.
-struct EntityMapping: Sendable {
+///
+/// A class: a save looks the mapping up several times per object, and copying a struct of this
+/// many arrays and strings cost a retain and a release of each, every time.
+final class EntityMapping: Sendable {
     let description: EntityDescription
     let table: String
     /// Attribute columns in declaration order, then foreign keys and positions; `id` is not included.
@@ -38,6 +41,18 @@ struct EntityMapping: Sendable {
     let selectList: String
     /// `INSERT INTO "Table" (<selectList>) VALUES (?, …)`: one parameter per column of a row.
     let insertSQL: String
+    /// Each attribute's accessor, in declaration order: per-object loops over the attributes
+    /// themselves copied every field of each description.
+    let attributeAccessors: [any AttributeAccessing]
+    /// Indices of the `.unique` attributes (a save checks only these).
+    let uniqueAttributeIndices: [Int]
+    /// Whether a relationship is stored as other rows' foreign key with a position column (an
+    /// ordered to-many whose inverse is a to-one); saves skip the position work without one.
+    let hasOrderedInverseForeignKeys: Bool
+    /// Whether this entity owns a join table (writes the rows of a many-to-many).
+    let ownsJoinTables: Bool
+    /// Whether a relationship has a `minCount` or `maxCount` for saves to check.
+    let hasCountedRelationships: Bool
 
     init(description: EntityDescription, table: String, columns: [ColumnDescription], attributeColumnOffsets: [Int], relationships: [RelationshipMapping]) {
         self.description = description
@@ -48,6 +63,15 @@ struct EntityMapping: Sendable {
         selectList = (["id"] + columns.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         insertSQL = "INSERT INTO \(quoteIdentifier(table)) (\(selectList)) VALUES (\(placeholders))"
+        attributeAccessors = description.attributes.map(\.accessor)
+        uniqueAttributeIndices = description.attributes.indices.filter { description.attributes[$0].isUnique }
+        hasOrderedInverseForeignKeys = relationships.contains {
+            if case .inverseForeignKey(_, _, .some) = $0.storage { true } else { false }
+        }
+        hasCountedRelationships = description.relationships.contains { $0.minCount != nil || $0.maxCount != nil }
+        ownsJoinTables = relationships.contains {
+            if case .joinTable(_, "owner", _, _) = $0.storage { true } else { false }
+        }
     }
 
     var name: String { description.name }

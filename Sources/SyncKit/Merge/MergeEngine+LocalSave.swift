@@ -28,11 +28,13 @@ extension MergeEngine {
         }
         try recordCreates(creates)
         var links: [PendingLink] = []
+        // The sets of one object come together: look it up once for all of them.
+        var lastSet: (object: ObjectKey, isNew: Bool)?
         for (index, operation) in changeSet.operations.enumerated() {
             switch operation {
             case .create:
                 continue
-            case .set(let entity, let id, _, _) where objects[ObjectKey(entity: entity, id: id)]?.createdBy == changeSet.dot:
+            case .set(let entity, let id, _, _) where isCreatedHere(ObjectKey(entity: entity, id: id), cache: &lastSet):
                 continue
             case .link(let entity, let id, let relationship, let target):
                 links.append(PendingLink(index: index, source: ObjectKey(entity: entity, id: id), relationship: relationship, target: target))
@@ -44,6 +46,14 @@ extension MergeEngine {
         }
         try recordLinks(&links)
         try SyncTables.advanceVector(to: changeSet.dot, on: connection)
+    }
+
+    /// Whether the current change set created `object`.
+    private func isCreatedHere(_ object: ObjectKey, cache: inout (object: ObjectKey, isNew: Bool)?) -> Bool {
+        if let cache, cache.object == object { return cache.isNew }
+        let isNew = objects[object]?.createdBy == current.dot
+        cache = (object, isNew)
+        return isNew
     }
 
     /// Runs `body`, naming the change set and operation in a ``SyncError`` it throws, as
@@ -63,6 +73,7 @@ extension MergeEngine {
         let stamp = current.stamp
         let replica = SQLValue.text(stamp.replica.storageText)
         var entity: (name: String, known: Bool) = ("", false)
+        objects.reserveCapacity(objects.count + creates.count)
         let statement = try connection.cachedStatement("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone) VALUES (?, ?, ?, ?, ?, NULL)")
         for (index, object) in creates.sorted(by: { $0.object < $1.object }) {
             // Creates of one entity come together: check each name once.
@@ -111,7 +122,7 @@ extension MergeEngine {
         guard !links.isEmpty else { return }
         let stamp = current.stamp
         let replica = SQLValue.text(stamp.replica.storageText)
-        var relationship: (source: String, name: String, canonical: SyncSchema.Relationship)?
+        var relationship: (source: String, name: String, canonical: SyncSchema.Relationship, what: String)?
         var touched: Set<ObjectKey> = []
         try flushPendingInserts()
         let statement = try connection.cachedStatement(
@@ -120,13 +131,16 @@ extension MergeEngine {
             try atOperation(link.index) {
                 // Links of one relationship come together: look each up once.
                 if relationship.map({ $0.source != link.source.entity || $0.name != link.relationship }) ?? true {
-                    relationship = (link.source.entity, link.relationship, try canonicalRelationship(link.source, link.relationship))
+                    relationship = (link.source.entity, link.relationship, try canonicalRelationship(link.source, link.relationship),
+                                    "link of \(link.source.entity).\(link.relationship)")
                 }
-                let target = ObjectKey(entity: relationship!.canonical.target, id: link.target)
-                let what = "link of \(link.source.entity).\(link.relationship)"
-                for endpoint in [link.source, target] where try requireInfo(endpoint, for: what).createdBy != current.dot {
-                    if touched.insert(endpoint).inserted { try touchRoots(of: endpoint) }
+                let (_, _, canonical, what) = relationship!
+                func check(_ endpoint: ObjectKey) throws {
+                    guard try requireInfo(endpoint, for: what).createdBy != current.dot, touched.insert(endpoint).inserted else { return }
+                    try touchRoots(of: endpoint)
                 }
+                try check(link.source)
+                try check(ObjectKey(entity: canonical.target, id: link.target))
             }
             statement.reset()
             try statement.bind(.text(link.source.entity), at: 1)

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// - `_sync_state`: this replica's ID, last seq and latest HLC (never reused, even after a crash).
 /// - `_sync_vector`: the store's version vector.
-/// - `_sync_changeset`: every change set applied here (local ones with their outbox status).
+/// - `_sync_changeset`: every change set applied here (local ones with their outbox status), its
+///   vector as JSON and its operations as ``StoredOperations``' blob (JSON text in older rows).
 /// - `_sync_object`: each object's creation stamp, and its column values while it is deleted
 ///   (so a delete voided by a deny rule can bring it back with its last values).
 /// - `_sync_field`: the stamp of the last write to each column (absent: the creation stamp).
