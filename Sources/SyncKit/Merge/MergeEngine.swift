@@ -108,18 +108,13 @@ final class MergeEngine {
         return DeleteRoot(dot: Dot(replica: replicaID, seq: UInt64(number)), root: rootID)
     }
 
-    /// Applies one change set's operations to the metadata (and, for remote ones, the rows of existing objects).
+    /// Applies one change set's operations to the metadata and the rows of existing objects.
+    /// (A local save's change set goes through ``applyLocalSave(_:deletedValues:)``.)
     func apply(_ changeSet: ChangeSet, deletedValues: [UUID: [String: SQLValue]] = [:]) throws {
         current = changeSet
         vectors[changeSet.dot] = changeSet.vector
-        // A local save's sets of the objects it creates change no metadata (the creation stamp
-        // stands for them) and LocalStore wrote the rows: most of a large insert's operations.
-        let createdLocally: Set<UUID> = isLocal ? Set(changeSet.operations.lazy.compactMap {
-            if case .create(_, let id) = $0 { id } else { nil }
-        }) : []
         let prefetched = isLocal ? [] : try prefetch(changeSet)
         for (index, operation) in changeSet.operations.enumerated() {
-            if !createdLocally.isEmpty, case .set(_, let id, _, _) = operation, createdLocally.contains(id) { continue }
             do {
                 try apply(operation, known: prefetched.isEmpty ? nil : prefetched[index], deletedValues: deletedValues)
             } catch let error as SyncError {
