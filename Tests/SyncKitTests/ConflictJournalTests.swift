@@ -86,6 +86,22 @@ import Testing
         #expect(try ConflictJournal.lastNumber(on: database.connection) == 6)
     }
 
+    /// A side taken from a row's columns reads back as the side of those values.
+    @Test func columnsOfARowReadBackAsTheirValues() throws {
+        let database = try Database()
+        let row: [SQLValue] = [.text("skipped"), .real(1.5), .null, .integer(3)]
+        for value in [JournalSide.Value.columns(row, [1, 3]), .values([.real(1.5), .integer(3)])] {
+            var batch = JournalBatch()
+            try batch.append(.attribute, entity: "Spot", object: object, property: "location", winner: nil,
+                             loser: JournalSide(value: value, stamp: stamp(replicaA, 7, 1)), cause: cause, detail: .concurrentAttributeWrites)
+            try ConflictJournal.write(batch, on: database.connection)
+        }
+        let entries = try ConflictJournal.entries(on: database.connection)
+        #expect(entries.count == 2)
+        #expect(entries.first?.loser.value == "[{\"real\":1.5},3]")
+        #expect(entries.first?.loser == entries.last?.loser)
+    }
+
     @Test func clearingPartOfARowKeepsItsLaterEntriesAndNumbersAreNeverReused() throws {
         let database = try Database()
         let expected = expectedSample

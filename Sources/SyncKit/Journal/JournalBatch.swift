@@ -6,6 +6,9 @@ struct JournalSide {
         case none
         /// An attribute's column values; the entry shows them as ``ConflictJournal/json(_:)-([SQLValue])`` does.
         case values([SQLValue])
+        /// The columns at these positions of a row: the same as `.values` of them, without
+        /// copying them out of the row first.
+        case columns([SQLValue], [Int])
         /// Any other value, as JSON text.
         case json(String)
     }
@@ -88,6 +91,10 @@ struct JournalBatch: ~Copyable {
             writer.writeByte(1)
             writer.writeVarint(UInt64(values.count))
             for value in values { try writer.writeSQLValue(value) }
+        case .columns(let row, let offsets):
+            writer.writeByte(1)
+            writer.writeVarint(UInt64(offsets.count))
+            for offset in offsets { try writer.writeSQLValue(row[offset]) }
         case .json(let text):
             writer.writeByte(2)
             writer.writeString(text)

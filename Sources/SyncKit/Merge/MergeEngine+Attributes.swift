@@ -9,10 +9,7 @@ extension MergeEngine {
     ///
     /// `prefetched` is the object's state when the caller has it (see ``prefetch(_:)``).
     func set(_ object: ObjectKey, attribute name: String, values: [SQLValue], known prefetched: ObjectInfo? = nil) throws {
-        let entity = try schema.requireEntity(object.entity, in: "set of \(name)")
-        guard let attribute = entity.attribute(name) else {
-            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name), which the schema does not have")
-        }
+        let (entity, attribute) = try attributeOfSet(object.entity, name)
         guard attribute.columns.count == values.count else {
             throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
         }
@@ -36,7 +33,7 @@ extension MergeEngine {
                 try journal(
                     .attribute, entity: object.entity, object: object.id, property: name,
                     winner: side(values: values, incoming),
-                    loser: side(values: try currentValues(of: attribute, object: object, known: known), previous),
+                    loser: try currentSide(of: attribute, object: object, known: known, previous),
                     cause: incoming.dot, detail: .concurrentAttributeWrites)
             }
             notePendingWrite(object, known)
@@ -45,10 +42,24 @@ extension MergeEngine {
         } else {
             try journal(
                 .attribute, entity: object.entity, object: object.id, property: name,
-                winner: side(values: try currentValues(of: attribute, object: object, known: known), previous),
+                winner: try currentSide(of: attribute, object: object, known: known, previous),
                 loser: side(values: values, incoming),
                 cause: incoming.dot, detail: .concurrentAttributeWrites)
         }
+    }
+
+    /// The entity and attribute a `set` names. The last pair is kept: a change set's sets name
+    /// the same few again and again, and comparing two short names costs less than hashing them.
+    private func attributeOfSet(_ entityName: String, _ name: String) throws -> (SyncSchema.Entity, SyncSchema.Attribute) {
+        if let last = lastSetAttribute, last.attribute.name == name, last.entity.name == entityName {
+            return (last.entity, last.attribute)
+        }
+        let entity = try schema.requireEntity(entityName, in: "set of \(name)")
+        guard let attribute = entity.attribute(name) else {
+            throw SyncError(.schemaMismatch, "sets \(entityName).\(name), which the schema does not have")
+        }
+        lastSetAttribute = (entity, attribute)
+        return (entity, attribute)
     }
 
     /// An update arriving after a concurrent delete of its object loses to it, as `delete` journals
@@ -103,6 +114,16 @@ extension MergeEngine {
             detachedValues[object] = detached
             affected.insert(object)
         }
+    }
+
+    /// A journal side holding the values `object`'s attribute has now: the stored row's columns
+    /// themselves when no write of this batch is pending, without copying them out first.
+    func currentSide(of attribute: SyncSchema.Attribute, object: ObjectKey, known: ObjectInfo, _ stamp: Stamp) throws -> JournalSide {
+        if known.hasRow, known.pendingRowValues.isEmpty {
+            if known.storedRowValues == nil { try loadRowValues(of: object, known) }
+            if let row = known.storedRowValues { return JournalSide(value: .columns(row, attribute.columnOffsets), stamp: stamp) }
+        }
+        return side(values: try currentValues(of: attribute, object: object, known: known), stamp)
     }
 
     /// The values `object`'s attribute has now, including this batch's writes.

@@ -89,6 +89,8 @@ final class MergeEngine {
     var pendingEdgeRows = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
     /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
     var rowCandidates: [String: [UUID]] = [:]
+    /// The entity and attribute of the last `set` (see `attributeOfSet`).
+    var lastSetAttribute: (entity: SyncSchema.Entity, attribute: SyncSchema.Attribute)?
     /// Objects with writes kept in memory, in the order they were first written.
     var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
     var current: ChangeSet!
@@ -265,7 +267,7 @@ final class MergeEngine {
             try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
                 winner: side(nil, current.stamp),
-                loser: side(values: try currentValues(of: attribute, object: object, known: known), stamp),
+                loser: try currentSide(of: attribute, object: object, known: known, stamp),
                 cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(attribute.name): the delete won")
         }
     }
