@@ -17,22 +17,19 @@ extension MergeEngine {
         var missing: [String: [UUID]] = [:]
         var unresolved: [(index: Int, key: ObjectKey)] = []
         var seen: Set<ObjectKey> = []
-        // Objects whose rows a conflict may want: those read now, and known ones not read yet.
-        rowCandidates = [:]
         for (index, operation) in changeSet.operations.enumerated() {
             guard case .set(let entity, let id, _, _) = operation else { continue }
             let key = ObjectKey(entity: entity, id: id)
             if let known = objects[key] {
                 resolved[index] = known
-                if known.hasRow, known.storedRowValues == nil, seen.insert(key).inserted { rowCandidates[entity, default: []].append(id) }
                 continue
             }
             unresolved.append((index, key))
-            if seen.insert(key).inserted {
-                missing[entity, default: []].append(id)
-                rowCandidates[entity, default: []].append(id)
-            }
+            if seen.insert(key).inserted { missing[entity, default: []].append(id) }
         }
+        // The objects read now are the likely rows a conflict wants (see loadRowValues).
+        rowCandidates = missing
+        rowsScanned = []
         guard !missing.isEmpty else { return resolved }
         try flushPendingInserts()
         // In name order, though the order changes nothing but the order of reads.
@@ -101,8 +98,16 @@ extension MergeEngine {
     /// its entity the change set writes that have not been read yet.
     func loadRowValues(of object: ObjectKey, _ known: ObjectInfo) throws {
         let entity = try schema.requireEntity(object.entity, in: "read")
+        if rowCandidates[object.entity] == nil, rowsScanned.insert(object.entity).inserted {
+            // No candidates left (the objects were known before this change set): the change
+            // set's other sets of the entity, once, so a run of conflicts still reads in bulk.
+            rowCandidates[object.entity] = current.operations.compactMap {
+                if case .set(object.entity, let id, _, _) = $0 { id } else { nil }
+            }
+        }
         var ids = [object.id]
-        for id in rowCandidates[object.entity] ?? [] where id != object.id {
+        var seen: Set<UUID> = [object.id]
+        for id in rowCandidates[object.entity] ?? [] where seen.insert(id).inserted {
             if let other = objects[ObjectKey(entity: object.entity, id: id)], other.hasRow, other.storedRowValues == nil { ids.append(id) }
         }
         // Each object is a candidate once: later conflicts on them find their rows read.

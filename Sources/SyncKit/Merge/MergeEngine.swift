@@ -89,6 +89,8 @@ final class MergeEngine {
     var pendingEdgeRows = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
     /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
     var rowCandidates: [String: [UUID]] = [:]
+    /// Entities whose sets in the current change set were already taken as row candidates.
+    var rowsScanned: Set<String> = []
     /// The entity and attribute of the last `set` (see `attributeOfSet`).
     var lastSetAttribute: (entity: SyncSchema.Entity, attribute: SyncSchema.Attribute)?
     /// Objects with writes kept in memory, in the order they were first written.
