@@ -87,14 +87,7 @@ struct ByteWriter: ~Copyable {
         if count + extra > capacity { grow(toHold: count + extra) }
     }
 
-    /// Doubles the buffer (at least); out of line, so the fast path of every write stays small.
-    @inline(never)
     private mutating func grow(toHold needed: Int) {
-        let newCapacity = max(needed, capacity * 2)
-        let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newStorage.initialize(from: storage, count: count)
-        storage.deallocate()
-        storage = newStorage
-        capacity = newCapacity
+        storage = grownBuffer(storage, count: count, capacity: &capacity, toHold: needed)
     }
 }

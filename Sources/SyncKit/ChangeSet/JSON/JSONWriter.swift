@@ -224,14 +224,8 @@ struct JSONWriter: ~Copyable {
         if count + extra > capacity { grow(toHold: count + extra) }
     }
 
-    @inline(never)
     private mutating func grow(toHold needed: Int) {
-        let newCapacity = max(needed, capacity * 2)
-        let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newStorage.initialize(from: storage, count: count)
-        storage.deallocate()
-        storage = newStorage
-        capacity = newCapacity
+        storage = grownBuffer(storage, count: count, capacity: &capacity, toHold: needed)
     }
 
     /// The comma before an array element (an object's values follow their key, which wrote it).
