@@ -25,7 +25,7 @@ import Testing
         writer.writeFixed64(0x0102_0304_0506_0708)
         writer.writeUUID(uuid)
         for value in values { try writer.writeSQLValue(value) }
-        let bytes = [UInt8](writer.bytes)
+        let bytes = writer.withBytes { [UInt8]($0) }
         // Varints take a byte per seven bits, low bits first.
         #expect(bytes.prefix(5) == [0, 1, 127, 0x80, 0x01])
 

@@ -9,12 +9,12 @@ import Testing
 @Suite struct StoredOperationsTests {
     static func roundTrip(_ operations: [SyncKit.Operation]) throws -> [SyncKit.Operation] {
         let writer = try StoredOperations.encode(operations)
-        return try StoredOperations.decode(writer.bytes)
+        return try writer.withBytes { try StoredOperations.decode($0) }
     }
 
     static func encoded(_ operations: [SyncKit.Operation]) throws -> [UInt8] {
         let writer = try StoredOperations.encode(operations)
-        return Array(writer.bytes)
+        return writer.withBytes { Array($0) }
     }
 
     static func decode(_ bytes: [UInt8]) throws -> [SyncKit.Operation] {

@@ -136,7 +136,7 @@ enum SyncTables {
         try statement.bind([.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq)),
                             .integer(Int64(bitPattern: changeSet.hlc.rawValue)), .text(vector.string), .text(status)])
         // The blob can be tens of megabytes: bound from the writer's buffer.
-        try statement.bindBlob(operations.bytes, at: 6)
+        try operations.withBytes { try statement.bindBlob($0, at: 6) }
         while try statement.step() {}
     }
 

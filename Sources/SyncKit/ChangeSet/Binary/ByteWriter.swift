@@ -22,11 +22,15 @@ struct ByteWriter: ~Copyable {
         storage.deallocate()
     }
 
-    /// The output so far.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
+    /// Calls `body` with the output so far. The pointer is valid only inside `body`: the writer
+    /// is borrowed for that long, and a noncopyable value may be destroyed right after its last
+    /// use, so a pointer taken out of it could outlive its buffer.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
 
     /// The output as `Data` (a copy).
-    var data: Data { Data(bytes) }
+    var data: Data { withBytes { Data($0) } }
 
     mutating func writeByte(_ byte: UInt8) {
         reserve(1)

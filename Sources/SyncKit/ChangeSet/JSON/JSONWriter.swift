@@ -50,8 +50,8 @@ struct JSONWriter: ~Copyable {
         storage.deallocate()
     }
 
-    /// The output so far.
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
+    /// The output so far; valid while the writer is (see ``ByteWriter/withBytes(_:)``).
+    private var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
 
     /// The output as a string (JSON written here is always valid UTF-8).
     var string: String { String(decoding: bytes, as: UTF8.self) }
