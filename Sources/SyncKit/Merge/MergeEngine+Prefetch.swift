@@ -17,13 +17,17 @@ extension MergeEngine {
         var missing: [String: [UUID]] = [:]
         var unresolved: [(index: Int, key: ObjectKey)] = []
         var seen: Set<ObjectKey> = []
+        // Objects this change set creates have nothing stored to read (their creates come first).
+        var created: Set<ObjectKey> = []
         for (index, operation) in changeSet.operations.enumerated() {
+            if case .create(let entity, let id) = operation { created.insert(ObjectKey(entity: entity, id: id)) }
             guard case .set(let entity, let id, _, _) = operation else { continue }
             let key = ObjectKey(entity: entity, id: id)
             if let known = objects[key] {
                 resolved[index] = known
                 continue
             }
+            if !created.isEmpty, created.contains(key) { continue }
             unresolved.append((index, key))
             if seen.insert(key).inserted { missing[entity, default: []].append(id) }
         }
