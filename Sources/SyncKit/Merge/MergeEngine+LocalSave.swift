@@ -56,16 +56,6 @@ extension MergeEngine {
         return isNew
     }
 
-    /// Runs `body`, naming the change set and operation in a ``SyncError`` it throws, as
-    /// ``apply(_:deletedValues:)`` does.
-    private func atOperation<T>(_ index: Int, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as SyncError {
-            throw SyncError(error.code, "change set \(current.dot), operation \(index): \(error.message)")
-        }
-    }
-
     // MARK: Creates
 
     private func recordCreates(_ creates: [(index: Int, object: ObjectKey)]) throws {

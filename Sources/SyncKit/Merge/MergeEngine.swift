@@ -119,13 +119,20 @@ final class MergeEngine {
         vectors[changeSet.dot] = changeSet.vector
         let prefetched = isLocal ? [] : try prefetch(changeSet)
         for (index, operation) in changeSet.operations.enumerated() {
-            do {
+            try atOperation(index) {
                 try apply(operation, known: prefetched.isEmpty ? nil : prefetched[index], deletedValues: deletedValues)
-            } catch let error as SyncError {
-                throw SyncError(error.code, "change set \(changeSet.dot), operation \(index): \(error.message)")
             }
         }
         try SyncTables.advanceVector(to: changeSet.dot, on: connection)
+    }
+
+    /// Runs `body`, naming the current change set and the operation in a ``SyncError`` it throws.
+    func atOperation<T>(_ index: Int, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SyncError {
+            throw SyncError(error.code, "change set \(current.dot), operation \(index): \(error.message)")
+        }
     }
 
     func apply(_ operation: Operation, known: ObjectInfo? = nil, deletedValues: [UUID: [String: SQLValue]]) throws {
