@@ -411,8 +411,8 @@ final class MergeEngine {
     }
 }
 
-
 extension SQLValue {
+    /// The text, if this is a text value.
     var textValue: String? {
         if case .text(let text) = self { return text }
         return nil
