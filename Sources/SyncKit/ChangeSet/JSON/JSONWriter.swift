@@ -88,29 +88,24 @@ struct JSONWriter: ~Copyable {
 
     /// Writes an object key that needs no escaping (the format's fixed ASCII names), then `:`.
     mutating func writeKey(_ name: StaticString) {
-        assert(JSONWriter.isPlain(name), "\(name) needs escaping: use writeKey(_: String)")
-        name.withUTF8Buffer { name in
-            reserve(name.count + 4)
-            separate()
-            put(UInt8(ascii: "\""))
-            put(name)
-            put(UInt8(ascii: "\""))
-            put(UInt8(ascii: ":"))
-        }
-        needsComma = false
+        writeString(literal: name)
+        endKey()
     }
 
     /// Writes any string as an object key, escaped, then `:`.
     mutating func writeKey(_ name: String) {
         writeString(name)
-        reserve(1)
-        put(UInt8(ascii: ":"))
-        needsComma = false
+        endKey()
     }
 
     /// Writes a UUID as an object key (upper case, as `uuidString`), then `:`.
     mutating func writeKey(_ uuid: UUID) {
         writeUUID(uuid)
+        endKey()
+    }
+
+    /// The `:` after a key written as a string; the value that follows needs no comma.
+    private mutating func endKey() {
         reserve(1)
         put(UInt8(ascii: ":"))
         needsComma = false
