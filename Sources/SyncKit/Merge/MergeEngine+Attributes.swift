@@ -82,14 +82,8 @@ extension MergeEngine {
     func fieldStamp(_ object: ObjectKey, _ known: ObjectInfo, _ name: String) throws -> Stamp? {
         // Most objects have no pending stamps: skip hashing the name for them.
         if !known.pendingFieldStamps.isEmpty, let pending = known.pendingFieldStamps[name] { return pending }
-        if let stored = known.storedFieldStamps { return stored[name] }
-        var stamps: [String: Stamp] = [:]
-        for row in try connection.rows("SELECT field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id = ?",
-                                       [.text(object.entity), .text(object.id.storageText)]) {
-            if case .text(let field) = row[0], let stamp = MergeEngine.stamp(row[1], row[2], row[3]) { stamps[field] = stamp }
-        }
-        known.storedFieldStamps = stamps
-        return stamps[name]
+        if known.storedFieldStamps == nil { try loadFieldStamps(object.entity, of: [object.id: known]) }
+        return known.storedFieldStamps?[name]
     }
 
     private func notePendingWrite(_ object: ObjectKey, _ known: ObjectInfo) {

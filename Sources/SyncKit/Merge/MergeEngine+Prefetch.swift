@@ -45,32 +45,46 @@ extension MergeEngine {
     }
 
     private func loadInfo(_ entity: String, _ ids: ArraySlice<UUID>) throws {
-        let list = MergeEngine.placeholders(ids.count)
-        let arguments = [SQLValue.text(entity)] + ids.map { .text($0.storageText) }
+        try loadFieldStamps(entity, of: try loadObjects(entity, ids))
+    }
+
+    /// Reads the creation stamps of these objects of `entity` and whether they have a row or a
+    /// delete, and keeps them for the batch; returns those found.
+    func loadObjects(_ entity: String, _ ids: ArraySlice<UUID>) throws -> [UUID: ObjectInfo] {
         var loaded: [UUID: ObjectInfo] = [:]
         try connection.forEachRow(
             """
             SELECT id, hlc, replica, seq, tombstone IS NULL,
                 EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
-            FROM _sync_object AS o WHERE entity = ? AND id IN (\(list))
-            """, arguments
+            FROM _sync_object AS o WHERE entity = ? AND id IN (\(MergeEngine.placeholders(ids.count)))
+            """, [.text(entity)] + ids.map { .text($0.storageText) }
         ) { row in
             guard let id = row.uuid(at: 0), let stamp = MergeEngine.stamp(row, at: 1) else { return }
             let known = ObjectInfo(creation: stamp, hasRow: row.integer(at: 4) == 1, mayBeDeleted: row.integer(at: 5) != 0)
-            known.storedFieldStamps = [:]
             loaded[id] = known
             objects[ObjectKey(entity: entity, id: id)] = known
         }
+        return loaded
+    }
+
+    /// Reads the `_sync_field` stamps of these objects of `entity` (none stored: an empty set).
+    func loadFieldStamps(_ entity: String, of loaded: [UUID: ObjectInfo]) throws {
+        guard !loaded.isEmpty else { return }
+        for known in loaded.values { known.storedFieldStamps = [:] }
         // Rows come in primary-key order, an object's fields together, from a few replicas:
         // parse an identifier only when it differs from the previous row's.
         var object = RepeatedUUID(), replica = RepeatedUUID()
         var stamps: [String: Stamp] = [:]
         var owner: ObjectInfo?
-        try connection.forEachRow("SELECT id, field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id IN (\(list))", arguments) { row in
+        try connection.forEachRow(
+            "SELECT id, field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id IN (\(MergeEngine.placeholders(loaded.count)))",
+            [.text(entity)] + loaded.keys.map { .text($0.storageText) }
+        ) { row in
             if object.update(row.textBytes(at: 0)) {
                 owner?.storedFieldStamps = stamps
-                stamps = [:]
                 owner = object.value.flatMap { loaded[$0] }
+                // What an earlier run of this object's rows gave, should SQLite ever split them.
+                stamps = owner?.storedFieldStamps ?? [:]
             }
             guard owner != nil, case .text(let field) = row.value(at: 1) else { return }
             replica.update(row.textBytes(at: 3))

@@ -175,17 +175,7 @@ final class MergeEngine {
 
     func info(_ object: ObjectKey) throws -> ObjectInfo? {
         if let known = objects[object] { return known }
-        guard let row = try connection.rows(
-            """
-            SELECT hlc, replica, seq, tombstone IS NULL,
-                EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
-            FROM _sync_object AS o WHERE entity = ? AND id = ?
-            """,
-            [.text(object.entity), .text(object.id.storageText)]).first,
-            let stamp = MergeEngine.stamp(row[0], row[1], row[2]) else { return nil }
-        let known = ObjectInfo(creation: stamp, hasRow: row[3] == .integer(1), mayBeDeleted: row[4] != .integer(0))
-        objects[object] = known
-        return known
+        return try loadObjects(object.entity, [object.id])[object.id]
     }
 
     static func stamp(_ hlc: SQLValue, _ replica: SQLValue, _ seq: SQLValue) -> Stamp? {
