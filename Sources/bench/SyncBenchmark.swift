@@ -124,7 +124,7 @@ struct SyncBenchmark {
                     let contextB = try storeB.makeContext()
                     try MergeWorkload.commitAttributeChanges(try contextB.fetchAll(Person.self), saves: MergeWorkload.attributeCount, in: contextB, round: 2)
                     let before = try replicaB.records("Person")
-                    let journalBefore = try replicaB.conflicts().count
+                    let journalBefore = try replicaB.lastConflictNumber()
                     var result: SyncReplica.MergeResult?
                     let seconds = try measureSeconds { result = try replicaB.apply(batch) }
                     let after = try replicaB.records("Person")
@@ -132,7 +132,7 @@ struct SyncBenchmark {
                         let differing = zip(before, after).first { $0 != $1 }
                         throw BenchmarkFailure("stale changes altered B's people (\(after.count) of \(before.count)), e.g. \(String(describing: differing))")
                     }
-                    let journaled = try replicaB.conflicts().count - journalBefore
+                    let journaled = try replicaB.conflictCount(after: journalBefore)
                     guard journaled == changes else {
                         throw BenchmarkFailure("\(journaled) of \(changes) stale changes were journaled as conflicts")
                     }

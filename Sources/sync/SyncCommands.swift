@@ -45,7 +45,7 @@ let statusCommand = Command(
     let state = try SyncClient.StoredState.read(from: replica)
     let vector = try replica.versionVector()
     let pending = try replica.unacknowledgedCount()
-    let conflicts = try replica.conflicts().count
+    let conflicts = try replica.conflictCount()
     if arguments.flags.contains("json") {
         var object: [String: Any] = [
             "store": storePath, "replica": replica.replicaID.uuidString, "pending": pending, "conflicts": conflicts,

@@ -11,7 +11,7 @@ extension JSONWriter {
             writeKey(replica)
             writeUnsignedInteger(seq)
         } else {
-            for (replica, seq) in entries.sorted(by: { JSONWriter.uuidStringPrecedes($0.key, $1.key) }) {
+            for (replica, seq) in entries.sorted(by: { $0.key.precedesInStorageOrder($1.key) }) {
                 writeKey(replica)
                 writeUnsignedInteger(seq)
             }
@@ -97,15 +97,6 @@ extension JSONWriter {
         writeString(entity)
         writeKey("id")
         writeUUID(id)
-    }
-
-    /// Whether `lhs.uuidString < rhs.uuidString`, without making the strings: upper-case hex
-    /// digits sort like the nibbles they spell and the dashes sit at fixed places, so comparing
-    /// the 16 bytes gives the same order.
-    static func uuidStringPrecedes(_ lhs: UUID, _ rhs: UUID) -> Bool {
-        withUnsafeBytes(of: lhs.uuid) { left in
-            withUnsafeBytes(of: rhs.uuid) { right in left.lexicographicallyPrecedes(right) }
-        }
     }
 }
 

@@ -55,7 +55,7 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
 
     /// Entries sorted by replica ID: the one order used wherever a vector is written out.
     public var sortedEntries: [(replica: ReplicaID, seq: UInt64)] {
-        entries.map { ($0.key, $0.value) }.sorted { $0.replica.uuidString < $1.replica.uuidString }
+        entries.map { ($0.key, $0.value) }.sorted { $0.replica.precedesInStorageOrder($1.replica) }
     }
 
     /// The entries of this vector that differ from `base`, for sending relative to a vector the receiver has.

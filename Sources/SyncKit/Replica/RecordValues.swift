@@ -96,11 +96,11 @@ enum StoredRelationships {
         default:
             rows = []
         }
-        return rows.compactMap { $0.first?.textValue.flatMap(UUID.init(uuidString:)) }
+        return rows.compactMap { $0.first?.textValue.flatMap(UUID.init(storageText:)) }
     }
 
     static func record(_ entity: SchemaDocument.Entity, row: [SQLValue], on connection: SQLiteConnection) throws -> Record? {
-        guard let id = row.first?.textValue.flatMap(UUID.init(uuidString:)) else { return nil }
+        guard let id = row.first?.textValue.flatMap(UUID.init(storageText:)) else { return nil }
         var offset = 1
         var attributes: [(String, [SQLValue])] = []
         for attribute in entity.attributes {

@@ -81,7 +81,7 @@ extension HTTPTransport {
     static func replicaVector(_ map: [String: UInt64]) -> VersionVector? {
         var entries: [ReplicaID: UInt64] = [:]
         for (key, seq) in map {
-            guard let replica = UUID(uuidString: key) else { return nil }
+            guard let replica = UUID(storageText: key) else { return nil }
             entries[replica] = seq
         }
         return VersionVector(entries)
