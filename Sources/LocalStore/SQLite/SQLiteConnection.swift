@@ -59,10 +59,8 @@ package final class SQLiteConnection {
 
     /// Runs `sql` with `arguments` and returns every row.
     package func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
-        let statement = try cachedStatement(sql)
-        try statement.bind(arguments)
         var rows: [[SQLValue]] = []
-        while try statement.step() { rows.append(statement.row()) }
+        try forEachRow(sql, arguments) { rows.append($0.row()) }
         return rows
     }
 
@@ -70,6 +68,8 @@ package final class SQLiteConnection {
     /// columns it needs without making an array of values per row.
     package func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
         let statement = try cachedStatement(sql)
+        // A statement left mid-way (body threw) would keep a read transaction open.
+        defer { statement.reset() }
         try statement.bind(arguments)
         while try statement.step() { try body(statement) }
     }

@@ -128,11 +128,6 @@ package final class SQLiteStatement {
         sqlite3_column_int64(handle, Int32(index))
     }
 
-    /// Whether the 0-based column `index` of the current row is NULL.
-    package func isNull(at index: Int) -> Bool {
-        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
-    }
-
     /// The UTF-8 bytes of the 0-based text column `index` of the current row (empty if it is
     /// not text). They stay valid only until the statement steps or resets.
     package func textBytes(at index: Int) -> UnsafeBufferPointer<UInt8> {

@@ -113,18 +113,8 @@ package final class TokenStore: Sendable {
         }
     }
 
-    /// The hex SHA-256 of a token (the same text as `SHA256.hexDigest`, which builds a string per
-    /// byte and is too slow to run on every request).
+    /// The hex SHA-256 of a token, as stored.
     package static func hash(_ token: String) -> String {
-        let digest = SHA256.hash(token.utf8)
-        return String(unsafeUninitializedCapacity: digest.count * 2) { buffer in
-            for (index, byte) in digest.enumerated() {
-                buffer[index * 2] = hexDigits[Int(byte >> 4)]
-                buffer[index * 2 + 1] = hexDigits[Int(byte & 0x0f)]
-            }
-            return digest.count * 2
-        }
+        SHA256.hexDigest(token)
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

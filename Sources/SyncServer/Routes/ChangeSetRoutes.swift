@@ -59,7 +59,7 @@ enum ChangeSetRoutes {
                 limit = Int(min(value, Int64(ChangeSetRoutes.maxLimit)))
             }
             if let text = request.queryValue("exclude") {
-                guard let replica = UUID(uuidString: text) else {
+                guard let replica = UUID(storageText: text) else {
                     throw APIError.invalidParameter("exclude must be a replica UUID, not '\(text.prefix(40))'")
                 }
                 exclude = replica
