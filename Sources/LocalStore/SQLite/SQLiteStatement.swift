@@ -35,27 +35,21 @@ package final class SQLiteStatement {
 
     /// Binds one value to the 1-based parameter `index`.
     package func bind(_ value: SQLValue, at index: Int32) throws {
-        let result: Int32
         switch value {
-        case .null: result = sqlite3_bind_null(handle, index)
-        case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
-        case .real(let number): result = sqlite3_bind_double(handle, index, number)
+        case .null: try check(sqlite3_bind_null(handle, index))
+        case .integer(let number): try check(sqlite3_bind_int64(handle, index, number))
+        case .real(let number): try check(sqlite3_bind_double(handle, index, number))
         case .text(var text):
             // With its length, from the string's own storage: passing the String as a C string
             // would copy it into a temporary array first.
-            result = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { characters in
-                    // An empty string still needs a non-nil pointer, or SQLite stores NULL.
-                    guard let start = characters.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
-                    return sqlite3_bind_text(handle, index, start, Int32(characters.count), sqliteTransient)
-                }
-            }
+            try text.withUTF8 { try bindText($0, at: index) }
         case .blob(let data):
-            result = data.withUnsafeBytes { bytes in
-                // A zero-length blob still needs a non-nil pointer, or SQLite stores NULL.
-                sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), sqliteTransient)
-            }
+            try data.withUnsafeBytes { try bindBlob($0, at: index) }
         }
+    }
+
+    /// Throws the connection's error for a result other than `SQLITE_OK`.
+    private func check(_ result: Int32) throws {
         if result != SQLITE_OK {
             throw SQLiteConnection.error(code: result, message: connection.lastErrorMessage, sql: sql, path: connection.path)
         }
@@ -64,13 +58,11 @@ package final class SQLiteStatement {
     /// Binds UTF-8 `bytes` as text to the 1-based parameter `index`, without making a `String` of
     /// them first (stored change sets are JSON texts of many megabytes).
     package func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
-        let result = bytes.withMemoryRebound(to: CChar.self) { characters in
+        try check(bytes.withMemoryRebound(to: CChar.self) { characters in
+            // An empty string still needs a non-nil pointer, or SQLite stores NULL.
             guard let start = characters.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
             return sqlite3_bind_text64(handle, index, start, sqlite3_uint64(characters.count), sqliteTransient, UInt8(SQLITE_UTF8))
-        }
-        if result != SQLITE_OK {
-            throw SQLiteConnection.error(code: result, message: connection.lastErrorMessage, sql: sql, path: connection.path)
-        }
+        })
     }
 
     /// Binds `id`'s storage text (``Foundation/UUID/storageText``) to the 1-based parameter
@@ -86,10 +78,7 @@ package final class SQLiteStatement {
     /// buffer (stored change sets are blobs of many megabytes).
     package func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
         // A zero-length blob still needs a non-nil pointer, or SQLite stores NULL.
-        let result = sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(bytes.count), sqliteTransient)
-        if result != SQLITE_OK {
-            throw SQLiteConnection.error(code: result, message: connection.lastErrorMessage, sql: sql, path: connection.path)
-        }
+        try check(sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(bytes.count), sqliteTransient))
     }
 
     /// Advances to the next row: `true` when a row is available, `false` when done.
