@@ -60,11 +60,11 @@ public final class SyncReplica: Sendable {
     public func changeSets(missingFrom vector: VersionVector, limit: Int? = nil) throws -> [ChangeSet] {
         try withConnection { connection in
             var result: [ChangeSet] = []
-            for row in try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset ORDER BY hlc, replica") {
-                guard case .text(let replicaText) = row[0], let replica = UUID(storageText: replicaText), case .integer(let seq) = row[1],
-                      UInt64(seq) > vector[replica] else { continue }
-                result.append(try SyncTables.decodeChangeSet(row))
-                if let limit, result.count >= limit { break }
+            // Only the rows the peer lacks are read whole: the others can hold megabytes of operations.
+            try connection.forEachRow("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset ORDER BY hlc, replica") { row in
+                guard limit.map({ result.count < $0 }) ?? true, let replica = row.uuid(at: 0),
+                      UInt64(row.integer(at: 1)) > vector[replica] else { return }
+                result.append(try SyncTables.decodeChangeSet(row.row()))
             }
             return result
         }
