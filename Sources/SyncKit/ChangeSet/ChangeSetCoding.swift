@@ -90,9 +90,7 @@ extension JSONReader {
     /// Reads a batch, rebuilding each change set's full vector from the deltas. Keys may come in
     /// any order; unknown keys are skipped.
     mutating func readChangeSetBatch() throws -> (changeSets: [ChangeSet], base: VersionVector) {
-        skipWhitespace()
-        let start = offset
-        try beginObject()
+        let start = try beginObject()
         var base: [ReplicaID: UInt64]?
         var pending: [PendingChangeSet]?
         while let key = try nextKey() {
@@ -135,9 +133,7 @@ extension JSONReader {
 
     /// One element of `changeSets`, its vector still a delta.
     private mutating func readPendingChangeSet() throws -> PendingChangeSet {
-        skipWhitespace()
-        let start = offset
-        try beginObject()
+        let start = try beginObject()
         var replica: UUID?
         var seq: UInt64?
         var hlc: UInt64?

@@ -115,9 +115,7 @@ extension JSONReader {
 
     /// Reads `{"replica": "<UUID>", "seq": n}`.
     mutating func readDot() throws -> Dot {
-        skipWhitespace()
-        let start = offset
-        try beginObject()
+        let start = try beginObject()
         var replica: UUID?
         var seq: UInt64?
         while let key = try nextKey() {
@@ -158,9 +156,7 @@ extension JSONReader {
     /// Reads one operation, its keys in any order. Unknown keys are skipped and `null` counts as
     /// absent, as with the `Codable` form before.
     mutating func readOperation() throws -> Operation {
-        skipWhitespace()
-        let start = offset
-        try beginObject()
+        let start = try beginObject()
         var fields = OperationFields()
         while let key = try nextKey() {
             guard let field = OperationFields.Field(key) else {

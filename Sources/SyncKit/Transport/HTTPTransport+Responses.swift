@@ -9,9 +9,7 @@ extension HTTPTransport {
     static func decodePushResult(_ data: Data) throws(SyncClientError) -> PushResult {
         do {
             return try JSONReader.read(data) { reader in
-                reader.skipWhitespace()
-                let start = reader.offset
-                try reader.beginObject()
+                let start = try reader.beginObject()
                 var applied: [Dot]?
                 var alreadyApplied: [Dot]?
                 var vector: [ReplicaID: UInt64]?
@@ -47,9 +45,7 @@ extension HTTPTransport {
     static func decodePullPage(_ data: Data) throws(SyncClientError) -> PullPage {
         do {
             return try JSONReader.read(data) { reader in
-                reader.skipWhitespace()
-                let start = reader.offset
-                try reader.beginObject()
+                let start = try reader.beginObject()
                 var changeSets: [ChangeSet]?
                 var cursor: String?
                 var more: Bool?

@@ -70,11 +70,14 @@ struct JSONReader {
     // MARK: Structure
 
     /// Consumes the `{` that starts an object; then call ``nextKey()`` until it returns `nil`.
-    mutating func beginObject() throws {
+    /// Returns the offset of the `{`, for errors about the object as a whole.
+    @discardableResult
+    mutating func beginObject() throws -> Int {
         skipWhitespace()
         guard offset < input.count, input[offset] == UInt8(ascii: "{") else { throw failure("expected an object, found \(found)") }
         offset += 1
         justOpened = true
+        return offset - 1
     }
 
     /// The next key of the current object, positioned on its value (which the caller must read
