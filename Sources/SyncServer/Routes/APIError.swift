@@ -146,7 +146,7 @@ enum JSONValue: Sendable {
         case .integer(let number): output.append(contentsOf: String(number).utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
         case .vector(let vector):
-            JSONValue.object(Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, JSONValue.integer($0.value)) })).write(into: &output)
+            JSONValue.object(Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.storageText, JSONValue.integer($0.value)) })).write(into: &output)
         case .raw(let data): output.append(contentsOf: data)
         case .array(let values):
             output.append(UInt8(ascii: "["))
