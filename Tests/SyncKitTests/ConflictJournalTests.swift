@@ -148,7 +148,7 @@ import Testing
         #expect(error.message.contains(reason), "\(damage): \(error)")
     }
 
-    /// Stores written before the packed journal kept an entry per row in `_sync_journal`.
+    /// A store may keep its journal as one row per entry, in `_sync_journal`.
     @Test func aJournalOfOneRowPerEntryIsMovedIntoPackedRows() throws {
         let database = try Database()
         let connection = database.connection

@@ -3,7 +3,7 @@ import Testing
 @testable import LocalStore
 @testable import SyncKit
 
-/// The guarantees of SEMANTICS.md that single batches must keep: idempotence, causality,
+/// The guarantees of CONTRACT.md §2 that single batches must keep: idempotence, causality,
 /// refusing malformed batches whole, and the wire form of change sets.
 @Suite struct GuaranteeTests {
     /// Everything a replica stores, sync metadata included: what "changes nothing" compares.

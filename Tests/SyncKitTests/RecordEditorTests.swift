@@ -117,8 +117,9 @@ import Testing
         @Attribute(.unique) var name: String = ""
     }
 
-    /// Until survivor selection lands, two replicas taking the same `.unique` value concurrently
-    /// must not block sync: the merge keeps both, a later local save on either is still checked.
+    /// Survivor selection for `.unique` is not implemented (CONTRACT.md §6), so two replicas taking
+    /// the same value concurrently must not block sync: the merge keeps both, and a later local
+    /// save is still checked.
     @Test func aConcurrentUniqueDuplicateDoesNotFailTheMerge() throws {
         let directory = FileManager.default.temporaryDirectory
         let paths = ["a", "b"].map { directory.appendingPathComponent("unique-\($0)-\(UUID().uuidString).sqlite").path }

@@ -2,8 +2,7 @@ import Foundation
 import Testing
 @testable import SyncKit
 
-/// Rows 1 and 2 of the resolution table in SEMANTICS.md: concurrent attribute writes, and an
-/// update concurrent with a delete.
+/// CONTRACT.md §3.1 and §3.2: concurrent attribute writes, and an update concurrent with a delete.
 @Suite struct ResolutionTableAttributeTests {
     /// A member both sides know, created by A.
     private func memberTrio() throws -> (ReplicaTrio, UUID) {
@@ -17,7 +16,7 @@ import Testing
         return (trio, member.objectID)
     }
 
-    // MARK: Row 1: same attribute of the same object
+    // MARK: Same attribute of the same object
 
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
     func sameAttributeLargerHLCWinsAndLoserIsJournaled(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
@@ -154,7 +153,7 @@ import Testing
         try trio.expectConverged()
     }
 
-    // MARK: Row 2: update vs delete
+    // MARK: Update vs delete
 
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
     func deleteWinsOverConcurrentUpdateWhichIsJournaled(order: ExchangeOrder, later: ReplicaTrio.Side) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SyncKit
 
-/// Row 6 of the resolution table: a new reference to an object deleted concurrently is decided
+/// CONTRACT.md §3.6: a new reference to an object deleted concurrently is decided
 /// by the delete rule of the deleted object's relationship.
 @Suite struct ResolutionTableDeleteRuleTests {
     // MARK: nullify

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import SyncKit
 
-/// Rows 4 and 5 of the resolution table: add vs remove in a to-many, and concurrent inserts and
-/// moves in an ordered to-many.
+/// CONTRACT.md §3.3 and §3.5: add vs remove in a to-many, and concurrent inserts and moves in
+/// an ordered to-many.
 @Suite struct ResolutionTableToManyTests {
-    // MARK: Row 4: add vs remove of the same member
+    // MARK: Add vs remove of the same member
 
     /// Many-to-many: A removes a label; B removes it and adds it back (from the label's side).
     /// A's remove only removes the add it had seen; B's re-add survives.
@@ -132,7 +132,7 @@ import Testing
         try trio.expectConverged()
     }
 
-    // MARK: Row 5: ordered to-many
+    // MARK: Ordered to-many
 
     /// Concurrent inserts at the same place: all survive, in the same order everywhere.
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])

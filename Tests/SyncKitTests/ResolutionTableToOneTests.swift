@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SyncKit
 
-/// Row 3 of the resolution table: a to-one relationship set to different targets concurrently.
+/// CONTRACT.md §3.4: a to-one relationship set to different targets concurrently.
 @Suite struct ResolutionTableToOneTests {
     /// Member.manager / Member.reports (one-to-many, the to-one side is canonical).
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])

@@ -4,7 +4,7 @@ import Testing
 @testable import SyncKit
 
 /// The blob form of stored change sets: every operation and value kind comes back as it went
-/// in, rows stored as JSON text by earlier versions still read, and a damaged blob is refused
+/// in, rows whose operations are JSON text still read, and a damaged blob is refused
 /// with the change set, the operation and the byte offset.
 @Suite struct StoredOperationsTests {
     static func roundTrip(_ operations: [SyncKit.Operation]) throws -> [SyncKit.Operation] {
@@ -115,8 +115,8 @@ import Testing
         }
     }
 
-    /// A store file written before the blob form: its JSON rows read back through the public API,
-    /// next to new blob rows, and its change sets go out unchanged.
+    /// A store file whose change sets hold their operations as JSON text: those rows read back
+    /// through the public API, next to blob rows, and its change sets go out unchanged.
     @Test func aStoreWithJSONRowsStillWorks() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("old-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -126,7 +126,7 @@ import Testing
         let old = ChangeSet(dot: Dot(replica: replica.replicaID, seq: 1), hlc: HLC(rawValue: 5), vector: VersionVector([replica.replicaID: 1]),
                             operations: [.set(entity: "A/B", id: id, attribute: "x/y", values: [.text("a/b"), .real(1.5), .integer(-3), .null])])
         try replica.withConnection { connection in
-            // As the earlier version stored it: the operations as JSON text, slashes escaped.
+            // The operations as JSON text, slashes escaped.
             var json = JSONWriter(escapingSlashes: true)
             try json.writeOperations(old.operations)
             try connection.run("INSERT INTO _sync_changeset (replica, seq, hlc, vector, operations, status) VALUES (?, 1, 5, ?, ?, 'pending')",

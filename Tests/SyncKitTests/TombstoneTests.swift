@@ -3,7 +3,7 @@ import Testing
 @testable import LocalStore
 @testable import SyncKit
 
-/// The stored values of deleted objects: they read back, earlier stores' text still reads, and
+/// The stored values of deleted objects: they read back, text in `JSONEncoder`'s form reads too, and
 /// damaged text is an error naming the object.
 @Suite struct TombstoneTests {
     private let columns: [String: SQLValue] = [
@@ -18,7 +18,7 @@ import Testing
         #expect(text.hasPrefix("{\"age\":"))
     }
 
-    /// Stores written before kept the text `JSONEncoder` made of the same dictionary.
+    /// A tombstone may hold the text `JSONEncoder` makes of the same dictionary.
     @Test func textWrittenByJSONEncoderStillReads() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -21,8 +21,8 @@ extension ObjectContext {
     }
 
     /// `.unique` is checked here, after every write of the save, rather than by a UNIQUE index:
-    /// a merge may briefly hold two objects with one value (sync resolves that), and an index
-    /// would make the merge itself fail.
+    /// a merge may hold two objects with one value (concurrent duplicates are kept, see CONTRACT.md
+    /// §6), and an index would make the merge itself fail.
     private func checkUniqueness() throws {
         try forEachWrittenObject { object, mapping in
             let state = object._$entityState

@@ -124,9 +124,9 @@ enum SyncTables {
     }
 
     /// Inserts a change set row. The vector column holds the wire format's JSON (full vector,
-    /// not a delta), written with escaped slashes as `JSONEncoder` wrote it; the operations
-    /// column holds ``StoredOperations``' blob (earlier versions stored JSON text there, which
-    /// ``decodeChangeSet(_:)`` still reads).
+    /// not a delta), written with escaped slashes as `JSONEncoder` writes it; the operations
+    /// column holds ``StoredOperations``' blob (``decodeChangeSet(_:)`` also reads rows holding
+    /// the operations as JSON text).
     static func store(_ changeSet: ChangeSet, status: String, on connection: SQLiteConnection) throws {
         var vector = JSONWriter(reservingCapacity: 16 + 48 * changeSet.vector.entries.count, escapingSlashes: true)
         vector.writeReplicaMap(changeSet.vector.entries)
