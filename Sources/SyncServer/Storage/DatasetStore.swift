@@ -193,7 +193,7 @@ package final class DatasetStore: @unchecked Sendable {
     package func push(_ body: Data) throws -> PushResult {
         _ = try requireReplica()
         let (changeSets, _) = try ChangeSetCoding.decode(body)
-        try DatasetStore.checkRanges(changeSets)
+        try ChangeSet.checkStorableRanges(changeSets)
         try checkClockSkew(changeSets)
         writeLock.lock()
         defer { writeLock.unlock() }
@@ -215,16 +215,6 @@ package final class DatasetStore: @unchecked Sendable {
         let cursor = try current.withConnection { try ServerLog.lastCursor(on: $0) }
         newLogEnd = cursor
         return PushResult(applied: result.applied, alreadyApplied: result.alreadyApplied, vector: vector, cursor: cursor)
-    }
-
-    /// Seqs and vector entries are stored as SQLite integers: refuse values that do not fit.
-    static func checkRanges(_ changeSets: [ChangeSet]) throws {
-        let limit = UInt64(Int64.max)
-        for changeSet in changeSets {
-            guard changeSet.dot.seq <= limit, changeSet.vector.entries.values.allSatisfy({ $0 <= limit }) else {
-                throw SyncError(.malformedChangeSet, "change set \(changeSet.dot) has a seq or vector entry above \(limit)")
-            }
-        }
     }
 
     private func checkClockSkew(_ changeSets: [ChangeSet]) throws {
