@@ -213,4 +213,13 @@ import Testing
         #expect(error?.code == .malformedChangeSet)
         #expect(try replica.replica.versionVector() == VersionVector())
     }
+
+    @Test func aNegativeSeqInADamagedStoreIsReported() throws {
+        let replica = try TestReplica()
+        let author = UUID()
+        try SQLiteConnection(path: replica.path).run("INSERT INTO _sync_vector (replica, seq) VALUES (?, -5)", [.text(author.storageText)])
+        let error = #expect(throws: SyncError.self) { try replica.replica.versionVector() }
+        #expect(error?.code == .notSyncable)
+        #expect(error?.message.contains(author.storageText) == true, "\(error?.message ?? "")")
+    }
 }
