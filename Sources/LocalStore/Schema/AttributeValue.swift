@@ -38,10 +38,12 @@ public struct ValueEncodingFailure: Error, Sendable, CustomStringConvertible {
     /// What could not be encoded and why, e.g. `cannot encode Reading as JSON: …`.
     public var message: String
 
+    /// A failure described by `message`.
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 
