@@ -46,13 +46,16 @@ let putCommand = Command(CommandDescription(
     Output.line(objectID.uuidString)
 }
 
+/// What link and unlink take: `<Entity> <id> <relationship> <targetId>`.
+private let edgePositionals = ["Entity", "id", "relationship", "targetId"].map { PositionalDescription($0) }
+
 let linkCommand = Command(CommandDescription(
     name: "link", summary: "add <targetId> to a relationship of an object",
     discussion: """
         Adds the target object to the relationship (for a to-one, replaces its value); the
         inverse relationship follows. One change set.
         """,
-    positionals: [PositionalDescription("Entity"), PositionalDescription("id"), PositionalDescription("relationship"), PositionalDescription("targetId")]
+    positionals: edgePositionals
 )) { arguments, storePath in
     let values = arguments.positionals
     let id = try arguments.objectID(values[1]), target = try arguments.objectID(values[3], what: "targetId")
@@ -66,7 +69,7 @@ let unlinkCommand = Command(CommandDescription(
         Removes the target object from the relationship (for a to-one holding it, clears it);
         the inverse relationship follows. One change set.
         """,
-    positionals: [PositionalDescription("Entity"), PositionalDescription("id"), PositionalDescription("relationship"), PositionalDescription("targetId")]
+    positionals: edgePositionals
 )) { arguments, storePath in
     let values = arguments.positionals
     let id = try arguments.objectID(values[1]), target = try arguments.objectID(values[3], what: "targetId")
