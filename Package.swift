@@ -32,17 +32,20 @@ let package = Package(
             ]
         ),
         .target(name: "LocalStore", dependencies: ["CSQLite", "LocalStoreMacros"]),
+        // The one command-line parser of syncd, sync and bench: Foundation-free, so any tool can use it.
+        .target(name: "CommandLineArguments"),
         .target(name: "SyncKit", dependencies: ["LocalStore"]),
         // Glibc's Swift module does not export <sys/epoll.h>; this header-only shim exposes it
         // (and nothing on other platforms, where the server falls back to poll(2)).
         .systemLibrary(name: "CEpoll"),
         .target(name: "SyncServer", dependencies: ["SyncKit", "CEpoll"]),
-        .executableTarget(name: "syncd", dependencies: ["SyncServer"]),
-        .executableTarget(name: "sync", dependencies: ["SyncKit"]),
-        .executableTarget(name: "bench", dependencies: ["SyncKit", "CSQLite"]),
+        .executableTarget(name: "syncd", dependencies: ["SyncServer", "CommandLineArguments"]),
+        .executableTarget(name: "sync", dependencies: ["SyncKit", "CommandLineArguments"]),
+        .executableTarget(name: "bench", dependencies: ["SyncKit", "CSQLite", "CommandLineArguments"]),
         // Test support, not shipped: a child process that CrashSafetyTests kills mid-save and mid-merge.
         .executableTarget(name: "SyncCrashHelper", dependencies: ["SyncKit"]),
         .testTarget(name: "LocalStoreTests", dependencies: ["LocalStore"]),
+        .testTarget(name: "CommandLineArgumentsTests", dependencies: ["CommandLineArguments"]),
         .testTarget(
             name: "LocalStoreMacrosTests",
             dependencies: [

@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 
 // `bench <subcommand> [--rows N] [--repeat N]`: LocalStore's and SyncKit's benchmarks. Build in release
@@ -35,69 +36,64 @@ let subcommands: [Subcommand] = [
     },
 ]
 
-let usage = """
-    usage: bench <subcommand> [--rows N] [--repeat N] [--only PART]
+let program = CommandDescription(
+    name: "bench", summary: "LocalStore's and SyncKit's benchmarks",
+    discussion: "Build in release mode, or the figures mean nothing: swift run -c release bench store",
+    options: [
+        .value("rows", valueName: "N", "objects per workload (default 100000)"),
+        .value("repeat", valueName: "N", "runs per workload; the best run counts, the median is shown too (default 3)"),
+        .value("only", valueName: "PART", "sync only: run one part, \(SyncBenchmark.parts.joined(separator: ", ")) (for profiling)"),
+    ],
+    subcommands: subcommands.map { CommandDescription(name: $0.name, summary: $0.summary) } + [
+        CommandDescription(name: "all", summary: "every subcommand above, in order"),
+        // Internal: the child process of the memory measurement.
+        CommandDescription(
+            name: MemoryProbe.subcommand, summary: "measure memory in a child process",
+            positionals: [PositionalDescription("side"), PositionalDescription("PATH")], isHidden: true),
+        // Internal: seeds a syncd dataset for scripts/bench-http.sh.
+        CommandDescription(
+            name: SyncSeed.subcommand, summary: "seed a syncd dataset",
+            positionals: [PositionalDescription("URL"), PositionalDescription("DATASET"), PositionalDescription("TOKEN")], isHidden: true),
+    ])
 
-    subcommands:
-    \(subcommands.map { "  " + pad($0.name, to: 8, right: false) + $0.summary }.joined(separator: "\n"))
-      all     every subcommand above, in order
-
-    options:
-      --rows N     objects per workload (default 100000)
-      --repeat N   runs per workload; the best run counts, the median is shown too (default 3)
-      --only PART  sync only: run one part, capture, merge or end-to-end (for profiling)
-
-    """
-
-/// Prints `message` and the usage on stderr and exits with status 2 (a usage error).
-func exitWithUsage(_ message: String? = nil) -> Never {
-    var text = message.map { "bench: \($0)\n" } ?? ""
-    text += usage
-    FileHandle.standardError.write(Data(text.utf8))
-    exit(2)
-}
-
-/// Parses `--rows N` and `--repeat N`.
-func parseOptions(_ arguments: ArraySlice<String>) -> BenchOptions {
+/// Reads `--rows`, `--repeat` and `--only`, checking their values.
+func benchOptions(_ command: ParsedCommand) throws(UsageError) -> BenchOptions {
     var options = BenchOptions()
-    var remaining = arguments
-    while let flag = remaining.popFirst() {
-        if flag == "--only" {
-            guard let part = remaining.popFirst(), SyncBenchmark.parts.contains(part) else {
-                exitWithUsage("--only needs one of \(SyncBenchmark.parts.joined(separator: ", "))")
-            }
-            options.only = part
-            continue
+    for name in ["rows", "repeat"] {
+        guard let text = command.value(name) else { continue }
+        guard let value = Int(text), value > 0 else { throw command.usageError("--\(name) needs a positive whole number, not '\(text)'") }
+        if name == "rows" { options.rows = value } else { options.repeats = value }
+    }
+    if let part = command.value("only") {
+        guard SyncBenchmark.parts.contains(part) else {
+            throw command.usageError("--only needs one of \(SyncBenchmark.parts.joined(separator: ", ")), not '\(part)'")
         }
-        guard flag == "--rows" || flag == "--repeat" else { exitWithUsage("unknown option \(flag)") }
-        guard let text = remaining.popFirst(), let value = Int(text), value > 0 else {
-            exitWithUsage("\(flag) needs a positive whole number")
-        }
-        if flag == "--rows" { options.rows = value } else { options.repeats = value }
+        options.only = part
     }
     return options
 }
 
-let arguments = CommandLine.arguments.dropFirst()
-guard let name = arguments.first else { exitWithUsage() }
-
 do {
-    if name == MemoryProbe.subcommand {
-        // Internal: the child process of the memory measurement; not listed in the usage.
-        try MemoryProbe.runChild(arguments: Array(arguments.dropFirst()))
-    } else if name == SyncSeed.subcommand {
-        // Internal: seeds a syncd dataset for scripts/bench-http.sh; not listed in the usage.
-        try SyncSeed.run(arguments: Array(arguments.dropFirst()))
-    } else if name == "all" {
-        let options = parseOptions(arguments.dropFirst())
-        for subcommand in subcommands { try subcommand.run(options) }
-    } else if let subcommand = subcommands.first(where: { $0.name == name }) {
-        try subcommand.run(parseOptions(arguments.dropFirst()))
-    } else if name == "-h" || name == "--help" || name == "help" {
-        print(usage, terminator: "")
-    } else {
-        exitWithUsage("unknown subcommand \(name)")
+    switch try ArgumentParser(program).parse(Array(CommandLine.arguments.dropFirst())) {
+    case .help(let text):
+        print(text)
+    case .run(let command):
+        switch command.name {
+        case MemoryProbe.subcommand:
+            try MemoryProbe.runChild(arguments: command.positionals)
+        case SyncSeed.subcommand:
+            try SyncSeed.run(arguments: command.positionals)
+        case "all":
+            let options = try benchOptions(command)
+            for subcommand in subcommands { try subcommand.run(options) }
+        default:
+            let options = try benchOptions(command)
+            try subcommands.first { $0.name == command.name }?.run(options)
+        }
     }
+} catch let error as UsageError {
+    FileHandle.standardError.write(Data((error.description + "\n").utf8))
+    exit(UsageError.exitStatus)
 } catch {
     FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
     exit(1)

@@ -1,12 +1,14 @@
+import CommandLineArguments
 import Foundation
 import SyncKit
 
-let initCommand = Command(
+let initCommand = Command(CommandDescription(
     name: "init", summary: "create a store from a schema and configure its server",
-    help: """
-        usage: sync init [<store>] --schema <json-file> --server <url> --dataset <name> --token <token>
-               sync init [<store>] --snapshot --server <url> --dataset <name> --token <token>
-
+    synopses: [
+        "[<store>] --schema <json-file> --server <url> --dataset <name> --token <token>",
+        "[<store>] --snapshot --server <url> --dataset <name> --token <token>",
+    ],
+    discussion: """
         Creates the store file (default: --store, $SYNC_STORE, else ./sync.sqlite) from a schema
         JSON as 'ObjectStore.exportSchema()' or 'GET /v1/datasets/{dataset}/schema' writes it,
         gives it a replica ID, and saves the server URL, dataset and token in it. Does not
@@ -15,30 +17,30 @@ let initCommand = Command(
 
         With --snapshot instead of --schema, downloads the dataset's snapshot from the server as
         the new store (fast for a large dataset); the next pull continues after it.
-
-        options:
-          --schema FILE   the schema JSON (SchemaDocument)
-          --server URL    the syncd base URL, e.g. http://127.0.0.1:8080
-          --dataset NAME  the dataset (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')
-          --token TOKEN   the dataset's bearer token ('syncd token add')
-          --snapshot      start from the server's snapshot instead of a schema file
         """,
-    options: ["schema", "server", "dataset", "token"], flags: ["snapshot"]
-) { arguments, storePath in
-    let path = try arguments.positionals([], optional: 1).first ?? storePath
-    let fromSnapshot = arguments.flags.contains("snapshot")
-    if fromSnapshot && arguments.options["schema"] != nil {
-        throw UsageError(message: "give either --schema or --snapshot, not both", command: "init")
+    options: [
+        .value("schema", valueName: "FILE", "the schema JSON (SchemaDocument)"),
+        .value("server", valueName: "URL", "the syncd base URL, e.g. http://127.0.0.1:8080", required: true),
+        .value("dataset", valueName: "NAME", "the dataset (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')", required: true),
+        .value("token", valueName: "TOKEN", "the dataset's bearer token ('syncd token add')", required: true),
+        .flag("snapshot", "start from the server's snapshot instead of a schema file"),
+    ],
+    positionals: [PositionalDescription("store", .optional)]
+)) { arguments, storePath in
+    let path = arguments.positionals.first ?? storePath
+    let fromSnapshot = arguments.isSet("snapshot")
+    if fromSnapshot && arguments.value("schema") != nil {
+        throw arguments.usageError("give either --schema or --snapshot, not both")
     }
-    let schemaPath = fromSnapshot ? "" : try arguments.required("schema")
-    let server = try arguments.required("server")
-    let dataset = try arguments.required("dataset")
-    let token = try arguments.required("token")
+    let schemaPath = fromSnapshot ? "" : try arguments.requiredValue("schema")
+    let server = try arguments.requiredValue("server")
+    let dataset = try arguments.requiredValue("dataset")
+    let token = try arguments.requiredValue("token")
     guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-        throw UsageError(message: "--server '\(server)' is not an http(s) URL like http://127.0.0.1:8080", command: "init")
+        throw arguments.usageError("--server '\(server)' is not an http(s) URL like http://127.0.0.1:8080")
     }
     guard HTTPTransport.isValidDatasetName(dataset) else {
-        throw UsageError(message: "--dataset '\(dataset)' is not a dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')", command: "init")
+        throw arguments.usageError("--dataset '\(dataset)' is not a dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')")
     }
     if fromSnapshot {
         guard !FileManager.default.fileExists(atPath: path) else {

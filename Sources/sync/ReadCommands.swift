@@ -1,19 +1,19 @@
+import CommandLineArguments
 import Foundation
 import SyncKit
 
 // get, list: objects as JSON, attributes and relationships included.
 
-let getCommand = Command(
+let getCommand = Command(CommandDescription(
     name: "get", summary: "print an object as JSON",
-    help: """
-        usage: sync get <Entity> <id>
-
+    discussion: """
         Prints the object as one JSON object with sorted keys: "id", every attribute, and every
         relationship (a to-one as the target's id or null, a to-many as an array of ids, in order
         for ordered relationships). Exit status 1 when there is no such object.
-        """
-) { arguments, storePath in
-    let values = try arguments.positionals(["Entity", "id"])
+        """,
+    positionals: [PositionalDescription("Entity"), PositionalDescription("id")]
+)) { arguments, storePath in
+    let values = arguments.positionals
     let id = try arguments.objectID(values[1])
     let replica = try openReplica(storePath)
     guard let record = try RecordAccess.record(replica, entity: values[0], id: id) else {
@@ -22,16 +22,15 @@ let getCommand = Command(
     Output.line(record)
 }
 
-let listCommand = Command(
+let listCommand = Command(CommandDescription(
     name: "list", summary: "print every object of an entity, one JSON object per line",
-    help: """
-        usage: sync list <Entity>
-
+    discussion: """
         Prints every object of <Entity>, sorted by id, one JSON object per line in the form
         'sync get' uses (relationships included).
-        """
-) { arguments, storePath in
-    let values = try arguments.positionals(["Entity"])
+        """,
+    positionals: [PositionalDescription("Entity")]
+)) { arguments, storePath in
+    let values = arguments.positionals
     let replica = try openReplica(storePath)
     for record in try RecordAccess.records(replica, entity: values[0]) {
         Output.line(record)

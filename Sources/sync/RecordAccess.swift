@@ -71,19 +71,19 @@ enum RecordAccess {
     /// One object as a JSON line, or `nil` when there is none.
     static func record(_ replica: SyncReplica, entity name: String, id: UUID) throws -> String? {
         let entity = try entity(replica, name)
-        return try replica.record(name, id: id).map { Output.json(json($0, entity)) }
+        return try replica.record(name, id: id).map { json($0, entity).string }
     }
 
     /// Every object of `entity` as JSON lines, sorted by id.
     static func records(_ replica: SyncReplica, entity name: String) throws -> [String] {
         let entity = try entity(replica, name)
-        return try replica.records(name).map { Output.json(json($0, entity)) }
+        return try replica.records(name).map { json($0, entity).string }
     }
 
     /// A record as a JSON object: `id`, attributes by type, relationships as ids (a to-one as
     /// one id or null; unordered to-manys sorted).
-    static func json(_ record: Record, _ entity: SchemaDocument.Entity) -> [String: Any] {
-        var object: [String: Any] = ["id": record.id.uuidString]
+    static func json(_ record: Record, _ entity: SchemaDocument.Entity) -> JSONValue {
+        var object: [String: JSONValue] = ["id": .string(record.id.uuidString)]
         for (name, values) in record.attributes {
             guard let attribute = entity.attribute(named: name) else { continue }
             object[name] = json(attribute, values)
@@ -91,40 +91,41 @@ enum RecordAccess {
         for (name, members) in record.relationships {
             let ids = members.map(\.uuidString)
             switch entity.relationship(named: name)?.kind {
-            case .toOne?: object[name] = ids.first ?? NSNull()
-            case .orderedToMany?: object[name] = ids
-            default: object[name] = ids.sorted()
+            case .toOne?: object[name] = ids.first.map(JSONValue.string) ?? .null
+            case .orderedToMany?: object[name] = .array(ids.map(JSONValue.string))
+            default: object[name] = .array(ids.sorted().map(JSONValue.string))
             }
         }
-        return object
+        return .object(object)
     }
 
     /// An attribute's stored columns as a JSON value: by type for one column; an object keyed by
     /// field for compositions (null when an optional composition is absent).
-    static func json(_ attribute: SchemaDocument.Attribute, _ values: [SQLValue]) -> Any {
+    static func json(_ attribute: SchemaDocument.Attribute, _ values: [SQLValue]) -> JSONValue {
         if attribute.columns.count == 1, let value = values.first {
             return json(value, type: attribute.columns[0].type)
         }
-        var object: [String: Any] = [:]
+        var object: [String: JSONValue] = [:]
         for (column, value) in zip(attribute.columns, values) {
             var name = column.name
             if name.hasPrefix(attribute.persistentName + "_") { name.removeFirst(attribute.persistentName.count + 1) }
             object[name] = json(value, type: column.type)
         }
-        return attribute.optional && values.allSatisfy(\.isNull) ? NSNull() : object
+        return attribute.optional && values.allSatisfy(\.isNull) ? .null : .object(object)
     }
 
-    static func json(_ value: SQLValue, type: AttributeType) -> Any {
+    static func json(_ value: SQLValue, type: AttributeType) -> JSONValue {
         switch (value, type) {
-        case (.null, _): return NSNull()
-        case (.integer(let number), .bool): return number != 0
-        case (.integer(let seconds), .date): return Output.date(Date(timeIntervalSince1970: Double(seconds)))
-        case (.integer(let number), _): return NSNumber(value: number)
-        case (.real(let seconds), .date): return Output.date(Date(timeIntervalSince1970: seconds))
-        case (.real(let number), _): return NSNumber(value: number)
-        case (.text(let text), .json): return (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) ?? text
-        case (.text(let text), _): return text
-        case (.blob(let data), _): return data.base64EncodedString()
+        case (.null, _): return .null
+        case (.integer(let number), .bool): return .bool(number != 0)
+        case (.integer(let seconds), .date): return .string(Output.date(Date(timeIntervalSince1970: Double(seconds))))
+        case (.integer(let number), _): return .integer(number)
+        case (.real(let seconds), .date): return .string(Output.date(Date(timeIntervalSince1970: seconds)))
+        case (.real(let number), _): return .double(number)
+        // Stored JSON (a `.codable` value) is shown as the JSON it is; text that is not JSON as a string.
+        case (.text(let text), .json): return (try? JSONValue(parsing: text)) ?? .string(text)
+        case (.text(let text), _): return .string(text)
+        case (.blob(let data), _): return .string(data.base64EncodedString())
         }
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 import SyncKit
 
@@ -25,42 +26,36 @@ func makeClient(_ replica: SyncReplica) throws -> SyncClient {
     return SyncClient(replica: replica, configuration: configuration)
 }
 
-let statusCommand = Command(
+let statusCommand = Command(CommandDescription(
     name: "status", summary: "show replica ID, version vector, pending changes, last sync and server",
-    help: """
-        usage: sync status [--json]
-
+    discussion: """
         Shows the store's replica ID, version vector, the number of local change sets the
         server has not acknowledged, when it last synced, and its server, dataset and cursor.
         Does not contact the server.
-
-        options:
-          --json  print one JSON object instead of lines
         """,
-    flags: ["json"]
-) { arguments, storePath in
-    _ = try arguments.positionals([])
+    options: [.flag("json", "print one JSON object instead of lines")]
+)) { arguments, storePath in
     let replica = try openReplica(storePath)
     let configuration = try SyncClient.Configuration.stored(in: replica)
     let state = try SyncClient.StoredState.read(from: replica)
     let vector = try replica.versionVector()
     let pending = try replica.unacknowledgedCount()
     let conflicts = try replica.conflictCount()
-    if arguments.flags.contains("json") {
-        var object: [String: Any] = [
-            "store": storePath, "replica": replica.replicaID.uuidString, "pending": pending, "conflicts": conflicts,
-            "vector": Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, NSNumber(value: $0.value)) }),
-            "cursor": state.cursor, "schemaHash": replica.store.schemaDocument.versionHash,
+    if arguments.isSet("json") {
+        let object: [String: JSONValue] = [
+            "store": .string(storePath), "replica": .string(replica.replicaID.uuidString),
+            "pending": .integer(Int64(pending)), "conflicts": .integer(Int64(conflicts)),
+            "vector": Output.vector(vector), "cursor": .string(state.cursor), "schemaHash": .string(replica.store.schemaDocument.versionHash),
+            "lastSync": state.lastSuccessfulSync.map { .string(Output.date($0)) } ?? .null,
+            "server": configuration.map { .string($0.serverURL.absoluteString) } ?? .null,
+            "dataset": configuration.map { .string($0.dataset) } ?? .null,
         ]
-        object["lastSync"] = state.lastSuccessfulSync.map(Output.date) ?? NSNull()
-        object["server"] = configuration?.serverURL.absoluteString ?? NSNull()
-        object["dataset"] = configuration?.dataset ?? NSNull()
-        Output.line(Output.json(object))
+        Output.line(JSONValue.object(object).string)
     } else {
         Output.line("""
             store: \(storePath)
             replica: \(replica.replicaID.uuidString)
-            vector: \(Output.vector(vector))
+            vector: \(Output.vector(vector).string)
             pending: \(pending)
             conflicts: \(conflicts)
             last sync: \(state.lastSuccessfulSync.map(Output.date) ?? "never")
@@ -74,12 +69,14 @@ let statusCommand = Command(
 /// Prints what a push or pull did.
 func printReport(_ report: SyncReport, json: Bool, push: Bool, pull: Bool) {
     if json {
-        Output.line(Output.json([
-            "registeredSchema": report.registeredSchema, "pushed": report.pushed, "alreadyOnServer": report.alreadyOnServer,
-            "pulled": report.pulled, "pulledAlreadyApplied": report.pulledAlreadyApplied, "pages": report.pages,
-            "changedObjects": report.changedObjectIDs.count, "newConflicts": report.newConflicts, "cursor": report.cursor,
-            "pending": report.pendingAfter,
-        ] as [String: Any]))
+        func count(_ value: Int) -> JSONValue { .integer(Int64(value)) }
+        Output.line(JSONValue.object([
+            "registeredSchema": .bool(report.registeredSchema), "pushed": count(report.pushed),
+            "alreadyOnServer": count(report.alreadyOnServer), "pulled": count(report.pulled),
+            "pulledAlreadyApplied": count(report.pulledAlreadyApplied), "pages": count(report.pages),
+            "changedObjects": count(report.changedObjectIDs.count), "newConflicts": count(report.newConflicts),
+            "cursor": .string(report.cursor), "pending": count(report.pendingAfter),
+        ]).string)
         return
     }
     if report.registeredSchema { Output.line("registered the schema") }
@@ -112,60 +109,41 @@ func exchange(_ storePath: String, push: Bool, pull: Bool, json: Bool) async thr
     printReport(report, json: json, push: push, pull: pull)
 }
 
-let pushCommand = Command(
+let pushCommand = Command(CommandDescription(
     name: "push", summary: "send local change sets to the server",
-    help: """
-        usage: sync push [--json]
-
+    discussion: """
         Registers the store's schema with the server if needed, then sends every local change
         set the server has not acknowledged. Safe to repeat: the server skips change sets it has.
         Network errors and 5xx responses are retried a few times with backoff.
-
-        options:
-          --json  print the report as one JSON object
         """,
-    flags: ["json"]
-) { arguments, storePath in
-    _ = try arguments.positionals([])
-    try await exchange(storePath, push: true, pull: false, json: arguments.flags.contains("json"))
+    options: [.flag("json", "print the report as one JSON object")]
+)) { arguments, storePath in
+    try await exchange(storePath, push: true, pull: false, json: arguments.isSet("json"))
 }
 
-let pullCommand = Command(
+let pullCommand = Command(CommandDescription(
     name: "pull", summary: "fetch and merge other replicas' change sets from the server",
-    help: """
-        usage: sync pull [--json] [--push]
-
+    discussion: """
         Fetches the server's change sets after the store's cursor, page by page, and merges
         each page. The cursor is saved after each page, so an interrupted pull resumes.
-
-        options:
-          --push  push local change sets first (a full sync)
-          --json  print the report as one JSON object
         """,
-    flags: ["json", "push"]
-) { arguments, storePath in
-    _ = try arguments.positionals([])
-    try await exchange(storePath, push: arguments.flags.contains("push"), pull: true, json: arguments.flags.contains("json"))
+    options: [.flag("push", "push local change sets first (a full sync)"), .flag("json", "print the report as one JSON object")]
+)) { arguments, storePath in
+    try await exchange(storePath, push: arguments.isSet("push"), pull: true, json: arguments.isSet("json"))
 }
 
-let logCommand = Command(
+let logCommand = Command(CommandDescription(
     name: "log", summary: "list the change sets in the store",
-    help: """
-        usage: sync log [--limit N]
-
+    discussion: """
         Lists the change sets the store holds, oldest first: one line each with its dot
         (replica:seq), HLC (milliseconds.counter), status (pending, sent, acknowledged, remote)
         and number of operations.
-
-        options:
-          --limit N  only the newest N
         """,
-    options: ["limit"]
-) { arguments, storePath in
-    _ = try arguments.positionals([])
+    options: [.value("limit", valueName: "N", "only the newest N")]
+)) { arguments, storePath in
     var limit: Int?
-    if let text = arguments.options["limit"] {
-        guard let value = Int(text), value >= 0 else { throw UsageError(message: "--limit '\(text)' is not a count", command: "log") }
+    if let text = arguments.value("limit") {
+        guard let value = Int(text), value >= 0 else { throw arguments.usageError("--limit '\(text)' is not a count") }
         limit = value
     }
     let replica = try openReplica(storePath)
@@ -175,36 +153,31 @@ let logCommand = Command(
     }
 }
 
-let conflictsCommand = Command(
+let conflictsCommand = Command(CommandDescription(
     name: "conflicts", summary: "show (or clear) the conflict journal",
-    help: """
-        usage: sync conflicts [--clear]
-
+    discussion: """
         Prints the conflict journal, one JSON object per entry: what merged away a committed
         change (kind, entity, object, property, winner, loser, cause, detail).
-
-        options:
-          --clear  remove all entries (after printing how many)
         """,
-    flags: ["clear"]
-) { arguments, storePath in
-    _ = try arguments.positionals([])
+    options: [.flag("clear", "remove all entries (after printing how many)")]
+)) { arguments, storePath in
     let replica = try openReplica(storePath)
     let entries = try replica.conflicts()
-    if arguments.flags.contains("clear") {
+    if arguments.isSet("clear") {
         try replica.clearConflicts()
         Output.line("cleared \(entries.count) conflict entr\(entries.count == 1 ? "y" : "ies")")
         return
     }
-    func side(_ side: ConflictEntry.Side?) -> Any {
-        guard let side else { return NSNull() }
-        return ["value": side.value ?? NSNull(), "dot": side.dot.description, "hlc": side.hlc.description] as [String: Any]
+    func side(_ side: ConflictEntry.Side?) -> JSONValue {
+        guard let side else { return .null }
+        return .object(["value": side.value.map(JSONValue.string) ?? .null, "dot": .string(side.dot.description), "hlc": .string(side.hlc.description)])
     }
     for entry in entries {
-        Output.line(Output.json([
-            "number": NSNumber(value: entry.number), "kind": entry.kind.rawValue, "entity": entry.entity,
-            "object": entry.objectID.uuidString, "property": entry.property ?? NSNull(), "winner": side(entry.winner),
-            "loser": side(entry.loser), "cause": entry.cause.description, "detail": entry.detail,
-        ] as [String: Any]))
+        Output.line(JSONValue.object([
+            "number": .integer(Int64(entry.number)), "kind": .string(entry.kind.rawValue), "entity": .string(entry.entity),
+            "object": .string(entry.objectID.uuidString), "property": entry.property.map(JSONValue.string) ?? .null,
+            "winner": side(entry.winner), "loser": side(entry.loser), "cause": .string(entry.cause.description),
+            "detail": .string(entry.detail),
+        ]).string)
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 import SyncKit
 
@@ -10,72 +11,44 @@ let commands: [Command] = [
     getCommand, listCommand, conflictsCommand, logCommand,
 ]
 
-let topLevelHelp = """
-    usage: sync [--store PATH] <command> [arguments]
+let program = CommandDescription(
+    name: "sync", summary: "edit and inspect a SyncKit store",
+    discussion: "Edit and inspect a SyncKit store and sync it with a syncd server.",
+    options: [.value("store", valueName: "PATH", "the store file (default: $SYNC_STORE, else ./sync.sqlite)")],
+    subcommands: commands.map(\.description),
+    epilogue: """
+        'sync <command> --help' shows a command's help.
+        exit status: 0 success, 1 runtime error, 2 usage error
+        """)
 
-    Edit and inspect a SyncKit store and sync it with a syncd server.
-
-    commands:
-    \(commands.map { "  " + $0.name.padding(toLength: 11, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
-
-    options:
-      --store PATH  the store file (default: $SYNC_STORE, else ./sync.sqlite)
-      -h, --help    show help; 'sync <command> --help' shows a command's help
-
-    exit status: 0 success, 1 runtime error, 2 usage error
-    """
-
-/// Parses the global options, runs the command and returns the exit status.
+/// Parses the command line, runs the command and returns the exit status.
 func runMain(_ arguments: [String]) async -> Int32 {
-    var rest = arguments[...]
-    var globalStore: String?
-    while let first = rest.first, first.hasPrefix("-") {
-        rest = rest.dropFirst()
-        switch first {
-        case "-h", "--help":
-            Output.line(topLevelHelp)
-            return 0
-        case "--store":
-            guard let value = rest.first else { return Output.usage(UsageError(message: "option '--store' needs a value")) }
-            globalStore = value
-            rest = rest.dropFirst()
-        case let option where option.hasPrefix("--store="):
-            globalStore = String(option.dropFirst("--store=".count))
-        default:
-            return Output.usage(UsageError(message: "unknown option '\(first)'"))
-        }
-    }
-    guard let name = rest.first else {
-        Output.error("sync: missing command\n\n" + topLevelHelp)
-        return 2
-    }
-    if name == "help" {
-        if let topic = rest.dropFirst().first, let command = commands.first(where: { $0.name == topic }) {
-            Output.line(command.help)
-        } else {
-            Output.line(topLevelHelp)
-        }
-        return 0
-    }
-    guard let command = commands.first(where: { $0.name == name }) else {
-        return Output.usage(UsageError(message: "unknown command '\(name)'; commands: \(commands.map(\.name).joined(separator: ", "))"))
-    }
+    let parsed: ParsedCommand
     do {
-        let parsed = try Arguments(command: name, Array(rest.dropFirst()), options: command.options.union(["store"]), flags: command.flags)
-        if parsed.wantsHelp {
-            Output.line(command.help)
+        switch try ArgumentParser(program).parse(arguments) {
+        case .help(let text):
+            Output.line(text)
             return 0
+        case .run(let command):
+            parsed = command
         }
-        let storePath = parsed.options["store"] ?? globalStore ?? ProcessInfo.processInfo.environment["SYNC_STORE"] ?? "./sync.sqlite"
+    } catch {
+        Output.error(error.description)
+        return UsageError.exitStatus
+    }
+    guard let command = commands.first(where: { $0.description.name == parsed.name }) else { return 1 }
+    do {
+        let storePath = parsed.value("store") ?? ProcessInfo.processInfo.environment["SYNC_STORE"] ?? "./sync.sqlite"
         try await command.run(parsed, storePath)
         return 0
     } catch let error as UsageError {
-        return Output.usage(error)
+        Output.error(error.description)
+        return UsageError.exitStatus
     } catch let error as RuntimeError {
-        Output.error("sync \(name): \(error.message)")
+        Output.error("sync \(parsed.name): \(error.message)")
         return 1
     } catch {
-        Output.error("sync \(name): \(Output.describe(error))")
+        Output.error("sync \(parsed.name): \(Output.describe(error))")
         return 1
     }
 }

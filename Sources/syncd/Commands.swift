@@ -1,3 +1,4 @@
+import CommandLineArguments
 import Foundation
 import SyncServer
 
@@ -7,61 +8,62 @@ import Glibc
 import Darwin
 #endif
 
-/// A command-line mistake: the message goes to stderr with a pointer to `--help`, exit status 2.
-struct UsageError: Error {
-    var message: String
-    var command: String?
-}
-
 /// A failure while running a valid command: exit status 1.
 struct RuntimeError: Error {
     var message: String
 }
 
 enum Command {
-    static let usage = """
-        syncd: the sync server (sync protocol v1)
+    static let data = OptionDescription.value("data", valueName: "DIR", "data directory (default ./syncd-data)")
 
-        Usage:
-          syncd serve [--data DIR] [--host HOST] [--port PORT] [--max-clock-skew SECONDS]
-          syncd token add --dataset NAME [--data DIR]
-          syncd token list [--data DIR]
-          syncd token revoke HASH_PREFIX [--data DIR]
-          syncd --help | syncd <command> --help
+    static let program = CommandDescription(
+        name: "syncd", summary: "the sync server",
+        discussion: """
+            The sync server (sync protocol v1). Data lives in DIR (default ./syncd-data):
+            DIR/tokens.sqlite and DIR/datasets/<name>/store.sqlite.
+            """,
+        subcommands: [
+            CommandDescription(
+                name: "serve", summary: "serve the sync protocol over HTTP/1.1",
+                discussion: """
+                    Serves the sync protocol over HTTP/1.1 until SIGTERM or SIGINT (a second signal stops at once).
 
-        Data lives in DIR (default ./syncd-data): DIR/tokens.sqlite and DIR/datasets/<name>/store.sqlite.
-        """
-
-    static let serveUsage = """
-        Usage: syncd serve [--data DIR] [--host HOST] [--port PORT] [--max-clock-skew SECONDS]
-
-        Serves the sync protocol over HTTP/1.1 until SIGTERM or SIGINT (a second signal stops at once).
-          --data DIR               data directory (default ./syncd-data)
-          --host HOST              numeric address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
-          --port PORT              TCP port (default 8080; 0 picks a free port, printed at start)
-          --max-clock-skew SECONDS how far a change set's clock may run ahead of the server's (default 300)
-
-        Prints "syncd listening on http://HOST:PORT" to stderr once ready, then one line per request:
-        <ISO8601 time> <remote> <method> <path> <status> <bytes> <ms>ms
-        """
-
-    static let tokenUsage = """
-        Usage:
-          syncd token add --dataset NAME [--data DIR]   create a token for dataset NAME and print it (only once)
-          syncd token list [--data DIR]                 list tokens: hash prefix, dataset, creation time
-          syncd token revoke HASH_PREFIX [--data DIR]   remove the tokens whose hash starts with HASH_PREFIX (8+ hex digits)
-
-        A token opens exactly one dataset. Only its SHA-256 is stored in DIR/tokens.sqlite.
-        """
+                    Prints "syncd listening on http://HOST:PORT" to stderr once ready, then one line per request:
+                    <ISO8601 time> <remote> <method> <path> <status> <bytes> <ms>ms
+                    """,
+                options: [
+                    data,
+                    .value("host", valueName: "HOST", "numeric address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)"),
+                    .value("port", valueName: "PORT", "TCP port (default 8080; 0 picks a free port, printed at start)"),
+                    .value("max-clock-skew", valueName: "SECONDS", "how far a change set's clock may run ahead of the server's (default 300)"),
+                ]),
+            CommandDescription(
+                name: "token", summary: "add, list and revoke the datasets' bearer tokens",
+                discussion: "A token opens exactly one dataset. Only its SHA-256 is stored in DIR/tokens.sqlite.",
+                options: [data],
+                subcommands: [
+                    CommandDescription(
+                        name: "add", summary: "create a token for dataset NAME and print it (only once)",
+                        options: [.value("dataset", valueName: "NAME", "the dataset the token opens", required: true)]),
+                    CommandDescription(name: "list", summary: "list tokens: hash prefix, dataset, creation time"),
+                    CommandDescription(
+                        name: "revoke", summary: "remove the tokens whose hash starts with HASH_PREFIX (8+ hex digits)",
+                        positionals: [PositionalDescription("HASH_PREFIX")]),
+                ]),
+        ])
 
     static func main(_ arguments: [String]) -> Int32 {
         do {
-            try run(arguments)
+            switch try ArgumentParser(program).parse(arguments) {
+            case .help(let text):
+                print(text)
+            case .run(let command):
+                try run(command)
+            }
             return 0
         } catch let error as UsageError {
-            let help = error.command.map { "syncd \($0) --help" } ?? "syncd --help"
-            writeError("syncd: \(error.message)\nTry '\(help)'.")
-            return 2
+            writeError(error.description)
+            return UsageError.exitStatus
         } catch let error as RuntimeError {
             writeError("syncd: \(error.message)")
             return 1
@@ -71,38 +73,32 @@ enum Command {
         }
     }
 
-    static func run(_ arguments: [String]) throws {
-        guard let command = arguments.first else { throw UsageError(message: "missing command") }
-        let rest = Array(arguments.dropFirst())
-        switch command {
-        case "--help", "-h", "help":
-            print(usage)
-        case "serve":
-            if rest.contains("--help") || rest.contains("-h") { print(serveUsage); return }
-            try serve(try Options(rest, command: "serve", values: ["--data", "--host", "--port", "--max-clock-skew"]))
-        case "token":
-            if rest.isEmpty { throw UsageError(message: "token needs a subcommand: add, list or revoke", command: "token") }
-            if rest.contains("--help") || rest.contains("-h") { print(tokenUsage); return }
-            try token(rest[0], try Options(Array(rest.dropFirst()), command: "token", values: ["--data", "--dataset"]))
-        default:
-            throw UsageError(message: "unknown command '\(command)'")
+    static func run(_ command: ParsedCommand) throws {
+        switch command.path.dropFirst() {
+        case ["serve"]: try serve(command)
+        case ["token", "add"], ["token", "list"], ["token", "revoke"]: try token(command)
+        default: throw command.usageError("unknown command")
         }
+    }
+
+    /// The data directory `--data` names.
+    static func dataDirectory(_ command: ParsedCommand) -> URL {
+        URL(fileURLWithPath: command.value("data") ?? "./syncd-data", isDirectory: true)
     }
 
     // MARK: serve
 
-    static func serve(_ options: Options) throws {
-        try options.requireNoPositionals()
-        let dataDirectory = options.dataDirectory
-        var configuration = HTTPServerConfiguration(host: options["--host"] ?? "127.0.0.1", port: 8080)
-        if let text = options["--port"] {
-            guard let port = UInt16(text) else { throw UsageError(message: "--port must be 0-65535, not '\(text)'", command: "serve") }
+    static func serve(_ options: ParsedCommand) throws {
+        let dataDirectory = dataDirectory(options)
+        var configuration = HTTPServerConfiguration(host: options.value("host") ?? "127.0.0.1", port: 8080)
+        if let text = options.value("port") {
+            guard let port = UInt16(text) else { throw options.usageError("--port must be 0-65535, not '\(text)'") }
             configuration.port = port
         }
         var serviceConfiguration = SyncServiceConfiguration(dataDirectory: dataDirectory)
-        if let text = options["--max-clock-skew"] {
+        if let text = options.value("max-clock-skew") {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-                throw UsageError(message: "--max-clock-skew must be a number of seconds >= 0, not '\(text)'", command: "serve")
+                throw options.usageError("--max-clock-skew must be a number of seconds >= 0, not '\(text)'")
             }
             serviceConfiguration.maxClockSkew = seconds
         }
@@ -137,86 +133,42 @@ enum Command {
 
     // MARK: token
 
-    static func token(_ subcommand: String, _ options: Options) throws {
+    static func token(_ options: ParsedCommand) throws {
         let tokens: TokenStore
+        let dataDirectory = dataDirectory(options)
         func open() throws -> TokenStore {
             do {
-                return try TokenStore(dataDirectory: options.dataDirectory)
+                return try TokenStore(dataDirectory: dataDirectory)
             } catch {
-                throw RuntimeError(message: "cannot open \(options.dataDirectory.appendingPathComponent("tokens.sqlite").path): \(error)")
+                throw RuntimeError(message: "cannot open \(dataDirectory.appendingPathComponent("tokens.sqlite").path): \(error)")
             }
         }
-        switch subcommand {
+        switch options.name {
         case "add":
-            try options.requireNoPositionals()
-            guard let dataset = options["--dataset"] else { throw UsageError(message: "token add needs --dataset NAME", command: "token") }
+            let dataset = try options.requiredValue("dataset")
             guard DatasetRegistry.isValidName(dataset) else {
-                throw UsageError(message: "'\(dataset)' is not a dataset name: 1-64 characters of A-Z a-z 0-9 . _ -, not starting with '.'", command: "token")
+                throw options.usageError("'\(dataset)' is not a dataset name: 1-64 characters of A-Z a-z 0-9 . _ -, not starting with '.'")
             }
             tokens = try open()
             print(try tokens.add(dataset: dataset))
         case "list":
-            try options.requireNoPositionals()
             tokens = try open()
             for entry in try tokens.list() {
                 let created = Date(timeIntervalSince1970: TimeInterval(entry.created)).formatted(.iso8601)
                 print("\(entry.hash.prefix(16))  \(entry.dataset)  \(created)")
             }
         case "revoke":
-            guard options.positionals.count == 1, let prefix = options.positionals.first else {
-                throw UsageError(message: "token revoke needs one HASH_PREFIX (from 'syncd token list')", command: "token")
-            }
+            let prefix = options.positionals[0]
             guard prefix.count >= 8, prefix.allSatisfy(\.isHexDigit) else {
-                throw UsageError(message: "HASH_PREFIX must be at least 8 hex digits", command: "token")
+                throw options.usageError("HASH_PREFIX must be at least 8 hex digits (from 'syncd token list')")
             }
             tokens = try open()
             let count = try tokens.revoke(hashPrefix: prefix)
             if count == 0 { throw RuntimeError(message: "no token's hash starts with \(prefix)") }
             print("revoked \(count) token(s)")
         default:
-            throw UsageError(message: "unknown token subcommand '\(subcommand)'", command: "token")
+            throw options.usageError("unknown command")
         }
-    }
-}
-
-/// `--name value` options (also `--name=value`) and positional arguments.
-struct Options {
-    var values: [String: String] = [:]
-    var positionals: [String] = []
-    let command: String
-
-    init(_ arguments: [String], command: String, values allowed: Set<String>) throws {
-        self.command = command
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else { positionals.append(argument); continue }
-            var name = argument
-            var value: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard allowed.contains(name) else { throw UsageError(message: "unknown option '\(name)'", command: command) }
-            if value == nil {
-                guard index < arguments.count else { throw UsageError(message: "\(name) needs a value", command: command) }
-                value = arguments[index]
-                index += 1
-            }
-            guard values[name] == nil else { throw UsageError(message: "\(name) given twice", command: command) }
-            values[name] = value
-        }
-    }
-
-    subscript(name: String) -> String? { values[name] }
-
-    var dataDirectory: URL {
-        URL(fileURLWithPath: values["--data"] ?? "./syncd-data", isDirectory: true)
-    }
-
-    func requireNoPositionals() throws {
-        if let first = positionals.first { throw UsageError(message: "unexpected argument '\(first)'", command: command) }
     }
 }
 

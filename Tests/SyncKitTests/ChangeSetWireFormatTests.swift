@@ -198,3 +198,28 @@ import Testing
         #expect(error?.message.contains("changeSets[0].operations[0].entity: invalid UTF-8") == true, "\(error?.message ?? "")")
     }
 }
+
+/// Seqs the wire format allows but a store cannot hold are refused by the merge itself, on the
+/// client as on the server.
+@Suite struct StorableRangeTests {
+    @Test(arguments: [(UInt64(Int64.max) + 1, UInt64(1)), (UInt64(1), UInt64.max)])
+    func aSeqAboveInt64MaxIsAMalformedChangeSet(seq: UInt64, vectorEntry: UInt64) throws {
+        let replica = try TestReplica()
+        let author = UUID()
+        let changeSet = ChangeSet(
+            dot: Dot(replica: author, seq: seq), hlc: HLC(rawValue: 1 << 20),
+            vector: VersionVector([author: seq, UUID(): vectorEntry]), operations: [])
+        let error = #expect(throws: SyncError.self) { try replica.replica.apply([changeSet]) }
+        #expect(error?.code == .malformedChangeSet)
+        #expect(try replica.replica.versionVector() == VersionVector())
+    }
+
+    @Test func aNegativeSeqInADamagedStoreIsReported() throws {
+        let replica = try TestReplica()
+        let author = UUID()
+        try SQLiteConnection(path: replica.path).run("INSERT INTO _sync_vector (replica, seq) VALUES (?, -5)", [.text(author.storageText)])
+        let error = #expect(throws: SyncError.self) { try replica.replica.versionVector() }
+        #expect(error?.code == .notSyncable)
+        #expect(error?.message.contains(author.storageText) == true, "\(error?.message ?? "")")
+    }
+}

@@ -16,7 +16,7 @@ extension ObjectContext {
         let rewritten = try connection.inTransaction { () -> Set<UUID> in
             try writeChanges()
             guard let observer else { return [] }
-            return try observer.storeWillCommit(savedChanges(deletionRoots: deletionRoots), connection: connection)
+            return try observer.storeWillCommit(try savedChanges(deletionRoots: deletionRoots), connection: connection)
         }
         didSave()
         if !rewritten.isEmpty { try refresh(objectIDs: rewritten) }
@@ -75,7 +75,7 @@ extension ObjectContext {
 
     /// What this save changes, object by object, in a deterministic order: inserts, updates,
     /// then deletes, each in the order the context first saw them.
-    func savedChanges(deletionRoots: [ObjectIdentifier: UUID]) -> [SavedObjectChange] {
+    func savedChanges(deletionRoots: [ObjectIdentifier: UUID]) throws(StoreError) -> [SavedObjectChange] {
         var changes: [SavedObjectChange] = []
         func ids(_ members: [AnyObject]) -> [UUID] { members.map { ($0 as! any PersistentEntity).objectID } }
         // Inserts are most of a large save: their loops go through the mapping's accessors and
@@ -86,7 +86,7 @@ extension ObjectContext {
             change.attributes.reserveCapacity(mapping.attributeAccessors.count)
             for (index, accessor) in mapping.attributeAccessors.enumerated() {
                 var values: [SQLValue] = []
-                accessor.encode(object, into: &values)
+                try mapping.description.encodeAttribute(index, with: accessor, of: object, into: &values)
                 change.attributes.append((mapping.description.attributes[index].name, values))
             }
             let relationships = mapping.description.relationships
@@ -102,7 +102,7 @@ extension ObjectContext {
             var change = SavedObjectChange(kind: .update, entity: entity.name, objectID: object.objectID, attributes: [], relationships: [])
             for (index, original) in state.originalAttributes.sorted(by: { $0.key < $1.key }) {
                 var values: [SQLValue] = []
-                entity.attributes[index].accessor.encode(object, into: &values)
+                try entity.encodeAttribute(index, of: object, into: &values)
                 if values != original { change.attributes.append((entity.attributes[index].name, values)) }
             }
             for (index, original) in state.originalRelationships.sorted(by: { $0.key < $1.key }) {
@@ -117,10 +117,10 @@ extension ObjectContext {
             let entity = type(of: object)._$entity
             changes.append(SavedObjectChange(
                 kind: .delete, entity: entity.name, objectID: object.objectID,
-                attributes: entity.attributes.enumerated().map { index, attribute in
+                attributes: try entity.attributes.enumerated().map { (index, attribute) throws(StoreError) in
                     if let original = state.originalAttributes[index] { return (attribute.name, original) }
                     var values: [SQLValue] = []
-                    attribute.accessor.encode(object, into: &values)
+                    try entity.encodeAttribute(index, of: object, into: &values)
                     return (attribute.name, values)
                 },
                 relationships: state.originalRelationships.sorted(by: { $0.key < $1.key }).compactMap { index, original in

@@ -30,7 +30,7 @@ extension ObjectContext {
                 guard state.status == .inserted || state.originalAttributes[index] != nil else { continue }
                 let attribute = mapping.description.attributes[index]
                 var values: [SQLValue] = []
-                attribute.accessor.encode(object, into: &values)
+                try mapping.description.encodeAttribute(index, of: object, into: &values)
                 let conditions = attribute.columns.map { "\(quoteIdentifier($0.name)) IS ?" }.joined(separator: " AND ")
                 let sql = "SELECT id FROM \(quoteIdentifier(mapping.table)) WHERE \(conditions) AND id != ? LIMIT 1"
                 guard let other = try connection.rows(sql, values + [.text(object.objectID.storageText)]).first?.first else { continue }
@@ -84,7 +84,9 @@ extension ObjectContext {
         let mapping = mapping(for: object)
         var values: [SQLValue] = [.text(object.objectID.storageText)]
         values.reserveCapacity(mapping.columns.count + 1)
-        for accessor in mapping.attributeAccessors { accessor.encode(object, into: &values) }
+        for (index, accessor) in mapping.attributeAccessors.enumerated() {
+            try mapping.description.encodeAttribute(index, with: accessor, of: object, into: &values)
+        }
         for relationship in mapping.relationships {
             guard case .foreignKey(_, let positionColumn) = relationship.storage else { continue }
             let target = relationship.description.accessor.firstMember(of: object)
@@ -104,7 +106,7 @@ extension ObjectContext {
         for (index, original) in state.originalAttributes.sorted(by: { $0.key < $1.key }) {
             let attribute = mapping.description.attributes[index]
             var current: [SQLValue] = []
-            attribute.accessor.encode(object, into: &current)
+            try mapping.description.encodeAttribute(index, of: object, into: &current)
             guard current != original else { continue }
             columns.append(contentsOf: attribute.columns.map(\.name))
             values.append(contentsOf: current)
@@ -179,9 +181,10 @@ extension ObjectContext {
             try connection.run(sql, values)
         } catch var error as StoreError where error.code == .uniqueViolation {
             let column = error.message.split(separator: ".").last.map(String.init) ?? ""
-            if let attribute = mapping.description.attributes.first(where: { $0.columns.contains { $0.name == column } }) {
+            if let index = mapping.description.attributes.firstIndex(where: { $0.columns.contains { $0.name == column } }) {
+                let attribute = mapping.description.attributes[index]
                 var current: [SQLValue] = []
-                attribute.accessor.encode(object, into: &current)
+                try mapping.description.encodeAttribute(index, of: object, into: &current)
                 error.message = "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) already has \(current.first ?? .null)"
                 error.attribute = attribute.name
             }

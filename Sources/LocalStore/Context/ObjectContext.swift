@@ -103,7 +103,12 @@ public final class ObjectContext {
         let entity = type(of: object)._$entity
         guard let index = entity.attributeIndex(named: name), state.originalAttributes[index] == nil else { return }
         var values: [SQLValue] = []
-        entity.attributes[index].accessor.encode(object, into: &values)
+        if (try? entity.encodeAttribute(index, of: object, into: &values)) == nil {
+            // The saved value no longer encodes (only a `.codable` type whose encoding changed
+            // can do that). NULLs differ from whatever is set next, so the save still writes
+            // the attribute; a rollback leaves it as it is, since NULL does not decode to it.
+            values = Array(repeating: .null, count: entity.attributes[index].columns.count)
+        }
         state.originalAttributes[index] = values
         registerUpdated(object)
     }

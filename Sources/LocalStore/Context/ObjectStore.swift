@@ -38,7 +38,7 @@ public final class ObjectStore: Sendable {
         self.path = path
         let schema = try StoreSchema(types: entities)
         typedSchema = schema
-        schemaDocument = SchemaDocument(schema)
+        schemaDocument = try SchemaDocument(schema)
         try ObjectStore.open(path, migratingTo: schemaDocument, policy: .automatic)
     }
 

@@ -65,14 +65,23 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         public var memberColumn: String?
     }
 
-    init(_ schema: StoreSchema) {
-        entities = schema.entities.map { mapping in
+    /// The document of the declared entities.
+    ///
+    /// - Throws: ``StoreError`` `.invalidSchema` when an attribute's default value cannot be
+    ///   stored (a `.codable` default JSON cannot express).
+    init(_ schema: StoreSchema) throws {
+        entities = try schema.entities.map { mapping in
             let prototype = mapping.description.entityType.init(_$materializing: MaterializingToken())
             return Entity(
                 name: mapping.name, table: mapping.table,
-                attributes: mapping.description.attributes.map { attribute in
+                attributes: try mapping.description.attributes.map { attribute in
                     var defaults: [SQLValue] = []
-                    attribute.accessor.encode(prototype, into: &defaults)
+                    do {
+                        try attribute.accessor.encode(prototype, into: &defaults)
+                    } catch {
+                        throw StoreError(.invalidSchema, "the default value of \(mapping.name).\(attribute.name) cannot be stored: \(error)",
+                                         entity: mapping.name, attribute: attribute.name)
+                    }
                     return Attribute(
                         name: attribute.name, persistentName: attribute.persistentName, originalName: attribute.originalName,
                         storage: attribute.storage, swiftType: attribute.swiftType, optional: attribute.isOptional,

@@ -60,7 +60,7 @@ public struct CompositionFieldDescription: Sendable {
 
 /// Reads and writes one attribute of an object, type-erased so the store can work on any entity.
 protocol AttributeAccessing: Sendable {
-    func encode(_ object: AnyObject, into values: inout [SQLValue])
+    func encode(_ object: AnyObject, into values: inout [SQLValue]) throws(ValueEncodingFailure)
     func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure)
     func encodeConstant(_ value: Any) -> [SQLValue]?
 }
@@ -76,8 +76,8 @@ final class TypedAttributeAccessor<Root: PersistentEntity, Coder: ValueCoder>: A
         self.coder = coder
     }
 
-    func encode(_ object: AnyObject, into values: inout [SQLValue]) {
-        coder.encode(get(unsafeDowncast(object, to: Root.self)), into: &values)
+    func encode(_ object: AnyObject, into values: inout [SQLValue]) throws(ValueEncodingFailure) {
+        try coder.encode(get(unsafeDowncast(object, to: Root.self)), into: &values)
     }
 
     func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) {
@@ -87,7 +87,9 @@ final class TypedAttributeAccessor<Root: PersistentEntity, Coder: ValueCoder>: A
     func encodeConstant(_ value: Any) -> [SQLValue]? {
         guard let typed = value as? Coder.Value else { return nil }
         var values: [SQLValue] = []
-        coder.encode(typed, into: &values)
+        // A constant JSON cannot express has no SQL form to compare with: like a value of the
+        // wrong type, it is reported by the caller as not translatable.
+        guard (try? coder.encode(typed, into: &values)) != nil else { return nil }
         return values
     }
 }

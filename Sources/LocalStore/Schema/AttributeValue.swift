@@ -32,6 +32,21 @@ public struct ValueDecodingFailure: Error, Sendable, CustomStringConvertible {
     public var description: String { "expected \(expected), found \(found.storageClassName) \(found)" }
 }
 
+/// Why a Swift value could not become SQL values: ``ValueCoder/encode(_:into:)`` throws it, and
+/// a save turns it into a ``StoreError`` naming the entity, attribute and object.
+public struct ValueEncodingFailure: Error, Sendable, CustomStringConvertible {
+    /// What could not be encoded and why, e.g. `cannot encode Reading as JSON: …`.
+    public var message: String
+
+    /// A failure described by `message`.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}
+
 /// A Swift type that maps to exactly one SQL column with the default storage method.
 ///
 /// `Bool`, the integer types, `Float`, `Double`, `Decimal`, `String`, `Date`, `Data`,

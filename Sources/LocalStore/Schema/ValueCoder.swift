@@ -11,7 +11,10 @@ public protocol ValueCoder<Value>: Sendable {
     /// The columns a value occupies, in order.
     var columns: [ColumnShape] { get }
     /// Appends one SQL value per column.
-    func encode(_ value: Value, into values: inout [SQLValue])
+    ///
+    /// - Throws: ``ValueEncodingFailure`` when the value has no SQL form (only `.codable`
+    ///   values can fail, when JSON cannot express them).
+    func encode(_ value: Value, into values: inout [SQLValue]) throws(ValueEncodingFailure)
     /// Reads a value from `columns.count` SQL values starting at `offset`.
     func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value
 }
@@ -65,17 +68,24 @@ public struct OptionalRawCoder<Wrapped: RawRepresentable>: ValueCoder where Wrap
 
 /// JSON for `.codable` storage: sorted keys, so equal values always store equal text.
 enum CodableJSON {
-    static func encode<T: Encodable>(_ value: T) -> SQLValue {
+    static func encode<T: Encodable>(_ value: T) throws(ValueEncodingFailure) -> SQLValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .secondsSince1970
         do {
             return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
         } catch {
-            // Encoding a Codable value only fails for values JSON cannot express
-            // (e.g. a non-finite Double); storing nothing would silently lose data.
-            preconditionFailure("LocalStore: cannot encode \(T.self) as JSON for .codable storage: \(error)")
+            // Only values JSON cannot express fail here (e.g. a non-finite Double); storing
+            // anything else would silently lose data, so the save fails instead.
+            throw ValueEncodingFailure("cannot encode \(T.self) as JSON for .codable storage: \(CodableJSON.describe(error))")
         }
+    }
+
+    /// An `EncodingError` as a sentence naming the path of the value that failed.
+    private static func describe(_ error: any Error) -> String {
+        guard case .invalidValue(let value, let context) = error as? EncodingError else { return "\(error)" }
+        let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return "\(value) at \(path.isEmpty ? "top level" : path): \(context.debugDescription)"
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from value: SQLValue) throws(ValueDecodingFailure) -> T {
@@ -97,7 +107,9 @@ public struct CodableCoder<Value: Codable>: ValueCoder {
     public init() {}
     public var storage: AttributeStorage { .codable }
     public var columns: [ColumnShape] { [ColumnShape(suffix: nil, type: .json, isNullable: false)] }
-    public func encode(_ value: Value, into values: inout [SQLValue]) { values.append(CodableJSON.encode(value)) }
+    public func encode(_ value: Value, into values: inout [SQLValue]) throws(ValueEncodingFailure) {
+        values.append(try CodableJSON.encode(value))
+    }
     public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
         try CodableJSON.decode(Value.self, from: values[offset])
     }
@@ -109,8 +121,12 @@ public struct OptionalCodableCoder<Wrapped: Codable>: ValueCoder {
     public init() {}
     public var storage: AttributeStorage { .codable }
     public var columns: [ColumnShape] { [ColumnShape(suffix: nil, type: .json, isNullable: true)] }
-    public func encode(_ value: Wrapped?, into values: inout [SQLValue]) {
-        values.append(value.map { CodableJSON.encode($0) } ?? .null)
+    public func encode(_ value: Wrapped?, into values: inout [SQLValue]) throws(ValueEncodingFailure) {
+        guard let value else {
+            values.append(.null)
+            return
+        }
+        values.append(try CodableJSON.encode(value))
     }
     public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
         if values[offset].isNull { return nil }

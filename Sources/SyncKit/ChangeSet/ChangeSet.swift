@@ -20,6 +20,18 @@ public struct ChangeSet: Hashable, Sendable {
 
     /// The order that wins ties between concurrent writes: larger `(HLC, replica ID)` wins.
     var stamp: Stamp { Stamp(hlc: hlc, replica: dot.replica, seq: dot.seq) }
+
+    /// Checks that every seq in `changeSets` (dots and vector entries) fits SQLite's signed
+    /// 64-bit integers, as the stores keep them: the wire format allows any unsigned 64-bit
+    /// number, and a larger one must be refused, not stop the process when it is stored.
+    package static func checkStorableRanges(_ changeSets: [ChangeSet]) throws {
+        let limit = UInt64(Int64.max)
+        for changeSet in changeSets {
+            guard changeSet.dot.seq <= limit, changeSet.vector.entries.values.allSatisfy({ $0 <= limit }) else {
+                throw SyncError(.malformedChangeSet, "change set \(changeSet.dot) has a seq or vector entry above \(limit)")
+            }
+        }
+    }
 }
 
 /// One change inside a change set. Objects are named by entity and identifier; relationships by

@@ -18,23 +18,39 @@ enum PositionKey {
 
     /// A key strictly between `lower` and `upper` (`nil`: unbounded). Never ends in `0`, so a
     /// key below any key can always be made.
+    ///
+    /// Keys from other replicas may hold any characters, and neighbours may be equal or out of
+    /// order; when there is no room between the two in this alphabet, the key is made above
+    /// `lower` alone (members with equal keys still sort by their change sets' `(HLC, replica)`),
+    /// so a key is always found.
     static func between(_ lower: String?, _ upper: String?) -> String {
-        let low = Array((lower ?? "").utf8)
-        let high = upper.map { Array($0.utf8) }
+        let low = (lower ?? "").utf8.map(digitValue)
+        var high = upper.map { $0.utf8.map(digitValue) }
+        if let bound = high, !hasRoom(below: bound, above: low) { high = nil }
         var result: [UInt8] = []
-        var bounded = high != nil
         var index = 0
         while true {
-            let lowDigit = index < low.count ? digitValue(low[index]) : 0
-            let highDigit = bounded ? (index < high!.count ? digitValue(high![index]) : 0) : base
+            let lowDigit = index < low.count ? low[index] : 0
+            let highDigit = high.map { index < $0.count ? $0[index] : 0 } ?? base
             if highDigit - lowDigit > 1 {
                 result.append(digits[(lowDigit + highDigit) / 2])
                 return String(decoding: result, as: UTF8.self)
             }
             result.append(digits[lowDigit])
-            if highDigit - lowDigit == 1 { bounded = false }
+            if highDigit - lowDigit == 1 { high = nil }
             index += 1
         }
+    }
+
+    /// Whether `high` is above `low` as digit strings, a missing digit counting as `0`: then
+    /// a key exists between them.
+    private static func hasRoom(below high: [Int], above low: [Int]) -> Bool {
+        for index in 0..<max(high.count, low.count) {
+            let highDigit = index < high.count ? high[index] : 0
+            let lowDigit = index < low.count ? low[index] : 0
+            if highDigit != lowDigit { return highDigit > lowDigit }
+        }
+        return false
     }
 
     /// `count` increasing keys strictly between `lower` and `upper`, short even for large counts

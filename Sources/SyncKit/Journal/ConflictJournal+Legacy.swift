@@ -15,10 +15,10 @@ extension ConflictJournal {
             guard case .integer(let number) = row[0], case .text(let kind) = row[1], let kindValue = ConflictEntry.Kind(rawValue: kind),
                   case .text(let entity) = row[2], case .text(let object) = row[3], let objectID = UUID(storageText: object),
                   case .text(let loser) = row[6], case .text(let causeReplica) = row[7], let replica = UUID(storageText: causeReplica),
-                  case .integer(let causeSeq) = row[8], case .text(let detail) = row[9] else {
+                  case .integer(let causeSeq) = row[8], let causeSeq = UInt64(exactly: causeSeq), case .text(let detail) = row[9] else {
                 throw SyncError(.notSyncable, "conflict journal entry \(row[0]) (table _sync_journal) is damaged")
             }
-            let cause = Dot(replica: replica, seq: UInt64(causeSeq))
+            let cause = Dot(replica: replica, seq: causeSeq)
             var property: String?
             if case .text(let text) = row[4] { property = text }
             var winner: JournalSide?

@@ -86,13 +86,14 @@ enum ConflictJournal {
     private static func rows(_ sql: String, _ arguments: [SQLValue], on connection: SQLiteConnection) throws -> [StoredRow] {
         try connection.rows(sql, arguments).map { row in
             guard case .integer(let first) = row[0], case .integer(let count) = row[1], case .text(let causeReplica) = row[2],
-                  let replica = UUID(storageText: causeReplica), case .integer(let causeSeq) = row[3], case .blob(let data) = row[4] else {
+                  let replica = UUID(storageText: causeReplica), case .integer(let causeSeq) = row[3], let causeSeq = UInt64(exactly: causeSeq),
+                  case .blob(let data) = row[4] else {
                 throw SyncError(.notSyncable, "a conflict journal row is damaged: \(row.prefix(4))")
             }
             let bytes = [UInt8](data)
             do {
                 let entries = try bytes.withUnsafeBytes {
-                    try JournalBatch.decode($0, first: first, count: count, cause: Dot(replica: replica, seq: UInt64(causeSeq)))
+                    try JournalBatch.decode($0, first: first, count: count, cause: Dot(replica: replica, seq: causeSeq))
                 }
                 return StoredRow(first: first, bytes: bytes, entries: entries)
             } catch {

@@ -108,8 +108,9 @@ final class MergeEngine {
 
     static func deleteRoot(_ replica: SQLValue, _ seq: SQLValue, _ root: SQLValue) -> DeleteRoot? {
         guard case .text(let replicaText) = replica, let replicaID = UUID(storageText: replicaText),
-              case .integer(let number) = seq, case .text(let rootText) = root, let rootID = UUID(storageText: rootText) else { return nil }
-        return DeleteRoot(dot: Dot(replica: replicaID, seq: UInt64(number)), root: rootID)
+              case .integer(let number) = seq, let seq = UInt64(exactly: number),
+              case .text(let rootText) = root, let rootID = UUID(storageText: rootText) else { return nil }
+        return DeleteRoot(dot: Dot(replica: replicaID, seq: seq), root: rootID)
     }
 
     /// Applies one change set's operations to the metadata and the rows of existing objects.
@@ -180,8 +181,8 @@ final class MergeEngine {
 
     static func stamp(_ hlc: SQLValue, _ replica: SQLValue, _ seq: SQLValue) -> Stamp? {
         guard case .integer(let clock) = hlc, case .text(let replicaText) = replica, let replicaID = UUID(storageText: replicaText),
-              case .integer(let number) = seq else { return nil }
-        return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: clock)), replica: replicaID, seq: UInt64(number))
+              case .integer(let number) = seq, let seq = UInt64(exactly: number) else { return nil }
+        return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: clock)), replica: replicaID, seq: seq)
     }
 
     /// The stamp in columns `hlc, replica, seq` starting at `index` of the statement's row.

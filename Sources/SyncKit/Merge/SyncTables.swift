@@ -84,7 +84,10 @@ enum SyncTables {
         var vector = VersionVector()
         for row in try connection.rows("SELECT replica, seq FROM _sync_vector") {
             if case .text(let text) = row[0], let replica = UUID(storageText: text), case .integer(let seq) = row[1] {
-                vector[replica] = UInt64(seq)
+                guard let seq = UInt64(exactly: seq) else {
+                    throw SyncError(.notSyncable, "the version vector (table _sync_vector) holds the negative seq \(seq) for replica \(text)")
+                }
+                vector[replica] = seq
             }
         }
         return vector
@@ -145,7 +148,7 @@ enum SyncTables {
     /// - Throws: ``SyncError`` `.notSyncable` naming the change set and what is damaged where.
     static func decodeChangeSet(_ row: [SQLValue]) throws -> ChangeSet {
         guard case .text(let replicaText) = row[0], let replica = UUID(storageText: replicaText),
-              case .integer(let seq) = row[1], case .integer(let hlc) = row[2], case .text(let vectorJSON) = row[3] else {
+              case .integer(let seq) = row[1], seq > 0, case .integer(let hlc) = row[2], case .text(let vectorJSON) = row[3] else {
             throw SyncError(.notSyncable, "a stored change set row is damaged")
         }
         let vector: VersionVector, operations: [Operation]

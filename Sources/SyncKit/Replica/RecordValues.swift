@@ -51,7 +51,7 @@ extension AttributeType {
             guard let data = Data(base64Encoded: text) else { throw invalid("base64 data") }
             return .blob(data)
         case .json:
-            guard (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil else { throw invalid("JSON") }
+            guard JSONValue.isValid(text) else { throw invalid("JSON") }
             return .text(text)
         case .string:
             return .text(text)

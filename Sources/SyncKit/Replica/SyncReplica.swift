@@ -93,7 +93,8 @@ public final class SyncReplica: Sendable {
     /// ``apply(_:)`` with one more step in the same transaction: `alsoInTransaction` gets the
     /// change sets actually applied, in the order they were applied (the server logs them there).
     package func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
-        try withConnection { connection in
+        try ChangeSet.checkStorableRanges(changeSets)
+        return try withConnection { connection in
             try connection.inTransaction {
                 var vector = try SyncTables.vector(on: connection)
                 var result = MergeResult(applied: [], alreadyApplied: [], changedObjectIDs: [])

@@ -73,13 +73,85 @@ extension HTTPTransport {
         }
     }
 
-    /// The server's vector from an error body's `"vector"`, or `nil` if a key is not a UUID.
-    static func replicaVector(_ map: [String: UInt64]) -> VersionVector? {
-        var entries: [ReplicaID: UInt64] = [:]
-        for (key, seq) in map {
-            guard let replica = UUID(storageText: key) else { return nil }
-            entries[replica] = seq
+    /// `{"versionHash": "…", "dataset": "…"}`, the answer to a schema registration.
+    static func decodeSchemaRegistration(_ data: Data) throws(SyncClientError) -> SchemaRegistration {
+        do {
+            return try JSONReader.read(data) { reader in
+                let start = try reader.beginObject()
+                var versionHash: String?
+                var dataset: String?
+                while let key = try reader.nextKey() {
+                    if key.matches("versionHash") {
+                        try JSONReadError.checkFirst(versionHash, "versionHash", reader)
+                        versionHash = try JSONReadError.at(.key("versionHash")) { try reader.readString() }
+                    } else if key.matches("dataset") {
+                        try JSONReadError.checkFirst(dataset, "dataset", reader)
+                        dataset = try JSONReadError.at(.key("dataset")) { try reader.readString() }
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                guard let versionHash, let dataset else {
+                    throw JSONReadError(message: "the schema registration response needs 'versionHash' and 'dataset'", offset: start)
+                }
+                return SchemaRegistration(versionHash: versionHash, dataset: dataset)
+            }
+        } catch {
+            throw .invalidResponse("the schema registration response is malformed: \(error)")
         }
-        return VersionVector(entries)
+    }
+
+    /// What an error response's body says: `{"error": {"code", "message", …extra}}`.
+    struct ErrorBody {
+        var code: String
+        var message: String
+        /// `clock_skew`: the server's clock, in milliseconds since 1970.
+        var serverTime: Double?
+        /// `causality_violation`: the server's version vector.
+        var vector: VersionVector?
+    }
+
+    /// The error body in `data`, or `nil` if it is not one (a proxy's HTML page, say): the
+    /// caller then falls back on the status code.
+    static func decodeErrorBody(_ data: Data) -> ErrorBody? {
+        try? JSONReader.read(data) { reader in
+            var body: ErrorBody?
+            try reader.beginObject()
+            while let key = try reader.nextKey() {
+                guard key.matches("error") else {
+                    try reader.skipValue()
+                    continue
+                }
+                var code: String?
+                var message: String?
+                var serverTime: Double?
+                var vector: VersionVector?
+                try reader.beginObject()
+                while let member = try reader.nextKey() {
+                    if member.matches("code") {
+                        code = try reader.readString()
+                    } else if member.matches("message") {
+                        message = try reader.readString()
+                    } else if member.matches("serverTime") {
+                        if !reader.readNullIfPresent() { serverTime = try reader.readDouble() }
+                    } else if member.matches("vector") {
+                        // A vector that cannot be read leaves the error itself readable.
+                        let start = reader.offset
+                        if !reader.readNullIfPresent() {
+                            do {
+                                vector = VersionVector(try reader.readReplicaMap())
+                            } catch {
+                                reader.offset = start
+                                try reader.skipValue()
+                            }
+                        }
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                if let code, let message { body = ErrorBody(code: code, message: message, serverTime: serverTime, vector: vector) }
+            }
+            return body
+        } ?? nil
     }
 }

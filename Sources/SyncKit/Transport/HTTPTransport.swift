@@ -55,7 +55,7 @@ public struct HTTPTransport: Sendable {
     /// `PUT /v1/datasets/{dataset}/schema`: registers (or additively migrates) the dataset's schema.
     public func registerSchema(_ schemaJSON: Data) async throws(SyncClientError) -> SchemaRegistration {
         let data = try await send("PUT", path: "schema", body: schemaJSON)
-        return try decode(SchemaRegistration.self, from: data, what: "the schema registration response")
+        return try HTTPTransport.decodeSchemaRegistration(data)
     }
 
     /// `GET /v1/datasets/{dataset}/schema`: the registered schema's JSON.
@@ -229,8 +229,8 @@ public struct HTTPTransport: Sendable {
         if let text = http.value(forHTTPHeaderField: "Retry-After"), let seconds = Int(text.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
             failure.retryAfter = .seconds(seconds)
         }
-        if case .causality = failure.error, let wire = try? JSONDecoder().decode(WireErrorResponse.self, from: data), let vector = wire.error.vector {
-            failure.serverVector = HTTPTransport.replicaVector(vector)
+        if case .causality = failure.error, let vector = HTTPTransport.decodeErrorBody(data)?.vector {
+            failure.serverVector = vector
         }
         throw failure
     }
@@ -242,7 +242,7 @@ public struct HTTPTransport: Sendable {
 
     /// The error an error response stands for: `{"error": {"code", "message", …extra}}`.
     public static func error(status: Int, body: Data) -> SyncClientError {
-        let wire = (try? JSONDecoder().decode(WireErrorResponse.self, from: body))?.error
+        let wire = HTTPTransport.decodeErrorBody(body)
         let code = wire?.code ?? "http_\(status)"
         var message = wire?.message ?? String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if message.isEmpty { message = HTTPURLResponse.localizedString(forStatusCode: status) }
@@ -260,16 +260,6 @@ public struct HTTPTransport: Sendable {
         default: return .server(code: code, message: message, status: status)
         }
     }
-
-    func decode<T: Decodable>(_ type: T.Type, from data: Data, what: String) throws(SyncClientError) -> T {
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch let error as DecodingError {
-            throw .invalidResponse("\(what) is not the expected JSON: \(ChangeSetCoding.describe(error))")
-        } catch {
-            throw .invalidResponse("\(what) is not JSON: \(error)")
-        }
-    }
 }
 
 /// A failed request: the error, and what else the response said.
@@ -279,14 +269,4 @@ struct HTTPFailure: Error {
     var retryAfter: Duration?
     /// From a `409 causality_violation` body: the server's version vector.
     var serverVector: VersionVector?
-}
-
-struct WireErrorResponse: Decodable {
-    struct Body: Decodable {
-        var code: String
-        var message: String
-        var serverTime: Double?
-        var vector: [String: UInt64]?
-    }
-    var error: Body
 }

@@ -22,17 +22,20 @@ extension SyncClient {
             serverURL: configuration.serverURL, dataset: configuration.dataset, token: configuration.token,
             session: session ?? ownSession!, backoff: configuration.backoff, requestTimeout: configuration.requestTimeout, sleep: sleep)
         let snapshot = try await transport.snapshot()
-        do {
-            try snapshot.data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
-            try SyncReplica.adoptSnapshot(at: path)
-            let replica = try SyncReplica(store: try ObjectStore(existingAt: path))
-            try configuration.save(in: replica)
-            try replica.setSetting(SettingKey.cursor, snapshot.cursor)
-            try replica.setSetting(SettingKey.cursorSource, configuration.source)
-            try replica.setSetting(SettingKey.schema, configuration.source + " " + replica.store.schemaDocument.versionHash)
-        } catch {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            throw .local("cannot set up the snapshot as a store at \(path): \(error)")
+        // Writing and opening the store blocks on file and SQLite calls: off the cooperative pool.
+        try await run(on: DispatchQueue(label: "SyncClient.snapshot", qos: .utility)) { () throws(SyncClientError) in
+            do {
+                try snapshot.data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
+                try SyncReplica.adoptSnapshot(at: path)
+                let replica = try SyncReplica(store: try ObjectStore(existingAt: path))
+                try configuration.save(in: replica)
+                try replica.setSetting(SettingKey.cursor, snapshot.cursor)
+                try replica.setSetting(SettingKey.cursorSource, configuration.source)
+                try replica.setSetting(SettingKey.schema, configuration.source + " " + replica.store.schemaDocument.versionHash)
+            } catch {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                throw .local("cannot set up the snapshot as a store at \(path): \(error)")
+            }
         }
         return snapshot
     }

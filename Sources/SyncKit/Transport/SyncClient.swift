@@ -109,6 +109,10 @@ public final class SyncClient: Sendable {
     private let ownsSession: Bool
     private let gate = AsyncGate()
     private let state: Mutex<State>
+    /// Where the client's store work runs (reading the outbox and settings, merging pulled
+    /// pages): SQLite calls block their thread, and blocking one of Swift's cooperative threads
+    /// would stall unrelated tasks. Serial, so the client's store work runs in order.
+    private let storeQueue: DispatchQueue
 
     private struct State {
         var status: SyncStatus
@@ -132,6 +136,7 @@ public final class SyncClient: Sendable {
             serverURL: configuration.serverURL, dataset: configuration.dataset, token: configuration.token,
             session: session ?? URLSession(configuration: .ephemeral), backoff: configuration.backoff,
             requestTimeout: configuration.requestTimeout, sleep: sleep)
+        storeQueue = DispatchQueue(label: "SyncClient.store \(replica.replicaID.uuidString)", qos: .utility)
         let stored = try? StoredState.read(from: replica)
         state = Mutex(State(status: SyncStatus(
             pendingCount: (try? replica.unacknowledgedCount()) ?? 0, lastSuccessfulSync: stored?.lastSuccessfulSync)))
@@ -207,15 +212,17 @@ public final class SyncClient: Sendable {
     public func registerSchema(force: Bool = false) async throws(SyncClientError) -> Bool {
         let schema = replica.store.schemaDocument
         let marker = configuration.source + " " + schema.versionHash
-        if !force, (try? replica.setting(SettingKey.schema)) == marker { return false }
+        let replica = replica
+        if !force, (try? await local { try replica.setting(SettingKey.schema) }) == marker { return false }
         let json: Data
         do { json = try replica.store.exportSchema() } catch { throw .local("cannot export the schema: \(error)") }
         _ = try await transport.registerSchema(json)
-        try local { try replica.setSetting(SettingKey.schema, marker) }
+        try await local { try replica.setSetting(SettingKey.schema, marker) }
         return true
     }
 
     private func run(push: Bool, pull: Bool) async throws(SyncClientError) -> SyncReport {
+        let replica = replica
         await gate.acquire()
         defer { gate.release() }
         updateStatus { $0.isSyncing = true }
@@ -224,10 +231,10 @@ public final class SyncClient: Sendable {
             report.registeredSchema = try await registerSchema()
             if push { try await retryingOnceIfUnregistered(&report) { report throws(SyncClientError) in try await self.pushAll(&report) } }
             if pull { try await retryingOnceIfUnregistered(&report) { report throws(SyncClientError) in try await self.pullAll(&report) } }
-            report.pendingAfter = try local { try replica.unacknowledgedCount() }
-            report.cursor = try local { try StoredState.read(from: replica).cursor }
+            report.pendingAfter = try await local { try replica.unacknowledgedCount() }
+            report.cursor = try await local { try StoredState.read(from: replica).cursor }
             let finished = Date()
-            try local { try replica.setSetting(SettingKey.lastSync, String(Int64(finished.timeIntervalSince1970 * 1000))) }
+            try await local { try replica.setSetting(SettingKey.lastSync, String(Int64(finished.timeIntervalSince1970 * 1000))) }
             let done = report
             updateStatus {
                 $0.isSyncing = false
@@ -238,7 +245,7 @@ public final class SyncClient: Sendable {
             }
             return report
         } catch {
-            let pending = try? replica.unacknowledgedCount()
+            let pending = try? await local { try replica.unacknowledgedCount() }
             updateStatus {
                 $0.isSyncing = false
                 if let pending { $0.pendingCount = pending }
@@ -264,10 +271,11 @@ public final class SyncClient: Sendable {
     /// Pushes unacknowledged change sets oldest first, marking each batch sent before it goes
     /// and acknowledged once the server stored it, until none are left.
     private func pushAll(_ report: inout SyncReport) async throws(SyncClientError) {
+        let replica = replica
         var batchSize = max(1, configuration.pushBatchSize)
         var resent = false
         outbox: while true {
-            let outbox = try local {
+            let outbox = try await local {
                 (try replica.localChangeSets(status: .pending) + replica.localChangeSets(status: .sent)).sorted { $0.dot.seq < $1.dot.seq }
             }
             if outbox.isEmpty { return }
@@ -275,7 +283,7 @@ public final class SyncClient: Sendable {
             while start < outbox.count {
                 let batch = Array(outbox[start..<min(outbox.count, start + batchSize)])
                 let dots = batch.map(\.dot)
-                try local { try replica.mark(dots, as: .sent) }
+                try await local { try replica.mark(dots, as: .sent) }
                 let result: HTTPTransport.PushResult
                 do {
                     result = try await transport.pushDetailed(batch, base: VersionVector())
@@ -294,24 +302,25 @@ public final class SyncClient: Sendable {
                         throw error.error
                     }
                 }
-                try local { try replica.mark(dots, as: .acknowledged) }
+                try await local { try replica.mark(dots, as: .acknowledged) }
                 report.pushed += result.applied.count
                 report.alreadyOnServer += result.alreadyApplied.count
                 report.pushBatches += 1
                 start += batch.count
-                refreshStatus()
+                if let pending = try? await local({ try replica.unacknowledgedCount() }) { updateStatus { $0.pendingCount = pending } }
             }
         }
     }
 
     /// Pushes every change set this replica has (its own and others') that `serverVector` lacks.
     private func resend(missingFrom serverVector: VersionVector, batchSize: Int, _ report: inout SyncReport) async throws(SyncClientError) {
-        let missing = try local { try replica.changeSets(missingFrom: serverVector) }
+        let replica = replica
+        let missing = try await local { try replica.changeSets(missingFrom: serverVector) }
         var start = 0
         while start < missing.count {
             let batch = Array(missing[start..<min(missing.count, start + batchSize)])
             let result = try await transport.push(batch)
-            try local { try replica.mark(batch.map(\.dot), as: .acknowledged) }
+            try await local { try replica.mark(batch.map(\.dot), as: .acknowledged) }
             report.pushed += result.applied.count
             report.alreadyOnServer += result.alreadyApplied.count
             report.pushBatches += 1
@@ -322,15 +331,17 @@ public final class SyncClient: Sendable {
     /// Pulls the log after the saved cursor page by page, applying each page and then saving
     /// its cursor, until the server says there is no more.
     private func pullAll(_ report: inout SyncReport) async throws(SyncClientError) {
-        let stored = try local { try StoredState.read(from: replica) }
+        let replica = replica
+        let stored = try await local { try StoredState.read(from: replica) }
         var cursor = stored.cursorSource == configuration.source ? stored.cursor : "0"
         if stored.cursorSource != configuration.source {
-            try local {
+            let source = configuration.source
+            try await local {
                 try replica.setSetting(SettingKey.cursor, "0")
-                try replica.setSetting(SettingKey.cursorSource, configuration.source)
+                try replica.setSetting(SettingKey.cursorSource, source)
             }
         }
-        let journalBefore = try local { try replica.lastConflictNumber() }
+        let journalBefore = try await local { try replica.lastConflictNumber() }
         var restarted = false
         while true {
             let page: HTTPTransport.PullPage
@@ -346,7 +357,7 @@ public final class SyncClient: Sendable {
             }
             report.pages += 1
             if !page.changeSets.isEmpty {
-                let result: SyncReplica.MergeResult = try local { try replica.apply(page.changeSets) }
+                let result: SyncReplica.MergeResult = try await local { try replica.apply(page.changeSets) }
                 report.pulled += result.applied.count
                 report.pulledAlreadyApplied += result.alreadyApplied.count
                 report.changedObjectIDs.formUnion(result.changedObjectIDs)
@@ -361,12 +372,12 @@ public final class SyncClient: Sendable {
                 throw .invalidResponse("the server said more change sets follow cursor \(cursor) but did not advance it")
             }
             if page.cursor != cursor {
-                try local { try replica.setSetting(SettingKey.cursor, page.cursor) }
+                try await local { try replica.setSetting(SettingKey.cursor, page.cursor) }
                 cursor = page.cursor
             }
             if !page.more { break }
         }
-        report.newConflicts += try local { try replica.conflictCount(after: journalBefore) }
+        report.newConflicts += try await local { try replica.conflictCount(after: journalBefore) }
     }
 
     /// The objects an operation writes to.
@@ -378,8 +389,25 @@ public final class SyncClient: Sendable {
         }
     }
 
-    /// Runs a store operation, turning its errors into ``SyncClientError``.
-    private func local<T>(_ body: () throws -> T) throws(SyncClientError) -> T {
+    /// Runs a store operation on the client's store queue, off the cooperative thread pool,
+    /// turning its errors into ``SyncClientError``.
+    private func local<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws(SyncClientError) -> T {
+        try await SyncClient.run(on: storeQueue) { () throws(SyncClientError) -> T in try SyncClient.storeResult(body) }
+    }
+
+    /// Runs blocking `body` on `queue`, suspending the calling task (not blocking its thread)
+    /// until it is done.
+    static func run<T: Sendable>(
+        on queue: DispatchQueue, _ body: @escaping @Sendable () throws(SyncClientError) -> T
+    ) async throws(SyncClientError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SyncClientError>, Never>) in
+            queue.async { continuation.resume(returning: Result(catching: body)) }
+        }
+        return try result.get()
+    }
+
+    /// Runs `body`, turning its errors into ``SyncClientError``.
+    private static func storeResult<T>(_ body: () throws -> T) throws(SyncClientError) -> T {
         do {
             return try body()
         } catch let error as SyncError {

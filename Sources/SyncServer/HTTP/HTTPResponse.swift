@@ -1,4 +1,5 @@
 import Foundation
+import SyncKit
 
 /// A response produced by the application handler.
 ///
@@ -47,8 +48,7 @@ public struct HTTPResponse: Sendable {
         do {
             return json(status: status, data: try encoder.encode(value))
         } catch {
-            let message = #"{"error":"response encoding failed"}"#
-            return json(status: .internalServerError, data: Data(message.utf8))
+            return json(status: .internalServerError, data: JSONValue.object(["error": .string("response encoding failed")]).data)
         }
     }
 

@@ -35,7 +35,7 @@ package struct APIError: Error, Sendable {
         var object: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
         for (key, value) in extra {
             switch value {
-            case .integer(let number): object[key] = .integer(number)
+            case .integer(let number): object[key] = .unsignedInteger(number)
             case .string(let text): object[key] = .string(text)
             case .vector(let vector): object[key] = .vector(vector)
             }
@@ -121,73 +121,10 @@ package struct APIError: Error, Sendable {
     }
 }
 
-/// A small JSON value for building bodies with a fixed key order (sorted), without `Any`.
-enum JSONValue: Sendable {
-    case string(String)
-    case integer(UInt64)
-    case bool(Bool)
-    case vector(VersionVector)
-    case raw(Data)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    var data: Data {
-        // Built in an array and copied once: `Data`'s many small appends cost more than the
-        // rest of a small response.
-        var output: [UInt8] = []
-        output.reserveCapacity(128)
-        write(into: &output)
-        return Data(output)
-    }
-
-    func write(into output: inout [UInt8]) {
-        switch self {
-        case .string(let text): JSONValue.appendQuoted(text, to: &output)
-        case .integer(let number): output.append(contentsOf: String(number).utf8)
-        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .vector(let vector):
-            JSONValue.object(Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.storageText, JSONValue.integer($0.value)) })).write(into: &output)
-        case .raw(let data): output.append(contentsOf: data)
-        case .array(let values):
-            output.append(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                value.write(into: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-        case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.appendQuoted(key, to: &output)
-                output.append(UInt8(ascii: ":"))
-                members[key]!.write(into: &output)
-            }
-            output.append(UInt8(ascii: "}"))
-        }
-    }
-
-    static func appendQuoted(_ text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        // Most strings (cursors, names, UUIDs) need no escaping: copy them in one go.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            output.append(contentsOf: text.utf8)
-            output.append(UInt8(ascii: "\""))
-            return
-        }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output.append(contentsOf: "\\\"".utf8)
-            case "\\": output.append(contentsOf: "\\\\".utf8)
-            case "\n": output.append(contentsOf: "\\n".utf8)
-            case "\r": output.append(contentsOf: "\\r".utf8)
-            case "\t": output.append(contentsOf: "\\t".utf8)
-            case _ where scalar.value < 0x20:
-                output.append(contentsOf: String(format: "\\u%04x", scalar.value).utf8)
-            default:
-                output.append(contentsOf: String(scalar).utf8)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
+extension JSONValue {
+    /// A version vector as the protocol writes it: `{"<replica>": seq, ...}`, replicas in
+    /// their stored form.
+    static func vector(_ vector: VersionVector) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.storageText, JSONValue.unsignedInteger($0.value)) }))
     }
 }

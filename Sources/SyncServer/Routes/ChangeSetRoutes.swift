@@ -16,7 +16,7 @@ enum ChangeSetRoutes {
             let result = try dataset.push(request.body)
             context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
             func dots(_ dots: [Dot]) -> JSONValue {
-                .array(dots.map { .object(["replica": .string($0.replica.storageText), "seq": .integer($0.seq)]) })
+                .array(dots.map { .object(["replica": .string($0.replica.storageText), "seq": .unsignedInteger($0.seq)]) })
             }
             return .json(data: JSONValue.object([
                 "applied": dots(result.applied), "alreadyApplied": dots(result.alreadyApplied),
@@ -34,7 +34,7 @@ enum ChangeSetRoutes {
                 batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
             }
             return .json(data: JSONValue.object([
-                "changeSets": .raw(batch), "cursor": .string(String(page.cursor)), "more": .bool(page.more),
+                "changeSets": .encoded(batch), "cursor": .string(String(page.cursor)), "more": .bool(page.more),
             ]).data)
         }
     }

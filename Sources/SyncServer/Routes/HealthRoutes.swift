@@ -1,3 +1,5 @@
+import SyncKit
+
 /// `GET /health`: liveness, no auth.
 enum HealthRoutes {
     static func register(in router: inout Router, _ context: RouteContext) {

@@ -170,38 +170,21 @@ package final class DatasetStore: @unchecked Sendable {
         return (store.schemaDocument, current == nil ? .created : .migrated)
     }
 
-    /// Decodes a schema document and checks that its `versionHash` is the hash of its entities.
+    /// Decodes a schema document; decoding checks that its `versionHash` is the hash of its
+    /// entities (the one definition of that hash is LocalStore's).
     static func parseSchema(_ json: Data) throws -> SchemaDocument {
         let document: SchemaDocument
         do {
             document = try SchemaDocument(jsonData: json)
-        } catch let error as DecodingError {
-            throw DatasetError.invalidSchema("the body is not a schema document: \(describe(error))")
         } catch let error as StoreError {
-            throw DatasetError.invalidSchema(error.message)
+            throw DatasetError.invalidSchema(error.message + "; send the schema exactly as ObjectStore.exportSchema() writes it")
         } catch {
             throw DatasetError.invalidSchema("the body is not a schema document: \(error)")
         }
         guard document.formatVersion == 1 else {
             throw DatasetError.invalidSchema("schema formatVersion \(document.formatVersion) is not supported (expected 1)")
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        let hash = SHA256.hexDigest(String(decoding: try encoder.encode(document.entities), as: UTF8.self))
-        guard hash == document.versionHash else {
-            throw DatasetError.invalidSchema("versionHash \(document.versionHash) is not the hash of the entities (\(hash)); send the schema exactly as ObjectStore.exportSchema() writes it")
-        }
         return document
-    }
-
-    static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return "\(context.debugDescription) at \(path.isEmpty ? "top level" : path)"
-        @unknown default:
-            return "\(error)"
-        }
     }
 
     // MARK: Push
@@ -210,7 +193,7 @@ package final class DatasetStore: @unchecked Sendable {
     package func push(_ body: Data) throws -> PushResult {
         _ = try requireReplica()
         let (changeSets, _) = try ChangeSetCoding.decode(body)
-        try DatasetStore.checkRanges(changeSets)
+        try ChangeSet.checkStorableRanges(changeSets)
         try checkClockSkew(changeSets)
         writeLock.lock()
         defer { writeLock.unlock() }
@@ -232,16 +215,6 @@ package final class DatasetStore: @unchecked Sendable {
         let cursor = try current.withConnection { try ServerLog.lastCursor(on: $0) }
         newLogEnd = cursor
         return PushResult(applied: result.applied, alreadyApplied: result.alreadyApplied, vector: vector, cursor: cursor)
-    }
-
-    /// Seqs and vector entries are stored as SQLite integers: refuse values that do not fit.
-    static func checkRanges(_ changeSets: [ChangeSet]) throws {
-        let limit = UInt64(Int64.max)
-        for changeSet in changeSets {
-            guard changeSet.dot.seq <= limit, changeSet.vector.entries.values.allSatisfy({ $0 <= limit }) else {
-                throw SyncError(.malformedChangeSet, "change set \(changeSet.dot) has a seq or vector entry above \(limit)")
-            }
-        }
     }
 
     private func checkClockSkew(_ changeSets: [ChangeSet]) throws {

@@ -201,6 +201,18 @@ struct JSONWriter: ~Copyable {
         needsComma = true
     }
 
+    /// Writes bytes that are already a JSON value (a body or column written earlier), as they are.
+    mutating func writeEncoded(_ json: Data) {
+        json.withUnsafeBytes { raw in
+            raw.withMemoryRebound(to: UInt8.self) { bytes in
+                reserve(bytes.count + 1)
+                separate()
+                put(bytes)
+            }
+        }
+        needsComma = true
+    }
+
     // MARK: Buffer
 
     /// Writes a value that is a fixed ASCII word (`null`, `true`).
