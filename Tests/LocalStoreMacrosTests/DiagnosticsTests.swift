@@ -137,22 +137,7 @@ final class DiagnosticsTests: XCTestCase {
                 var mood = Mood.calm
             }
             """#,
-            expandedSource: #"""
-            final class Person {
-                var born = Date()
-                var mood = Mood.calm
-
-                let _$entityState = LocalStore.EntityState()
-
-                init(_$materializing _: LocalStore.MaterializingToken) {}
-
-                init() {}
-            }
-
-            extension Person: LocalStore.PersistentEntity {
-                static let _$entity = LocalStore.EntityDescription(Person.self, name: "Person", properties: [])
-            }
-            """#,
+            expandedSource: refusedEntityExpansion("Person", members: ["var born = Date()", "var mood = Mood.calm"]),
             diagnostics: [
                 DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'born'", line: 2, column: 9, fixIts: [FixItSpec(message: "Add a type annotation")]),
                 DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'mood'", line: 3, column: 9, fixIts: [FixItSpec(message: "Add a type annotation")]),
@@ -868,21 +853,7 @@ final class DiagnosticsTests: XCTestCase {
                 var tags: [Tag] = []
             }
             """#,
-            expandedSource: #"""
-            final class Note {
-                var tags: [Tag] = []
-
-                let _$entityState = LocalStore.EntityState()
-
-                init(_$materializing _: LocalStore.MaterializingToken) {}
-
-                init() {}
-            }
-
-            extension Note: LocalStore.PersistentEntity {
-                static let _$entity = LocalStore.EntityDescription(Note.self, name: "Note", properties: [])
-            }
-            """#,
+            expandedSource: refusedEntityExpansion("Note", members: ["var tags: [Tag] = []"]),
             diagnostics: [
                 DiagnosticSpec(message: "@Entity cannot store property 'tags' of collection type '[Tag]' as a column; mark it @Relationship if it holds entities, @Attribute(storage: .codable) to store it as JSON, or @Transient to leave it out of the store", line: 2, column: 15, fixIts: [
                     FixItSpec(message: "Add '@Relationship(inverse: <#name#>, deleteRule: .nullify)'"),
@@ -957,22 +928,7 @@ final class DiagnosticsTests: XCTestCase {
                 var names: [String]? = nil
             }
             """#,
-            expandedSource: #"""
-            final class Note {
-                var counts: [String: Int] = [:]
-                var names: [String]? = nil
-
-                let _$entityState = LocalStore.EntityState()
-
-                init(_$materializing _: LocalStore.MaterializingToken) {}
-
-                init() {}
-            }
-
-            extension Note: LocalStore.PersistentEntity {
-                static let _$entity = LocalStore.EntityDescription(Note.self, name: "Note", properties: [])
-            }
-            """#,
+            expandedSource: refusedEntityExpansion("Note", members: ["var counts: [String: Int] = [:]", "var names: [String]? = nil"]),
             diagnostics: [
                 DiagnosticSpec(message: "@Entity cannot store property 'counts' of collection type '[String: Int]' as a column; mark it @Relationship if it holds entities, @Attribute(storage: .codable) to store it as JSON, or @Transient to leave it out of the store", line: 2, column: 17, fixIts: [
                     FixItSpec(message: "Add '@Attribute(storage: .codable)'"),
@@ -1172,6 +1128,25 @@ final class DiagnosticsTests: XCTestCase {
             fixedSource: renamed
         )
         assertMacroExpansion(renamed, expandedSource: expanded, macroSpecs: TestMacros.specs)
+    }
+
+    /// The expansion of an `@Entity` class none of whose `members` became attributes: the
+    /// members as written, the generated state and initializers, and an empty schema.
+    private func refusedEntityExpansion(_ name: String, members: [String]) -> String {
+        """
+        final class \(name) {
+        \(members.map { "    \($0)\n" }.joined())
+            let _$entityState = LocalStore.EntityState()
+
+            init(_$materializing _: LocalStore.MaterializingToken) {}
+
+            init() {}
+        }
+
+        extension \(name): LocalStore.PersistentEntity {
+            static let _$entity = LocalStore.EntityDescription(\(name).self, name: "\(name)", properties: [])
+        }
+        """
     }
 
     /// Runs `assertMacroExpansion` once per entry of `fixedSources`, applying only that fix-it.

@@ -2,7 +2,7 @@
 ///
 /// Every stored `var` becomes an attribute (or, with `@Relationship`, a relationship) whose
 /// changes the store tracks; `@Transient` properties are left alone. Each stored property
-/// needs an explicit type and a default value (optionals default to `nil`).
+/// needs a type and a default value (optionals default to `nil`).
 ///
 /// ```swift
 /// @Entity final class Author {
@@ -130,8 +130,8 @@ public macro Ignore() = #externalMacro(module: "LocalStoreMacros", type: "Transi
 public macro Composition() = #externalMacro(module: "LocalStoreMacros", type: "CompositionMacro")
 
 // The schema `@Entity` generates lists a property without `@Relationship` as an attribute.
-// When its type is an entity, these overloads are the only ones that match, and the type
-// checker reports their message instead of "requires that 'Tag' conform to 'AttributeValue'".
+// When its type is an optional entity, this overload is the only one that matches, and the type
+// checker reports its message instead of "requires that 'Tag' conform to 'AttributeValue'".
 extension PropertyDescription {
     /// Not available: a to-one reference to another entity is a relationship.
     @available(*, unavailable, message: "@Entity: a property whose type is an entity is a relationship; declare it with @Relationship(inverse: \"…\", deleteRule: .nullify), or mark it @Transient")
@@ -142,14 +142,5 @@ extension PropertyDescription {
     ) -> PropertyDescription {
         fatalError("unavailable")
     }
-
-    /// Not available: a reference to another entity is a relationship, and must be optional.
-    @available(*, unavailable, message: "@Entity: a property whose type is an entity is a relationship; declare it optional with @Relationship(inverse: \"…\", deleteRule: .nullify), or mark it @Transient")
-    public static func attribute<Root: PersistentEntity, Target: PersistentEntity>(
-        _ name: String, keyPath: KeyPath<Root, Target> & Sendable,
-        get: @escaping @Sendable (Root) -> Target, set: @escaping @Sendable (Root, Target) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
-    ) -> PropertyDescription {
-        fatalError("unavailable")
-    }
 }
+
