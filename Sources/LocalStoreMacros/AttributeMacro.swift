@@ -32,7 +32,8 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
         providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard let property = validProperty(declaration, context: context), let type = property.type else { return [] }
+        reportDeprecatedStorageLabel(in: node, context: context)
+        guard let property = validProperty(declaration, context: context), let type = property.resolvedType else { return [] }
         return [PropertyAnalysis.backingStorage(for: property, type: type)]
     }
 
@@ -50,11 +51,70 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
             context?.report(.lazyProperty(name: property.name), at: property.decl)
             return nil
         }
-        guard PropertyAnalysis.checkTypeAnnotation(property, macro: macro, context: context),
-              PropertyAnalysis.checkDefaultValue(property, macro: macro, context: context) else {
+        guard PropertyAnalysis.checkTypeAnnotation(property, macro: macro, acceptsLiteral: true, context: context),
+              PropertyAnalysis.checkDefaultValue(property, macro: macro, context: context),
+              checkDefaultStorage(property, macro: macro, context: context) else {
             return nil
         }
         return property
+    }
+
+    /// Reports a collection-typed property that would be stored with the default storage.
+    ///
+    /// No array, set or dictionary is an `AttributeValue`, so such a property can only be a
+    /// relationship, use `.codable` storage, or stay out of the store; without this check the
+    /// type checker would report a generic-constraint failure inside the generated schema.
+    /// Other types are left to the type checker, since any type may conform to `AttributeValue`.
+    private static func checkDefaultStorage(
+        _ property: StoredProperty, macro: String, context: (any MacroExpansionContext)?
+    ) -> Bool {
+        let attribute = property.decl.attribute(named: MacroName.attribute)
+        guard AttributeArguments(attribute).storage == "default", let type = property.type else { return true }
+        var shape = TypeShape(type)
+        if case .optional(let wrapped) = shape { shape = TypeShape(wrapped) }
+        let isRelationshipShaped: Bool
+        switch shape {
+        case .array, .set: isRelationshipShaped = true
+        case .dictionary: isRelationshipShaped = false
+        case .optional, .other: return true
+        }
+        guard let context else { return false }
+        var markers: [(LocalStoreFixIt, AttributeSyntax)] = []
+        if isRelationshipShaped {
+            markers.append((.addRelationship, "@Relationship(inverse: <#name#>, deleteRule: .nullify)"))
+        }
+        markers.append((.addCodableStorage, "@Attribute(storage: .codable)"))
+        markers.append((.addTransient, "@Transient"))
+        let fixIts = markers.map { message, marker in
+            FixIt.replace(message, property.decl, with: marking(property.decl, with: marker, replacing: attribute))
+        }
+        context.report(.noDefaultStorage(macro: "@\(macro)", name: property.name, type: type.trimmedDescription),
+                       at: type, fixIts: fixIts)
+        return false
+    }
+
+    /// `declaration` with `marker` in place of `existing`, or in front of its attributes.
+    private static func marking(
+        _ declaration: VariableDeclSyntax, with marker: AttributeSyntax, replacing existing: AttributeSyntax?
+    ) -> VariableDeclSyntax {
+        var attributes = declaration.attributes
+        if let existing, let index = attributes.firstIndex(where: { $0.as(AttributeSyntax.self) == existing }) {
+            attributes[index] = .attribute(marker.with(\.leadingTrivia, existing.leadingTrivia)
+                .with(\.trailingTrivia, existing.trailingTrivia))
+            return declaration.with(\.attributes, attributes)
+        }
+        let leadingTrivia = declaration.leadingTrivia
+        attributes.insert(.attribute(marker.with(\.trailingTrivia, .space)), at: attributes.startIndex)
+        return declaration.with(\.leadingTrivia, []).with(\.attributes, attributes).with(\.leadingTrivia, leadingTrivia)
+    }
+
+    /// Warns about `@Attribute(storageMethod:)`, the deprecated spelling of `storage:`, and
+    /// offers the rename; `AttributeArguments` reads both labels, so the code is the same.
+    private static func reportDeprecatedStorageLabel(in node: AttributeSyntax, context: some MacroExpansionContext) {
+        guard let argument = node.argumentList.first(where: { $0.label?.text == "storageMethod" }),
+              let label = argument.label else { return }
+        context.report(.deprecatedSpelling(macro: "@Attribute", old: "storageMethod:", new: "storage:"), at: label,
+                       fixIts: [.replace(.rename("storage:"), label, with: label.with(\.tokenKind, .identifier("storage")))])
     }
 }
 
@@ -72,7 +132,7 @@ struct AttributeArguments {
         for argument in attribute.argumentList {
             switch argument.label?.text {
             case nil: options.append(argument.expression.trimmed)
-            case "storage":
+            case "storage", "storageMethod":
                 storage = argument.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text ?? "default"
             case "persistentName": persistentName = argument.expression.trimmed
             case "originalName": originalName = argument.expression.trimmed

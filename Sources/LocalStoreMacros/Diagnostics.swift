@@ -2,14 +2,18 @@ import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
 
-/// Every error the LocalStore macros report.
+/// Every diagnostic the LocalStore macros report.
 ///
 /// Each message names the macro that reports it, so a user who sees it in a build log
-/// knows which attribute to look at. Every case is an error: the macros never emit warnings,
-/// because a declaration they cannot understand would only fail later with a worse message.
+/// knows which attribute to look at. Problems are errors, because a declaration the macros
+/// cannot understand would only fail later with a worse message; the one warning is for a
+/// deprecated spelling, which generates the same code as its replacement.
 enum LocalStoreDiagnostic: DiagnosticMessage {
     case entityNotClass(kind: String)
     case entityNotFinal(name: String)
+    case entitySuperclass(name: String, superclass: String)
+    case noDefaultStorage(macro: String, name: String, type: String)
+    case deprecatedSpelling(macro: String, old: String, new: String)
     case notStoredProperty(macro: String)
     case multipleBindings(macro: String)
     case letProperty(macro: String, name: String)
@@ -33,6 +37,15 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
             return "@Entity can only be applied to a class, not to \(article(kind)) \(kind)"
         case .entityNotFinal(let name):
             return "@Entity requires a final class; declare '\(name)' as 'final class' (entity inheritance is not supported)"
+        case .entitySuperclass(let name, let superclass):
+            return "@Entity classes cannot inherit from a superclass; '\(name)' inherits from '\(superclass)'."
+                + " If '\(superclass)' is a protocol, declare the conformance in an extension of '\(name)'"
+        case .noDefaultStorage(let macro, let name, let type):
+            return "\(macro) cannot store property '\(name)' of collection type '\(type)' as a column;"
+                + " mark it @Relationship if it holds entities, @Attribute(storage: .codable) to store it as JSON,"
+                + " or @Transient to leave it out of the store"
+        case .deprecatedSpelling(let macro, let old, let new):
+            return "\(macro): '\(old)' is deprecated; use '\(new)'"
         case .notStoredProperty(let macro):
             return "\(macro) can only be applied to a stored 'var' property"
         case .multipleBindings(let macro):
@@ -72,13 +85,19 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
         kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }
 
-    var severity: DiagnosticSeverity { .error }
+    var severity: DiagnosticSeverity {
+        if case .deprecatedSpelling = self { return .warning }
+        return .error
+    }
 
     var diagnosticID: MessageID {
         let id: String
         switch self {
         case .entityNotClass: id = "entityNotClass"
         case .entityNotFinal: id = "entityNotFinal"
+        case .entitySuperclass: id = "entitySuperclass"
+        case .noDefaultStorage: id = "noDefaultStorage"
+        case .deprecatedSpelling: id = "deprecatedSpelling"
         case .notStoredProperty: id = "notStoredProperty"
         case .multipleBindings: id = "multipleBindings"
         case .letProperty: id = "letProperty"
@@ -115,6 +134,20 @@ struct LocalStoreFixIt: FixItMessage {
     static let removeOptional = LocalStoreFixIt(message: "Remove '?'", id: "removeOptional")
     static let addNullifyRule = LocalStoreFixIt(message: "Add 'deleteRule: .nullify'", id: "addNullifyRule")
     static let useNullify = LocalStoreFixIt(message: "Use '.nullify'", id: "useNullify")
+
+    static let addRelationship = LocalStoreFixIt(
+        message: "Add '@Relationship(inverse: <#name#>, deleteRule: .nullify)'", id: "addRelationship")
+    static let addCodableStorage = LocalStoreFixIt(message: "Add '@Attribute(storage: .codable)'", id: "addCodableStorage")
+    static let addTransient = LocalStoreFixIt(message: "Add '@Transient'", id: "addTransient")
+    static let addTypePlaceholder = LocalStoreFixIt(message: "Add a type annotation", id: "addTypePlaceholder")
+
+    static func removeSuperclass(_ name: String) -> LocalStoreFixIt {
+        LocalStoreFixIt(message: "Remove superclass '\(name)'", id: "removeSuperclass")
+    }
+
+    static func rename(_ new: String) -> LocalStoreFixIt {
+        LocalStoreFixIt(message: "Use '\(new)'", id: "rename")
+    }
 
     static func addType(_ type: String) -> LocalStoreFixIt {
         LocalStoreFixIt(message: "Add type annotation ': \(type)'", id: "addType")

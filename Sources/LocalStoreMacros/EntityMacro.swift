@@ -35,7 +35,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     }
 
     /// Whether `variable` is a plain stored `var` that becomes an attribute without being marked.
-    private static func isImplicitAttribute(_ variable: VariableDeclSyntax) -> Bool {
+    static func isImplicitAttribute(_ variable: VariableDeclSyntax) -> Bool {
         !variable.isStatic && !variable.isLet && !variable.isComputed && !variable.hasObservers
             && !variable.hasModifier(.lazy) && variable.bindings.count == 1
             && variable.storedProperty?.name != "_$entityState"
@@ -56,8 +56,13 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "\(raw: access)let _$entityState = LocalStore.EntityState()",
             "\(raw: access)init(_$materializing _: LocalStore.MaterializingToken) {}",
         ]
+        // The memberwise initializer, whose parameters all have defaults, also serves as `init()`.
+        let memberwiseInit = MemberwiseInitializer.isRequested(by: node)
+            ? MemberwiseInitializer.declaration(for: classDecl, access: access) : nil
         let declaresInit = classDecl.memberBlock.members.contains { $0.decl.is(InitializerDeclSyntax.self) }
-        if !declaresInit {
+        if let memberwiseInit {
+            members.append(memberwiseInit)
+        } else if !declaresInit {
             members.append("\(raw: access)init() {}")
         }
         for (property, kind) in relationships(of: classDecl) {
@@ -182,6 +187,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                             fixIts: [.replace(.insertFinal, keyword, with: keyword.replacedText("final class"))])
             return nil
         }
+        guard EntityInheritance.checkNoSuperclass(classDecl, context: context) else { return nil }
         return classDecl
     }
 

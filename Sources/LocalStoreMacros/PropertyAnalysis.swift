@@ -79,6 +79,17 @@ struct StoredProperty {
 
     /// The type with its trivia stripped, if written.
     var trimmedType: TypeSyntax? { type?.trimmed }
+
+    /// The type of the literal default value of an unannotated property: `String` for `= ""`.
+    var literalType: TypeSyntax? {
+        guard type == nil, let value = initializer?.value, let name = PropertyAnalysis.literalType(of: value) else {
+            return nil
+        }
+        return TypeSyntax(IdentifierTypeSyntax(name: .identifier(name)))
+    }
+
+    /// The written type, or the type of the literal default when none is written.
+    var resolvedType: TypeSyntax? { type?.trimmed ?? literalType }
 }
 
 /// The names of the macros that mark a property's role.
@@ -86,6 +97,14 @@ enum MacroName {
     static let attribute = "Attribute"
     static let relationship = "Relationship"
     static let transient = "Transient"
+    /// The deprecated spelling of `@Transient`, accepted so that existing models keep compiling.
+    static let ignore = "Ignore"
+    static let roles = [attribute, relationship, transient]
+
+    /// The macro `name` stands for: `Transient` for the deprecated `Ignore`, otherwise `name`.
+    static func canonical(_ name: String) -> String {
+        name == ignore ? transient : name
+    }
 }
 
 extension AttributeSyntax {
@@ -106,7 +125,9 @@ extension VariableDeclSyntax {
     /// The attribute named `name` (ignoring a module qualifier), if the declaration has one.
     func attribute(named name: String) -> AttributeSyntax? {
         for element in attributes {
-            if case .attribute(let attribute) = element, attribute.simpleName == name { return attribute }
+            if case .attribute(let attribute) = element, MacroName.canonical(attribute.simpleName) == name {
+                return attribute
+            }
         }
         return nil
     }
@@ -121,7 +142,7 @@ extension VariableDeclSyntax {
 
     /// How many of @Attribute, @Relationship and @Transient the declaration carries.
     var roleAttributeCount: Int {
-        [MacroName.attribute, MacroName.relationship, MacroName.transient].filter { attribute(named: $0) != nil }.count
+        MacroName.roles.filter { attribute(named: $0) != nil }.count
     }
 
     func hasModifier(_ keyword: Keyword) -> Bool {
@@ -188,8 +209,8 @@ enum PropertyAnalysis {
         }
         if variable.roleAttributeCount > 1 {
             // Each of the conflicting macros gets here; only the first one written reports it.
-            let first = variable.attributes.lazy.compactMap { $0.as(AttributeSyntax.self)?.simpleName }
-                .first { [MacroName.attribute, MacroName.relationship, MacroName.transient].contains($0) }
+            let first = variable.attributes.lazy.compactMap { $0.as(AttributeSyntax.self).map { MacroName.canonical($0.simpleName) } }
+                .first { MacroName.roles.contains($0) }
             if first == macro {
                 context?.report(.conflictingMacros(name: variable.firstName), at: variable.attributes)
             }
@@ -208,19 +229,26 @@ enum PropertyAnalysis {
         return property
     }
 
-    /// Reports a missing type annotation, offering the type of a literal initializer.
-    static func checkTypeAnnotation(_ property: StoredProperty, macro: String, context: (any MacroExpansionContext)?) -> Bool {
+    /// Reports a missing type annotation, offering the type of a literal initializer or a
+    /// placeholder to fill in.
+    ///
+    /// With `acceptsLiteral` (attributes), a literal default such as `= ""`, `= 0`, `= -1.5` or
+    /// `= false` stands for its type, as it does for any Swift property: the type is spelled
+    /// out in the generated storage, so nothing needs reporting.
+    static func checkTypeAnnotation(
+        _ property: StoredProperty, macro: String, acceptsLiteral: Bool = false, context: (any MacroExpansionContext)?
+    ) -> Bool {
         guard property.type == nil else { return true }
-        var fixIts: [FixIt] = []
-        if let value = property.initializer?.value, let type = literalType(of: value) {
-            let fixed = property.binding
-                .with(\.pattern, property.binding.pattern.trimmed)
-                .with(\.typeAnnotation, TypeAnnotationSyntax(
-                    colon: .colonToken(trailingTrivia: .space),
-                    type: TypeSyntax(IdentifierTypeSyntax(name: .identifier(type), trailingTrivia: .space))))
-            fixIts.append(.replace(.addType(type), property.binding, with: fixed))
-        }
-        context?.report(.missingTypeAnnotation(macro: "@\(macro)", name: property.name), at: property.binding.pattern, fixIts: fixIts)
+        if acceptsLiteral && property.literalType != nil { return true }
+        let typeName = property.literalType.map { $0.trimmedDescription }
+        let fixed = property.binding
+            .with(\.pattern, property.binding.pattern.trimmed)
+            .with(\.typeAnnotation, TypeAnnotationSyntax(
+                colon: .colonToken(trailingTrivia: .space),
+                type: TypeSyntax(IdentifierTypeSyntax(name: .identifier(typeName ?? "<#Type#>"), trailingTrivia: .space))))
+        let fixIt = FixIt.replace(typeName.map { .addType($0) } ?? .addTypePlaceholder, property.binding, with: fixed)
+        context?.report(.missingTypeAnnotation(macro: "@\(macro)", name: property.name), at: property.binding.pattern,
+                        fixIts: [fixIt])
         return false
     }
 

@@ -36,6 +36,7 @@ public struct RelationshipMacro: AccessorMacro, PeerMacro {
         providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
+        reportDeprecatedLabels(in: node, context: context)
         guard let (property, _) = validRelationship(declaration, attribute: node, context: context),
               let type = property.type else { return [] }
         return [PropertyAnalysis.backingStorage(for: property, type: type)]
@@ -123,6 +124,16 @@ public struct RelationshipMacro: AccessorMacro, PeerMacro {
         return isValid
     }
 
+    /// Warns about `minimumModelCount:`/`maximumModelCount:`, the deprecated spellings of
+    /// `minCount:`/`maxCount:`, and offers the rename; `RelationshipArguments` reads both.
+    private static func reportDeprecatedLabels(in node: AttributeSyntax, context: some MacroExpansionContext) {
+        for argument in node.argumentList {
+            guard let label = argument.label, let new = RelationshipArguments.renamedLabels[label.text] else { continue }
+            context.report(.deprecatedSpelling(macro: "@Relationship", old: "\(label.text):", new: "\(new):"), at: label,
+                           fixIts: [.replace(.rename("\(new):"), label, with: label.with(\.tokenKind, .identifier(new)))])
+        }
+    }
+
     /// `attribute` with `deleteRule: .nullify` appended to its arguments.
     private static func addingNullifyRule(to attribute: AttributeSyntax) -> AttributeSyntax {
         var list = attribute.argumentList
@@ -152,11 +163,15 @@ struct RelationshipArguments {
     var minCount: ExprSyntax?
     var maxCount: ExprSyntax?
 
+    /// The deprecated argument labels, with the labels that replace them.
+    static let renamedLabels = ["minimumModelCount": "minCount", "maximumModelCount": "maxCount"]
+
     init(_ attribute: AttributeSyntax?) {
         guard let attribute else { return }
         // An explicit `nil` means the same as leaving the argument out.
         for argument in attribute.argumentList where !argument.expression.is(NilLiteralExprSyntax.self) {
-            switch argument.label?.text {
+            let label = argument.label.map { Self.renamedLabels[$0.text] ?? $0.text }
+            switch label {
             case "inverse": inverse = argument.expression
             case "deleteRule": deleteRule = argument.expression
             case "minCount": minCount = argument.expression

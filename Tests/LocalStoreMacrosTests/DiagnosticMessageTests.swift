@@ -2,7 +2,8 @@
 import SwiftDiagnostics
 import XCTest
 
-/// The messages themselves: every one is an error, names its macro and has a stable, distinct id.
+/// The messages themselves: every one names its macro and has a stable, distinct id; all are
+/// errors except the warning about a deprecated spelling.
 final class DiagnosticMessageTests: XCTestCase {
     private let all: [LocalStoreDiagnostic] = [
         .entityNotClass(kind: "struct"), .entityNotFinal(name: "P"), .notStoredProperty(macro: "@Attribute"),
@@ -12,12 +13,15 @@ final class DiagnosticMessageTests: XCTestCase {
         .optionalToMany(name: "p"), .unsupportedRelationshipType(name: "p"), .missingInverse(name: "p"),
         .missingDeleteRule(name: "p"), .noActionDeleteRule(name: "p"), .toManyMissingDefault(name: "p"),
         .conflictingMacros(name: "p"), .compositionNotStruct(kind: "enum"),
+        .entitySuperclass(name: "P", superclass: "Base"), .noDefaultStorage(macro: "@Entity", name: "p", type: "[T]"),
+        .deprecatedSpelling(macro: "@Transient", old: "@Ignore", new: "@Transient"),
     ]
 
-    func testEveryMessageIsAnErrorNamingAMacro() {
+    func testEveryMessageNamesAMacroAndOnlyDeprecationsAreWarnings() {
         let macros = ["@Entity", "@Attribute", "@Relationship", "@Transient", "@Composition"]
         for diagnostic in all {
-            XCTAssertEqual(diagnostic.severity, .error, diagnostic.message)
+            let isDeprecation = if case .deprecatedSpelling = diagnostic { true } else { false }
+            XCTAssertEqual(diagnostic.severity, isDeprecation ? .warning : .error, diagnostic.message)
             XCTAssertTrue(macros.contains { diagnostic.message.hasPrefix($0) }, diagnostic.message)
         }
     }

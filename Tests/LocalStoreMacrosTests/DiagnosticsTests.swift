@@ -127,55 +127,26 @@ final class DiagnosticsTests: XCTestCase {
         )
     }
 
-    func testMissingTypeAnnotationOffersLiteralTypes() {
+    /// Literal defaults stand for their type (see `EntityMacroTests`); any other
+    /// initializer needs an annotation, and the fix-it inserts a placeholder for it.
+    func testMissingTypeAnnotationOffersPlaceholder() {
         assertMacroExpansion(
             #"""
             @Entity final class Person {
-                var name = "Ada"
-                var age = 36
-                var height = 1.7
-                var active = true
-                var delta = -2
                 var born = Date()
+                var mood = Mood.calm
             }
             """#,
-            expandedSource: #"""
-            final class Person {
-                var name = "Ada"
-                var age = 36
-                var height = 1.7
-                var active = true
-                var delta = -2
-                var born = Date()
-
-                let _$entityState = LocalStore.EntityState()
-
-                init(_$materializing _: LocalStore.MaterializingToken) {}
-
-                init() {}
-            }
-
-            extension Person: LocalStore.PersistentEntity {
-                static let _$entity = LocalStore.EntityDescription(Person.self, name: "Person", properties: [])
-            }
-            """#,
+            expandedSource: refusedEntityExpansion("Person", members: ["var born = Date()", "var mood = Mood.calm"]),
             diagnostics: [
-                DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'name'", line: 2, column: 9, fixIts: [FixItSpec(message: "Add type annotation ': String'")]),
-                DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'age'", line: 3, column: 9, fixIts: [FixItSpec(message: "Add type annotation ': Int'")]),
-                DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'height'", line: 4, column: 9, fixIts: [FixItSpec(message: "Add type annotation ': Double'")]),
-                DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'active'", line: 5, column: 9, fixIts: [FixItSpec(message: "Add type annotation ': Bool'")]),
-                DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'delta'", line: 6, column: 9, fixIts: [FixItSpec(message: "Add type annotation ': Int'")]),
-                DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'born'", line: 7, column: 9),
+                DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'born'", line: 2, column: 9, fixIts: [FixItSpec(message: "Add a type annotation")]),
+                DiagnosticSpec(message: "@Entity requires an explicit type annotation on 'mood'", line: 3, column: 9, fixIts: [FixItSpec(message: "Add a type annotation")]),
             ],
             macroSpecs: TestMacros.specs,
             fixedSource: #"""
             @Entity final class Person {
-                var name: String = "Ada"
-                var age: Int = 36
-                var height: Double = 1.7
-                var active: Bool = true
-                var delta: Int = -2
-                var born = Date()
+                var born: <#Type#> = Date()
+                var mood: <#Type#> = Mood.calm
             }
             """#
         )
@@ -680,9 +651,14 @@ final class DiagnosticsTests: XCTestCase {
             }
             """#,
             diagnostics: [
-                DiagnosticSpec(message: "@Relationship requires an explicit type annotation on 'books'", line: 2, column: 64),
+                DiagnosticSpec(message: "@Relationship requires an explicit type annotation on 'books'", line: 2, column: 64, fixIts: [FixItSpec(message: "Add a type annotation")]),
             ],
-            macroSpecs: TestMacros.specs
+            macroSpecs: TestMacros.specs,
+            fixedSource: #"""
+            final class Author {
+                @Relationship(inverse: "author", deleteRule: .cascade) var books: <#Type#> = [Book]()
+            }
+            """#
         )
     }
 
@@ -864,5 +840,324 @@ final class DiagnosticsTests: XCTestCase {
             }
             """#
         )
+    }
+
+    // MARK: Types without a default storage
+
+    /// A collection is never an `AttributeValue`, so an unmarked `[Tag]` is reported before the
+    /// type checker would fail inside the schema; each fix-it marks the property differently.
+    func testUnmarkedCollectionOffersRelationshipCodableOrTransient() {
+        assertEachFixIt(
+            #"""
+            @Entity final class Note {
+                var tags: [Tag] = []
+            }
+            """#,
+            expandedSource: refusedEntityExpansion("Note", members: ["var tags: [Tag] = []"]),
+            diagnostics: [
+                DiagnosticSpec(message: "@Entity cannot store property 'tags' of collection type '[Tag]' as a column; mark it @Relationship if it holds entities, @Attribute(storage: .codable) to store it as JSON, or @Transient to leave it out of the store", line: 2, column: 15, fixIts: [
+                    FixItSpec(message: "Add '@Relationship(inverse: <#name#>, deleteRule: .nullify)'"),
+                    FixItSpec(message: "Add '@Attribute(storage: .codable)'"),
+                    FixItSpec(message: "Add '@Transient'"),
+                ]),
+            ],
+            fixedSources: [
+                "Add '@Relationship(inverse: <#name#>, deleteRule: .nullify)'": #"""
+                @Entity final class Note {
+                    @Relationship(inverse: <#name#>, deleteRule: .nullify) var tags: [Tag] = []
+                }
+                """#,
+                "Add '@Attribute(storage: .codable)'": #"""
+                @Entity final class Note {
+                    @Attribute(storage: .codable) var tags: [Tag] = []
+                }
+                """#,
+                "Add '@Transient'": #"""
+                @Entity final class Note {
+                    @Transient var tags: [Tag] = []
+                }
+                """#,
+            ]
+        )
+    }
+
+    /// A written `@Attribute` without `storage:` on a collection is replaced by the fix-its.
+    func testExplicitAttributeOnCollectionOffersReplacements() {
+        assertEachFixIt(
+            #"""
+            final class Note {
+                @Attribute(.indexed) var tags: Set<Tag> = []
+            }
+            """#,
+            expandedSource: #"""
+            final class Note {
+                var tags: Set<Tag> = []
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(message: "@Attribute cannot store property 'tags' of collection type 'Set<Tag>' as a column; mark it @Relationship if it holds entities, @Attribute(storage: .codable) to store it as JSON, or @Transient to leave it out of the store", line: 2, column: 36, fixIts: [
+                    FixItSpec(message: "Add '@Relationship(inverse: <#name#>, deleteRule: .nullify)'"),
+                    FixItSpec(message: "Add '@Attribute(storage: .codable)'"),
+                    FixItSpec(message: "Add '@Transient'"),
+                ]),
+            ],
+            fixedSources: [
+                "Add '@Relationship(inverse: <#name#>, deleteRule: .nullify)'": #"""
+                final class Note {
+                    @Relationship(inverse: <#name#>, deleteRule: .nullify) var tags: Set<Tag> = []
+                }
+                """#,
+                "Add '@Transient'": #"""
+                final class Note {
+                    @Transient var tags: Set<Tag> = []
+                }
+                """#,
+            ]
+        )
+    }
+
+    /// A dictionary cannot be a relationship, so only `.codable` and `@Transient` are offered;
+    /// an optional collection is reported like the collection. Other unknown types are left to
+    /// the type checker: any type may conform to `AttributeValue`, and for a type that is an
+    /// entity the runtime's unavailable `attribute` overloads name `@Relationship`.
+    func testDictionaryAndOptionalCollectionOfferCodableOrTransient() {
+        assertEachFixIt(
+            #"""
+            @Entity final class Note {
+                var counts: [String: Int] = [:]
+                var names: [String]? = nil
+            }
+            """#,
+            expandedSource: refusedEntityExpansion("Note", members: ["var counts: [String: Int] = [:]", "var names: [String]? = nil"]),
+            diagnostics: [
+                DiagnosticSpec(message: "@Entity cannot store property 'counts' of collection type '[String: Int]' as a column; mark it @Relationship if it holds entities, @Attribute(storage: .codable) to store it as JSON, or @Transient to leave it out of the store", line: 2, column: 17, fixIts: [
+                    FixItSpec(message: "Add '@Attribute(storage: .codable)'"),
+                    FixItSpec(message: "Add '@Transient'"),
+                ]),
+                DiagnosticSpec(message: "@Entity cannot store property 'names' of collection type '[String]?' as a column; mark it @Relationship if it holds entities, @Attribute(storage: .codable) to store it as JSON, or @Transient to leave it out of the store", line: 3, column: 16, fixIts: [
+                    FixItSpec(message: "Add '@Relationship(inverse: <#name#>, deleteRule: .nullify)'"),
+                    FixItSpec(message: "Add '@Attribute(storage: .codable)'"),
+                    FixItSpec(message: "Add '@Transient'"),
+                ]),
+            ],
+            fixedSources: [
+                "Add '@Attribute(storage: .codable)'": #"""
+                @Entity final class Note {
+                    @Attribute(storage: .codable) var counts: [String: Int] = [:]
+                    @Attribute(storage: .codable) var names: [String]? = nil
+                }
+                """#,
+            ]
+        )
+    }
+
+    // MARK: Superclasses
+
+    /// The first inherited type is a superclass unless it is a known protocol or named like one
+    /// (`…able`, `…ible`, `…Protocol`, …); the error is reported there, before any member is
+    /// generated, so no "requires an 'override' keyword" follows.
+    func testSuperclassIsReportedAtTheInheritanceClause() {
+        assertMacroExpansion(
+            #"""
+            @Entity final class Note: Base {
+            }
+            """#,
+            expandedSource: #"""
+            final class Note: Base {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(message: "@Entity classes cannot inherit from a superclass; 'Note' inherits from 'Base'. If 'Base' is a protocol, declare the conformance in an extension of 'Note'", line: 1, column: 27, fixIts: [FixItSpec(message: "Remove superclass 'Base'")]),
+            ],
+            macroSpecs: TestMacros.specs,
+            fixedSource: #"""
+            @Entity final class Note {
+            }
+            """#
+        )
+    }
+
+    func testSuperclassBeforeProtocolsKeepsTheProtocols() {
+        assertMacroExpansion(
+            #"""
+            @Entity final class Note: Foundation.NSObject, Identifiable {
+            }
+            """#,
+            expandedSource: #"""
+            final class Note: Foundation.NSObject, Identifiable {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(message: "@Entity classes cannot inherit from a superclass; 'Note' inherits from 'Foundation.NSObject'. If 'Foundation.NSObject' is a protocol, declare the conformance in an extension of 'Note'", line: 1, column: 27, fixIts: [FixItSpec(message: "Remove superclass 'Foundation.NSObject'")]),
+            ],
+            macroSpecs: TestMacros.specs,
+            fixedSource: #"""
+            @Entity final class Note: Identifiable {
+            }
+            """#
+        )
+    }
+
+    /// Protocols the macro recognises stay allowed in any order; `Named`, a protocol it cannot
+    /// recognise from its spelling, counts as a superclass when listed first (the documented
+    /// choice: conform to it in an extension).
+    func testRecognisedProtocolsAreAllowed() {
+        assertMacroExpansion(
+            #"""
+            @Entity final class Note: Identifiable, Hashable, @unchecked Sendable, CustomStringConvertible, Named {
+                var description: String { "" }
+            }
+            """#,
+            expandedSource: #"""
+            final class Note: Identifiable, Hashable, @unchecked Sendable, CustomStringConvertible, Named {
+                var description: String { "" }
+
+                let _$entityState = LocalStore.EntityState()
+
+                init(_$materializing _: LocalStore.MaterializingToken) {}
+
+                init() {}
+            }
+
+            extension Note: LocalStore.PersistentEntity {
+                static let _$entity = LocalStore.EntityDescription(Note.self, name: "Note", properties: [])
+            }
+            """#,
+            macroSpecs: TestMacros.specs
+        )
+        assertMacroExpansion(
+            #"""
+            @Entity final class Note: Named {
+            }
+            """#,
+            expandedSource: #"""
+            final class Note: Named {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(message: "@Entity classes cannot inherit from a superclass; 'Note' inherits from 'Named'. If 'Named' is a protocol, declare the conformance in an extension of 'Note'", line: 1, column: 27, fixIts: [FixItSpec(message: "Remove superclass 'Named'")]),
+            ],
+            macroSpecs: TestMacros.specs
+        )
+    }
+
+    // MARK: Deprecated spellings
+
+    /// `storageMethod:`, `@Ignore` and `minimumModelCount:`/`maximumModelCount:` warn with a
+    /// rename, and expand exactly like the spelling the fix-its produce.
+    func testDeprecatedSpellingsWarnAndExpandLikeTheirReplacements() {
+        let renamed = #"""
+            @Entity final class Person {
+                @Attribute(storage: .raw) var mood: Mood = .calm
+                @Transient var cache: [String: Int] = [:]
+                @Relationship(inverse: "friends", deleteRule: .nullify, minCount: 1, maxCount: 2) var friends: Set<Person> = []
+            }
+            """#
+        let expanded = #"""
+            final class Person {
+                var mood: Mood {
+                    @storageRestrictions(initializes: _mood)
+                    init(initialValue) {
+                        _mood = initialValue
+                    }
+                    get {
+                        _mood
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "mood")
+                        _mood = newValue
+                    }
+                }
+
+                private var _mood: Mood = .calm
+                var cache: [String: Int] = [:]
+                var friends: Set<Person> {
+                    @storageRestrictions(initializes: _friends)
+                    init(initialValue) {
+                        _friends = initialValue
+                    }
+                    get {
+                        LocalStore._$willReadRelationship(self, "friends")
+                        return _friends
+                    }
+                    set {
+                        LocalStore._$setRelationship(self, "friends", to: newValue)
+                    }
+                }
+
+                private var _friends: Set<Person> = []
+
+                let _$entityState = LocalStore.EntityState()
+
+                init(_$materializing _: LocalStore.MaterializingToken) {}
+
+                init() {}
+
+                func addToFriends(_ member: Person) {
+                    LocalStore._$addToRelationship(self, "friends", member)
+                }
+
+                func removeFromFriends(_ member: Person) {
+                    LocalStore._$removeFromRelationship(self, "friends", member)
+                }
+            }
+
+            extension Person: LocalStore.PersistentEntity {
+                static let _$entity = LocalStore.EntityDescription(Person.self, name: "Person", properties: [
+                    .rawAttribute("mood", keyPath: \Person.mood, get: { $0._mood }, set: { $0._mood = $1 }),
+                    .relationship("friends", keyPath: \Person.friends, get: { $0._friends }, modify: { $1(&$0._friends) }, inverse: "friends", deleteRule: .nullify, minCount: 1, maxCount: 2),
+                ])
+            }
+            """#
+        assertMacroExpansion(
+            #"""
+            @Entity final class Person {
+                @Attribute(storageMethod: .raw) var mood: Mood = .calm
+                @Ignore var cache: [String: Int] = [:]
+                @Relationship(inverse: "friends", deleteRule: .nullify, minimumModelCount: 1, maximumModelCount: 2) var friends: Set<Person> = []
+            }
+            """#,
+            expandedSource: expanded,
+            diagnostics: [
+                DiagnosticSpec(message: "@Attribute: 'storageMethod:' is deprecated; use 'storage:'", line: 2, column: 16, severity: .warning, fixIts: [FixItSpec(message: "Use 'storage:'")]),
+                DiagnosticSpec(message: "@Transient: '@Ignore' is deprecated; use '@Transient'", line: 3, column: 5, severity: .warning, fixIts: [FixItSpec(message: "Use '@Transient'")]),
+                DiagnosticSpec(message: "@Relationship: 'minimumModelCount:' is deprecated; use 'minCount:'", line: 4, column: 61, severity: .warning, fixIts: [FixItSpec(message: "Use 'minCount:'")]),
+                DiagnosticSpec(message: "@Relationship: 'maximumModelCount:' is deprecated; use 'maxCount:'", line: 4, column: 83, severity: .warning, fixIts: [FixItSpec(message: "Use 'maxCount:'")]),
+            ],
+            macroSpecs: TestMacros.specs,
+            fixedSource: renamed
+        )
+        assertMacroExpansion(renamed, expandedSource: expanded, macroSpecs: TestMacros.specs)
+    }
+
+    /// The expansion of an `@Entity` class none of whose `members` became attributes: the
+    /// members as written, the generated state and initializers, and an empty schema.
+    private func refusedEntityExpansion(_ name: String, members: [String]) -> String {
+        """
+        final class \(name) {
+        \(members.map { "    \($0)\n" }.joined())
+            let _$entityState = LocalStore.EntityState()
+
+            init(_$materializing _: LocalStore.MaterializingToken) {}
+
+            init() {}
+        }
+
+        extension \(name): LocalStore.PersistentEntity {
+            static let _$entity = LocalStore.EntityDescription(\(name).self, name: "\(name)", properties: [])
+        }
+        """
+    }
+
+    /// Runs `assertMacroExpansion` once per entry of `fixedSources`, applying only that fix-it.
+    private func assertEachFixIt(
+        _ source: String, expandedSource: String, diagnostics: [DiagnosticSpec], fixedSources: [String: String],
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        for (fixIt, fixedSource) in fixedSources.sorted(by: { $0.key < $1.key }) {
+            assertMacroExpansion(source, expandedSource: expandedSource, diagnostics: diagnostics,
+                                 macroSpecs: TestMacros.specs, applyFixIts: [fixIt], fixedSource: fixedSource,
+                                 file: file, line: line)
+        }
     }
 }

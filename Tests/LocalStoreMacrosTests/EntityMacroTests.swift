@@ -387,4 +387,202 @@ final class EntityMacroTests: XCTestCase {
             macroSpecs: TestMacros.specs
         )
     }
+
+    /// `var name = ""`, `= 0`, `= -0.5` and `= false` take the literal's type, which the
+    /// backing storage spells out.
+    func testLiteralDefaultsNeedNoTypeAnnotation() {
+        assertMacroExpansion(
+            #"""
+            @Entity final class Counter {
+                var label = ""
+                var count = -1
+                var ratio = 0.5
+                var done = false
+            }
+            """#,
+            expandedSource: #"""
+            final class Counter {
+                var label {
+                    @storageRestrictions(initializes: _label)
+                    init(initialValue) {
+                        _label = initialValue
+                    }
+                    get {
+                        _label
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "label")
+                        _label = newValue
+                    }
+                }
+
+                private var _label: String = ""
+                var count {
+                    @storageRestrictions(initializes: _count)
+                    init(initialValue) {
+                        _count = initialValue
+                    }
+                    get {
+                        _count
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "count")
+                        _count = newValue
+                    }
+                }
+
+                private var _count: Int = -1
+                var ratio {
+                    @storageRestrictions(initializes: _ratio)
+                    init(initialValue) {
+                        _ratio = initialValue
+                    }
+                    get {
+                        _ratio
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "ratio")
+                        _ratio = newValue
+                    }
+                }
+
+                private var _ratio: Double = 0.5
+                var done {
+                    @storageRestrictions(initializes: _done)
+                    init(initialValue) {
+                        _done = initialValue
+                    }
+                    get {
+                        _done
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "done")
+                        _done = newValue
+                    }
+                }
+
+                private var _done: Bool = false
+
+                let _$entityState = LocalStore.EntityState()
+
+                init(_$materializing _: LocalStore.MaterializingToken) {}
+
+                init() {}
+            }
+
+            extension Counter: LocalStore.PersistentEntity {
+                static let _$entity = LocalStore.EntityDescription(Counter.self, name: "Counter", properties: [
+                    .attribute("label", keyPath: \Counter.label, get: { $0._label }, set: { $0._label = $1 }),
+                    .attribute("count", keyPath: \Counter.count, get: { $0._count }, set: { $0._count = $1 }),
+                    .attribute("ratio", keyPath: \Counter.ratio, get: { $0._ratio }, set: { $0._ratio = $1 }),
+                    .attribute("done", keyPath: \Counter.done, get: { $0._done }, set: { $0._done = $1 }),
+                ])
+            }
+            """#,
+            macroSpecs: TestMacros.specs
+        )
+    }
+
+    /// `generateInit: true` takes every stored attribute and relationship in declaration order,
+    /// with the property's default (or `nil`) as the default argument, leaves transient
+    /// properties out, and replaces `init()`.
+    func testGenerateInitTakesAttributesAndRelationshipsInOrder() {
+        assertMacroExpansion(
+            #"""
+            @Entity(generateInit: true) public final class Book {
+                public var title = ""
+                @Transient var cache: [String: Int] = [:]
+                public var subtitle: String?
+                @Relationship(inverse: "books", deleteRule: .nullify) public var author: Author?
+                @Attribute(.indexed) public var pages: Int = 1
+            }
+            """#,
+            expandedSource: #"""
+            public final class Book {
+                public var title {
+                    @storageRestrictions(initializes: _title)
+                    init(initialValue) {
+                        _title = initialValue
+                    }
+                    get {
+                        _title
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "title")
+                        _title = newValue
+                    }
+                }
+
+                private var _title: String = ""
+                var cache: [String: Int] = [:]
+                public var subtitle: String? {
+                    @storageRestrictions(initializes: _subtitle)
+                    init(initialValue) {
+                        _subtitle = initialValue
+                    }
+                    get {
+                        _subtitle
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "subtitle")
+                        _subtitle = newValue
+                    }
+                }
+
+                private var _subtitle: String? = nil
+                public var author: Author? {
+                    @storageRestrictions(initializes: _author)
+                    init(initialValue) {
+                        _author = initialValue
+                    }
+                    get {
+                        LocalStore._$willReadRelationship(self, "author")
+                        return _author
+                    }
+                    set {
+                        LocalStore._$setRelationship(self, "author", to: newValue)
+                    }
+                }
+
+                private var _author: Author? = nil
+                public var pages: Int {
+                    @storageRestrictions(initializes: _pages)
+                    init(initialValue) {
+                        _pages = initialValue
+                    }
+                    get {
+                        _pages
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "pages")
+                        _pages = newValue
+                    }
+                }
+
+                private var _pages: Int = 1
+
+                public let _$entityState = LocalStore.EntityState()
+
+                public init(_$materializing _: LocalStore.MaterializingToken) {}
+
+                public init(title: String = "", subtitle: String? = nil, author: Author? = nil, pages: Int = 1) {
+                    self.title = title
+                    self.subtitle = subtitle
+                    self.author = author
+                    self.pages = pages
+                }
+            }
+
+            extension Book: LocalStore.PersistentEntity {
+                public static let _$entity = LocalStore.EntityDescription(Book.self, name: "Book", properties: [
+                    .attribute("title", keyPath: \Book.title, get: { $0._title }, set: { $0._title = $1 }),
+                    .attribute("subtitle", keyPath: \Book.subtitle, get: { $0._subtitle }, set: { $0._subtitle = $1 }),
+                    .relationship("author", keyPath: \Book.author, get: { $0._author }, set: { $0._author = $1 }, inverse: "books", deleteRule: .nullify),
+                    .attribute("pages", keyPath: \Book.pages, get: { $0._pages }, set: { $0._pages = $1 }, options: [.indexed]),
+                ])
+            }
+            """#,
+            macroSpecs: TestMacros.specs
+        )
+    }
 }

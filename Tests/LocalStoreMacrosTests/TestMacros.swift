@@ -12,6 +12,7 @@ enum TestMacros {
             "Attribute": MacroSpec(type: AttributeMacro.self),
             "Relationship": MacroSpec(type: RelationshipMacro.self),
             "Transient": MacroSpec(type: TransientMacro.self),
+            "Ignore": MacroSpec(type: TransientMacro.self),
             "Composition": MacroSpec(type: CompositionMacro.self, conformances: [TypeSyntax("CompositionValue")]),
         ]
     }
@@ -24,6 +25,7 @@ enum TestMacros {
             "Attribute": AttributeMacro.self,
             "Relationship": RelationshipMacro.self,
             "Transient": TransientMacro.self,
+            "Ignore": TransientMacro.self,
             "Composition": CompositionMacro.self,
         ]
     }

@@ -44,6 +44,22 @@ enum MacroFixture {
         }
     }
 
+    /// Literal defaults without annotations, and the memberwise initializer.
+    @Entity(generateInit: true) final class Shelf {
+        var label = ""
+        var capacity = 0
+        var tilt = -0.5
+        var isOpen = false
+        var note: String? = nil
+        @Transient var cache: [String: Int] = [:]
+        @Relationship(inverse: "shelf", deleteRule: .nullify) var volumes: [Volume] = []
+    }
+
+    @Entity(generateInit: true) final class Volume {
+        var title: String = "Untitled"
+        @Relationship(inverse: "volumes", deleteRule: .nullify) var shelf: Shelf?
+    }
+
     /// Public members are generated `public`, which a public class needs to conform.
     @Entity public final class Label {
         public var text: String = ""
@@ -107,6 +123,43 @@ enum MacroFixture {
         #expect(ada.mood == .busy)
         #expect(ada.cache == ["x": 1])
         #expect(MacroFixture.GeoPoint._$compositionFields.map(\.name) == ["latitude", "longitude"])
+    }
+
+    @Test func literalDefaultsTakeTheLiteralsTypes() {
+        let attributes = MacroFixture.Shelf._$entity.attributes
+        #expect(attributes.map(\.name) == ["label", "capacity", "tilt", "isOpen", "note"])
+        #expect(attributes.map(\.swiftType) == ["String", "Int", "Double", "Bool", "Optional<String>"])
+    }
+
+    @Test func memberwiseInitializerDefaultsEveryArgument() {
+        let shelf = MacroFixture.Shelf()
+        #expect(shelf.label == "" && shelf.capacity == 0 && shelf.tilt == -0.5 && !shelf.isOpen && shelf.note == nil)
+        #expect(shelf.volumes.isEmpty)
+        #expect(MacroFixture.Volume().title == "Untitled")
+    }
+
+    @Test func memberwiseInitializerSavesAndFetches() throws {
+        let file = TemporaryStoreFile()
+        let store = try ObjectStore(path: file.path, entities: [MacroFixture.Shelf.self, MacroFixture.Volume.self])
+        let context = try store.makeContext()
+        let first = MacroFixture.Volume(title: "First")
+        let second = MacroFixture.Volume(title: "Second")
+        let shelf = MacroFixture.Shelf(label: "Top", capacity: 3, tilt: 1.25, isOpen: true, volumes: [first, second])
+        // The initializer assigns through the relationship setter, which keeps the inverse.
+        #expect(first.shelf === shelf)
+        context.insert(shelf)
+        try context.save()
+
+        let other = try store.makeContext()
+        let fetched = try #require(try other.object(MacroFixture.Shelf.self, id: shelf.objectID))
+        #expect(fetched !== shelf)
+        #expect(fetched.label == "Top")
+        #expect(fetched.capacity == 3)
+        #expect(fetched.tilt == 1.25)
+        #expect(fetched.isOpen)
+        #expect(fetched.note == nil)
+        #expect(fetched.volumes.map(\.title) == ["First", "Second"])
+        #expect(fetched.volumes.first?.shelf === fetched)
     }
 
     @Test func roundTripsThroughTheStore() throws {

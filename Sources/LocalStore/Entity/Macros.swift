@@ -2,7 +2,7 @@
 ///
 /// Every stored `var` becomes an attribute (or, with `@Relationship`, a relationship) whose
 /// changes the store tracks; `@Transient` properties are left alone. Each stored property
-/// needs an explicit type and a default value (optionals default to `nil`).
+/// needs a type and a default value (optionals default to `nil`).
 ///
 /// ```swift
 /// @Entity final class Author {
@@ -11,12 +11,36 @@
 /// }
 /// ```
 ///
+/// A property whose default value is a plain literal (`var name = ""`, `var count = 0`,
+/// `var ratio = -0.5`, `var done = false`) takes the literal's type (`String`, `Int`,
+/// `Double`, `Bool`) and needs no annotation.
+///
 /// For each to-many relationship it generates `addTo<Name>(_:)` and `removeFrom<Name>(_:)`,
-/// and for ordered ones `insertInto<Name>(_:at:)`.
+/// and for ordered ones `insertInto<Name>(_:at:)`. Unless the class declares an initializer,
+/// it generates `init()`.
+///
+/// An entity class cannot inherit from a superclass. Because a macro sees only syntax, the
+/// first type of the inheritance clause counts as a superclass unless it is a well-known
+/// protocol or is named like one (`…able`, `…ible`, `…Protocol`, …); conform to other
+/// protocols of your own in an extension.
+///
+/// - Parameter generateInit: With `true`, also generates a memberwise initializer taking every
+///   stored attribute and relationship in declaration order, each defaulting to the property's
+///   default value (`nil` for optionals without one), in place of `init()`:
+///
+///   ```swift
+///   @Entity(generateInit: true) final class Book {
+///       var title: String = ""
+///       var pages = 0
+///       @Relationship(inverse: "books", deleteRule: .nullify) var author: Author?
+///   }
+///   // Generates: init(title: String = "", pages: Int = 0, author: Author? = nil)
+///   let book = Book(title: "Notes", author: ada)
+///   ```
 @attached(member, names: named(_$entityState), named(init), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentEntity, names: named(_$entity))
-public macro Entity() = #externalMacro(module: "LocalStoreMacros", type: "EntityMacro")
+public macro Entity(generateInit: Bool = false) = #externalMacro(module: "LocalStoreMacros", type: "EntityMacro")
 
 /// Configures a stored attribute of an `@Entity` class.
 ///
@@ -30,6 +54,17 @@ public macro Entity() = #externalMacro(module: "LocalStoreMacros", type: "Entity
 public macro Attribute(
     _ options: AttributeOption...,
     storage: AttributeStorage = .default,
+    persistentName: String? = nil,
+    originalName: String? = nil
+) = #externalMacro(module: "LocalStoreMacros", type: "AttributeMacro")
+
+/// The deprecated spelling of `@Attribute(storage:)`; it generates the same code.
+@available(*, deprecated, renamed: "Attribute(_:storage:persistentName:originalName:)")
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro Attribute(
+    _ options: AttributeOption...,
+    storageMethod: AttributeStorage,
     persistentName: String? = nil,
     originalName: String? = nil
 ) = #externalMacro(module: "LocalStoreMacros", type: "AttributeMacro")
@@ -51,6 +86,28 @@ public macro Relationship(
     maxCount: Int? = nil
 ) = #externalMacro(module: "LocalStoreMacros", type: "RelationshipMacro")
 
+/// The deprecated spelling of `@Relationship(minCount:maxCount:)`; it generates the same code.
+@available(*, deprecated, renamed: "Relationship(inverse:deleteRule:minCount:maxCount:)")
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro Relationship(
+    inverse: String? = nil,
+    deleteRule: DeleteRule? = nil,
+    minimumModelCount: Int,
+    maximumModelCount: Int? = nil
+) = #externalMacro(module: "LocalStoreMacros", type: "RelationshipMacro")
+
+/// The deprecated spelling of `@Relationship(maxCount:)`; it generates the same code.
+@available(*, deprecated, renamed: "Relationship(inverse:deleteRule:minCount:maxCount:)")
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro Relationship(
+    inverse: String? = nil,
+    deleteRule: DeleteRule? = nil,
+    minCount: Int? = nil,
+    maximumModelCount: Int
+) = #externalMacro(module: "LocalStoreMacros", type: "RelationshipMacro")
+
 /// Excludes a property of an `@Entity` class from storage. It still needs a default value.
 ///
 /// ```swift
@@ -59,6 +116,11 @@ public macro Relationship(
 @attached(peer)
 public macro Transient() = #externalMacro(module: "LocalStoreMacros", type: "TransientMacro")
 
+/// The deprecated spelling of `@Transient`; it generates the same code.
+@available(*, deprecated, renamed: "Transient")
+@attached(peer)
+public macro Ignore() = #externalMacro(module: "LocalStoreMacros", type: "TransientMacro")
+
 /// Makes a struct storable inline with `@Attribute(storage: .composition)`: one column per field.
 ///
 /// ```swift
@@ -66,3 +128,19 @@ public macro Transient() = #externalMacro(module: "LocalStoreMacros", type: "Tra
 /// ```
 @attached(extension, conformances: CompositionValue, names: named(_$compositionFields))
 public macro Composition() = #externalMacro(module: "LocalStoreMacros", type: "CompositionMacro")
+
+// The schema `@Entity` generates lists a property without `@Relationship` as an attribute.
+// When its type is an optional entity, this overload is the only one that matches, and the type
+// checker reports its message instead of "requires that 'Tag' conform to 'AttributeValue'".
+extension PropertyDescription {
+    /// Not available: a to-one reference to another entity is a relationship.
+    @available(*, unavailable, message: "@Entity: a property whose type is an entity is a relationship; declare it with @Relationship(inverse: \"…\", deleteRule: .nullify), or mark it @Transient")
+    public static func attribute<Root: PersistentEntity, Target: PersistentEntity>(
+        _ name: String, keyPath: KeyPath<Root, Target?> & Sendable,
+        get: @escaping @Sendable (Root) -> Target?, set: @escaping @Sendable (Root, Target?) -> Void,
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+    ) -> PropertyDescription {
+        fatalError("unavailable")
+    }
+}
+
