@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 // put, link, unlink, delete: data-level edits, each committed as one change set.
 

@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 let initCommand = Command(
     name: "init", summary: "create a store from a schema and configure its server",

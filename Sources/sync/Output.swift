@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 /// A `sync` subcommand: its name, help and what it does.
 struct Command: Sendable {

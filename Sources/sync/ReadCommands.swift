@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 // get, list: objects as JSON, attributes and relationships included.
 

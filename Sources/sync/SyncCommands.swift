@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 // status, push, pull, log, conflicts: the store's sync state and the exchange with the server.
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import SyncServer
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 /// Rows 1 and 2 of the resolution table in SEMANTICS.md: concurrent attribute writes, and an
 /// update concurrent with a delete.

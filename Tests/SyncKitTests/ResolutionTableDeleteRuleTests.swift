@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 /// Row 6 of the resolution table: a new reference to an object deleted concurrently is decided
 /// by the delete rule of the deleted object's relationship.

@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 /// Rows 4 and 5 of the resolution table: add vs remove in a to-many, and concurrent inserts and
 /// moves in an ordered to-many.
