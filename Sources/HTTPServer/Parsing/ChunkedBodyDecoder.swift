@@ -1,8 +1,8 @@
 /// Incrementally removes `Transfer-Encoding: chunked` framing from a request body (RFC 9112 §7.1).
 ///
 /// Chunk extensions are syntax-checked loosely and ignored; trailer fields are validated like
-/// header fields and then discarded, because nothing in the sync protocol needs them and merging
-/// them into the headers would invite request smuggling.
+/// header fields and then discarded, because handlers see only the header fields and merging
+/// trailers into the headers would invite request smuggling.
 struct ChunkedBodyDecoder {
     private enum Phase {
         case sizeLine

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Everything tunable about an ``HTTPServer``; the defaults suit `syncd` in production.
+/// Everything tunable about an ``HTTPServer``; the defaults suit a production server
+/// such as `syncd`.
 public struct HTTPServerConfiguration: Sendable {
     /// Numeric IPv4 or IPv6 address to bind. Loopback by default so nothing is exposed by
     /// accident; use `0.0.0.0` or `::` to listen on all interfaces.

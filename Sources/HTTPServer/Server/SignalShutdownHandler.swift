@@ -20,7 +20,7 @@ public final class SignalShutdownHandler: @unchecked Sendable {
     /// Calls `handler` with the signal number each time one of `signals` arrives.
     public init(
         signals: [Int32] = [SIGTERM, SIGINT],
-        queue: DispatchQueue = DispatchQueue(label: "syncd.signals"),
+        queue: DispatchQueue = DispatchQueue(label: "HTTPServer.signals"),
         handler: @escaping @Sendable (Int32) -> Void
     ) {
         sources = signals.map { number in
