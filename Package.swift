@@ -8,7 +8,6 @@ let package = Package(
     products: [
         .library(name: "LocalStore", targets: ["LocalStore"]),
         .library(name: "SyncKit", targets: ["SyncKit"]),
-        .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .executable(name: "syncd", targets: ["syncd"]),
         .executable(name: "sync", targets: ["sync"]),
