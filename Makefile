@@ -4,7 +4,8 @@
 bootstrap:
 	@scripts/bootstrap.sh
 
-# Builds and starts syncd on localhost:8080 with its SQLite data in ./syncd-data.
+# Builds only syncd and what it links (no macro plugin, so no swift-syntax) and starts it on
+# localhost:8080 with its SQLite data in ./syncd-data.
 run: bootstrap
 	swift run -c release syncd serve --data ./syncd-data --port 8080
 

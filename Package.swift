@@ -22,6 +22,15 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // Glibc's Swift module does not export <sys/epoll.h>; this header-only shim exposes it
+        // (and nothing on other platforms, where the server falls back to poll(2)).
+        .systemLibrary(name: "CEpoll"),
+
+        // The object store. Everything below the macros builds without swift-syntax, so the
+        // engine, the server and the CLI never wait for it.
+        .target(name: "SQLiteDatabase", dependencies: ["CSQLite", "Codecs"]),
+        .target(name: "Codecs"),
+        .target(name: "LocalStoreCore", dependencies: ["SQLiteDatabase", "Codecs"]),
         .macro(
             name: "LocalStoreMacros",
             dependencies: [
@@ -31,20 +40,29 @@ let package = Package(
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ]
         ),
-        .target(name: "LocalStore", dependencies: ["CSQLite", "LocalStoreMacros"]),
+        // What an app imports to declare entities: LocalStoreCore plus the macros.
+        .target(name: "LocalStore", dependencies: ["LocalStoreCore", "LocalStoreMacros"]),
+
+        // Sync: the engine works on the stored schema only; SyncKit adds the macros for apps.
+        .target(name: "SyncEngine", dependencies: ["LocalStoreCore", "Codecs"]),
+        .target(name: "SyncKit", dependencies: ["LocalStore", "SyncEngine"]),
+
+        // The server: a sync-agnostic HTTP/1.1 server, and the sync routes on top of it.
+        .target(name: "HTTPServer", dependencies: ["CEpoll"]),
+        .target(name: "SyncServer", dependencies: ["HTTPServer", "SyncEngine", "LocalStoreCore", "Codecs"]),
+
         // The one command-line parser of syncd, sync and bench: Foundation-free, so any tool can use it.
         .target(name: "CommandLineArguments"),
-        .target(name: "SyncKit", dependencies: ["LocalStore"]),
-        // Glibc's Swift module does not export <sys/epoll.h>; this header-only shim exposes it
-        // (and nothing on other platforms, where the server falls back to poll(2)).
-        .systemLibrary(name: "CEpoll"),
-        .target(name: "SyncServer", dependencies: ["SyncKit", "CEpoll"]),
         .executableTarget(name: "syncd", dependencies: ["SyncServer", "CommandLineArguments"]),
-        .executableTarget(name: "sync", dependencies: ["SyncKit", "CommandLineArguments"]),
+        .executableTarget(name: "sync", dependencies: ["SyncEngine", "LocalStoreCore", "CommandLineArguments"]),
         .executableTarget(name: "bench", dependencies: ["SyncKit", "CSQLite", "CommandLineArguments"]),
         // Test support, not shipped: a child process that CrashSafetyTests kills mid-save and mid-merge.
         .executableTarget(name: "SyncCrashHelper", dependencies: ["SyncKit"]),
-        .testTarget(name: "LocalStoreTests", dependencies: ["LocalStore"]),
+
+        // Shared by the test targets, not shipped: a seeded random number generator, the launcher
+        // of the built executables (syncd, sync, SyncCrashHelper), temporary files and directories.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "LocalStoreTests", dependencies: ["LocalStore", "LocalStoreCore", "Codecs", "TestSupport"]),
         .testTarget(name: "CommandLineArgumentsTests", dependencies: ["CommandLineArguments"]),
         .testTarget(
             name: "LocalStoreMacrosTests",
@@ -53,13 +71,13 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]
         ),
-        .testTarget(name: "SyncKitTests", dependencies: ["SyncKit"]),
+        .testTarget(name: "SyncKitTests", dependencies: ["SyncKit", "SyncEngine", "LocalStoreCore", "Codecs", "TestSupport"]),
         // Runs the built syncd and sync executables; build them first (`swift build --build-tests` does).
-        .testTarget(name: "EndToEndTests", dependencies: ["SyncKit"]),
-        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SyncKit", "SyncEngine", "LocalStoreCore", "TestSupport"]),
+        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "HTTPServer", "SyncKit", "SyncEngine", "Codecs", "TestSupport"]),
         // The HTTP client against an in-process stub server, and the `sync` CLI run as a process
         // (the dependency on `sync` makes sure the binary is built before the tests run).
-        .testTarget(name: "SyncClientTests", dependencies: ["SyncKit", "SyncServer", "sync"]),
+        .testTarget(name: "SyncClientTests", dependencies: ["SyncKit", "SyncEngine", "SyncServer", "HTTPServer", "TestSupport", "sync"]),
     ],
     swiftLanguageModes: [.v6]
 )

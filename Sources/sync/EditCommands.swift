@@ -1,6 +1,7 @@
 import CommandLineArguments
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 // put, link, unlink, delete: data-level edits, each committed as one change set.
 

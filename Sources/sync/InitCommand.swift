@@ -1,6 +1,7 @@
 import CommandLineArguments
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 let initCommand = Command(CommandDescription(
     name: "init", summary: "create a store from a schema and configure its server",

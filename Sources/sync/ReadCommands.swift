@@ -1,6 +1,7 @@
 import CommandLineArguments
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 // get, list: objects as JSON, attributes and relationships included.
 

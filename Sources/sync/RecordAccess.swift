@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 /// The CLI's bridge to SyncKit's record editing and reading (``RecordEditor``, ``Record``):
 /// text from the command line in, JSON out, converted by the schema's attribute types.

@@ -1,6 +1,7 @@
 import CommandLineArguments
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 // status, push, pull, log, conflicts: the store's sync state and the exchange with the server.
 

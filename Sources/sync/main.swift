@@ -1,6 +1,7 @@
 import CommandLineArguments
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 // `sync`: edit and inspect a SyncKit store from the command line and sync it with a `syncd` server.
 // Exit status: 0 success, 1 runtime error, 2 usage error.

@@ -1,5 +1,6 @@
 import CommandLineArguments
 import Foundation
+import HTTPServer
 import SyncServer
 
 #if canImport(Glibc)

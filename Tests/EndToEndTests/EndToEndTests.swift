@@ -1,21 +1,23 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// A real `syncd` process on loopback, two replicas driven through the `sync` CLI and one
 /// through SyncKit in-process: concurrent edits, including a concurrent delete under each
 /// delete rule, end in identical states; a server restart mid-run loses nothing.
 @Suite(.serialized) struct EndToEndTests {
     let directory: TemporaryDirectory
-    let server: SyncdProcess
+    let server: SyncdServer
     let token: String
 
     init() throws {
-        directory = try TemporaryDirectory()
-        server = SyncdProcess(dataDirectory: directory.file("syncd-data"))
-        let added = try runProduct("syncd", ["token", "add", "--dataset", "e2e", "--data", directory.file("syncd-data")])
-        guard added.status == 0 else { throw EndToEndError("token add failed: \(added.standardError)") }
+        directory = try TemporaryDirectory(prefix: "e2e")
+        server = SyncdServer(dataDirectory: directory.file("syncd-data"))
+        let added = try ProductProcess.run(product: "syncd", ["token", "add", "--dataset", "e2e", "--data", directory.file("syncd-data")])
+        guard added.status == 0 else { throw ProductProcessError("token add failed: \(added.standardError)") }
         token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         try server.start()
     }
@@ -23,9 +25,9 @@ import Testing
     /// Runs `sync --store <store> <arguments>` and returns its standard output; a non-zero exit fails the test.
     @discardableResult
     func cli(_ store: String, _ arguments: String...) throws -> String {
-        let result = try runProduct("sync", ["--store", store] + arguments)
+        let result = try ProductProcess.run(product: "sync", ["--store", store] + arguments)
         guard result.status == 0 else {
-            throw EndToEndError("sync \(arguments.joined(separator: " ")) exited \(result.status): \(result.standardError)")
+            throw ProductProcessError("sync \(arguments.joined(separator: " ")) exited \(result.status): \(result.standardError)")
         }
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }

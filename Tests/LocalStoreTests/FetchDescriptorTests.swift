@@ -1,6 +1,7 @@
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
 import Testing
-@testable import LocalStore
 
 /// Paging, sorting, counting, identifiers and aggregates of `FetchDescriptor` queries.
 @Suite struct FetchDescriptorTests {

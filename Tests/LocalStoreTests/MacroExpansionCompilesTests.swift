@@ -1,5 +1,6 @@
 import Foundation
 import LocalStore
+import TestSupport
 import Testing
 
 /// The entities of the macro contract, declared with the real macros. Nested in an enum so

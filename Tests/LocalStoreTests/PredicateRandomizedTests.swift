@@ -1,6 +1,7 @@
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
 import Testing
-@testable import LocalStore
 
 /// Every supported construct, run through SQL and through Foundation's `Predicate.evaluate`
 /// over the same seeded random data set: both must give the same objects in the same order.

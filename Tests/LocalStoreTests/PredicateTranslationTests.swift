@@ -1,6 +1,7 @@
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
 import Testing
-@testable import LocalStore
 
 /// The SQL each construct becomes: columns through the schema table (persistentName
 /// honoured), `=` vs `IS` by nullability, bound arguments, joins and subqueries.

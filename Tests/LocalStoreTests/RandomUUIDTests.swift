@@ -1,6 +1,8 @@
+import Codecs
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
 import Testing
-@testable import LocalStore
 
 /// New objects' identifiers: version 4, RFC variant, and not repeating.
 struct RandomUUIDTests {

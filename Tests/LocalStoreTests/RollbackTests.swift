@@ -1,6 +1,8 @@
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
+import TestSupport
 import Testing
-@testable import LocalStore
 
 @Suite struct RollbackTests {
     let file = TemporaryStoreFile()

@@ -1,6 +1,9 @@
+import Codecs
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
+import TestSupport
 import Testing
-@testable import LocalStore
 
 @Suite struct SchemaExportTests {
     let file = TemporaryStoreFile()

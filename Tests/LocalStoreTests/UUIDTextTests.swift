@@ -1,6 +1,9 @@
+import Codecs
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
+import TestSupport
 import Testing
-@testable import LocalStore
 
 /// The hand-written identifier text must be exactly Foundation's, both ways, and sort the same.
 struct UUIDTextTests {

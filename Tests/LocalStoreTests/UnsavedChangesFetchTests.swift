@@ -1,6 +1,8 @@
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
+import TestSupport
 import Testing
-@testable import LocalStore
 
 /// A query sees the context as it is in memory: unsaved inserts are found, unsaved changes
 /// match by their new values, objects marked for deletion are left out; and nothing a query

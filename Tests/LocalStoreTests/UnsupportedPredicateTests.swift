@@ -1,6 +1,7 @@
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
 import Testing
-@testable import LocalStore
 
 /// Constructs without an SQL translation throw `.unsupportedQuery` naming them; a query never
 /// falls back to unfiltered or in-memory results.

@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 /// Replays the server engineer's `Protocol/vectors/sequence-*.json` into fresh client stores:
 /// the client must decode every batch the server accepted, apply it, and end with the rows the

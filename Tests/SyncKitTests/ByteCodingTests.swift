@@ -1,7 +1,9 @@
+import Codecs
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// `ByteWriter` and `ByteReader` on their own: every value reads back, and bad bytes are refused
 /// with where.

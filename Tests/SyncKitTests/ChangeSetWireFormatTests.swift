@@ -1,7 +1,9 @@
+import Codecs
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// The change-set batch format through SyncKit's own JSON code: byte for byte what the
 /// `Codable` implementation wrote (so the protocol did not change), readable in any layout,

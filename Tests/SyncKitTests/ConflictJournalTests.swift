@@ -1,7 +1,8 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// The packed conflict journal: what goes in comes out, numbering, clearing part of a row,
 /// damaged rows, and stores whose journal was written one row per entry.

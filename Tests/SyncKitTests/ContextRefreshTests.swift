@@ -1,7 +1,8 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// Open contexts see merged changes after `refresh` without losing their own unsaved edits.
 @Suite struct ContextRefreshTests {

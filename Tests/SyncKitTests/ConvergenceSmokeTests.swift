@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 @Suite struct ConvergenceSmokeTests {
     @Test func twoReplicasExchangeInsertsUpdatesAndRelationships() throws {

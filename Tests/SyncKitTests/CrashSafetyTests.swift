@@ -1,7 +1,9 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,7 +33,7 @@ private let crashEntities: [any PersistentEntity.Type] = [CrashBook.self, CrashN
     @Test(.timeLimit(.minutes(3)))
     func killedBetweenCommitAndAckLosesNoChangeSetAndReusesNoSeq() throws {
         let path = temporaryStorePath("saves")
-        defer { removeStore(path) }
+        defer { TemporaryStoreFile.remove(path) }
         var reported: Set<UInt64> = []
         var acknowledged: Set<UInt64> = []
         // Two runs of the helper on the same store, each killed after some commits.
@@ -79,7 +81,7 @@ private let crashEntities: [any PersistentEntity.Type] = [CrashBook.self, CrashN
         #expect(book.notes.map(\.index) == Array(1...Int(last)))
         #expect(book.title == "after \(last)")
         let replay = try freshReplica("replay")
-        defer { removeStore(replay.store.path) }
+        defer { TemporaryStoreFile.remove(replay.store.path) }
         _ = try replay.replica.apply(try replica.changeSets(missingFrom: VersionVector()))
         #expect(try entityDigest(replay.store.path) == entityDigest(path))
 
@@ -105,7 +107,7 @@ private let crashEntities: [any PersistentEntity.Type] = [CrashBook.self, CrashN
 
         // What a merge that was never interrupted gives.
         let reference = try freshReplica("reference")
-        defer { removeStore(reference.store.path) }
+        defer { TemporaryStoreFile.remove(reference.store.path) }
         let started = Date()
         #expect(try reference.replica.apply(changeSets).applied.count == changeSets.count)
         let applyTime = Date().timeIntervalSince(started)
@@ -114,7 +116,7 @@ private let crashEntities: [any PersistentEntity.Type] = [CrashBook.self, CrashN
         // Kill at several moments after the merge started; at least one must land inside it.
         for fraction in [0.3, 0.1, 0.6, 0.02] {
             let path = temporaryStorePath("merge")
-            defer { removeStore(path) }
+            defer { TemporaryStoreFile.remove(path) }
             // The receiver has a change set of its own, which must survive the crash too.
             let ownID: UUID
             do {
@@ -199,10 +201,6 @@ private let crashEntities: [any PersistentEntity.Type] = [CrashBook.self, CrashN
         FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(name)-\(UUID().uuidString).sqlite").path
     }
 
-    private func removeStore(_ path: String) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
-
     private func rowCount(_ sql: String, _ path: String) throws -> Int64 {
         let connection = try SQLiteConnection(path: path)
         guard case .integer(let count)? = try connection.rows(sql).first?.first else { return -1 }
@@ -231,7 +229,7 @@ final class HelperProcess {
     private var reachedEnd = false
 
     init(_ arguments: [String]) throws {
-        process.executableURL = try HelperProcess.executable()
+        process.executableURL = try BuiltProduct.url(named: "SyncCrashHelper", override: "SYNC_CRASH_HELPER")
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
@@ -240,23 +238,6 @@ final class HelperProcess {
 
     deinit {
         if process.isRunning { kill() }
-    }
-
-    /// The helper sits next to the test bundle in the build directory.
-    static func executable() throws -> URL {
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["SYNC_CRASH_HELPER"] { candidates.append(URL(fileURLWithPath: override)) }
-        for start in [Bundle.main.bundleURL, Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])].compactMap({ $0 }) {
-            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
-            for _ in 0..<4 {
-                candidates.append(directory.appendingPathComponent("SyncCrashHelper"))
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw HelperError("SyncCrashHelper is not built next to the tests (looked at \(candidates.map(\.path))); build it with `swift build`")
-        }
-        return found
     }
 
     /// The next line of output, `nil` when the helper closed its output; throws after `timeout` seconds.

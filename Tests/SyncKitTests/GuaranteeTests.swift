@@ -1,7 +1,8 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// The guarantees of CONTRACT.md §2 that single batches must keep: idempotence, causality,
 /// refusing malformed batches whole, and the wire form of change sets.

@@ -1,7 +1,10 @@
+import Codecs
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// SyncKit's own JSON writer and reader: values round-trip exactly, the bytes are those
 /// `JSONEncoder` writes, and the reader refuses everything RFC 8259 does not allow, saying what

@@ -1,7 +1,8 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// The metadata a local save records (``MergeEngine/applyLocalSave(_:deletedValues:)``): one
 /// `_sync_object` row per new object, one `_sync_edge` row per reference, whatever order the

@@ -1,7 +1,8 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// A store opened from its schema alone (as the `sync` CLI does) edits and syncs like a typed one.
 @Suite struct RecordEditorTests {

@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 /// CONTRACT.md §3.1 and §3.2: concurrent attribute writes, and an update concurrent with a delete.
 @Suite struct ResolutionTableAttributeTests {

@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 /// CONTRACT.md §3.6: a new reference to an object deleted concurrently is decided
 /// by the delete rule of the deleted object's relationship.

@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 /// CONTRACT.md §3.3 and §3.5: add vs remove in a to-many, and concurrent inserts and moves in
 /// an ordered to-many.

@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 /// CONTRACT.md §3.4: a to-one relationship set to different targets concurrently.
 @Suite struct ResolutionTableToOneTests {

@@ -1,7 +1,9 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// Replicas make random edits on a schema with every relationship shape and delete rule, then
 /// exchange change sets in random orders, batches, duplicates and partitions. After a full

@@ -1,7 +1,9 @@
+import Codecs
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// The blob form of stored change sets: every operation and value kind comes back as it went
 /// in, rows whose operations are JSON text still read, and a damaged blob is refused

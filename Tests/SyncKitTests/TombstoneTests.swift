@@ -1,7 +1,8 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import LocalStore
-@testable import SyncKit
 
 /// The stored values of deleted objects: they read back, text in `JSONEncoder`'s form reads too, and
 /// damaged text is an error naming the object.

@@ -1,3 +1,4 @@
+@testable import HTTPServer
 import Testing
 
 @testable import SyncServer

@@ -1,20 +1,9 @@
 import Foundation
+@testable import HTTPServer
+import TestSupport
 import Testing
 
 @testable import SyncServer
-
-/// A small deterministic generator so a failing fuzz case can be reproduced from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
 
 @Suite("Hostile input")
 struct HostileInputTests {
@@ -33,7 +22,7 @@ struct HostileInputTests {
         "GET / HTTP/1.0\r\n\r\nGET /2 HTTP/1.1\r\nHost: y\r\n\r\n",
     ]
 
-    static func hostileInput(using generator: inout SplitMix64) -> [UInt8] {
+    static func hostileInput(using generator: inout SeededGenerator) -> [UInt8] {
         if Int.random(in: 0..<3, using: &generator) == 0 {
             var bytes = Array(templates.randomElement(using: &generator)!.utf8)
             for _ in 0..<Int.random(in: 0...3, using: &generator) {
@@ -61,7 +50,7 @@ struct HostileInputTests {
 
     @Test("thousands of seeded random requests never crash the parser or wedge it")
     func parserFuzz() {
-        var generator = SplitMix64(seed: 0x5EED_0001)
+        var generator = SeededGenerator(seed: 0x5EED_0001)
         let limits = HTTPRequestParser.Limits(maxHeadBytes: 512, maxBodyBytes: 1024, maxHeaderCount: 20)
         var outcomes = (requests: 0, errors: 0, incomplete: 0)
         for _ in 0..<20_000 {
@@ -99,7 +88,7 @@ struct HostileInputTests {
             $0.maxBodyBytes = 4096
             $0.lingerTimeout = .milliseconds(50)
         }) { server in
-            var generator = SplitMix64(seed: 0xBAD_C0DE)
+            var generator = SeededGenerator(seed: 0xBAD_C0DE)
             for round in 0..<2_000 {
                 let client = try RawHTTPClient(port: server.port)
                 client.send(Self.hostileInput(using: &generator))

@@ -1,4 +1,6 @@
 import Foundation
+@testable import HTTPServer
+import TestSupport
 import Testing
 
 @testable import SyncServer

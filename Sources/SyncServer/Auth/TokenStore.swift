@@ -1,5 +1,8 @@
+import Codecs
 import Foundation
-import SyncKit
+import HTTPServer
+import LocalStoreCore
+import SyncEngine
 
 /// Bearer tokens: `DIR/tokens.sqlite` maps the SHA-256 of each token to the one dataset it
 /// opens. Tokens themselves are never stored; ``add(dataset:)`` returns the only copy.

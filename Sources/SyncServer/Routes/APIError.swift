@@ -1,5 +1,8 @@
+import Codecs
 import Foundation
-import SyncKit
+import HTTPServer
+import LocalStoreCore
+import SyncEngine
 
 /// An error answered to a client: an HTTP status and the protocol's JSON body
 /// `{"error": {"code": "...", "message": "...", ...extra}}`.

@@ -1,5 +1,8 @@
+import Codecs
 import Foundation
-import SyncKit
+import HTTPServer
+import LocalStoreCore
+import SyncEngine
 
 /// `POST /v1/datasets/{dataset}/changesets` (push) and `GET` (pull by cursor).
 enum ChangeSetRoutes {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// `GET /metrics`: Prometheus text format 0.0.4, no auth.
 enum MetricsRoutes {

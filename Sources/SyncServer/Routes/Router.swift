@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// Matches a request's method and path against route patterns such as
 /// `/v1/datasets/{dataset}/schema` and runs the route's handler.

@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 /// `PUT /v1/datasets/{dataset}/schema` registers (or additively migrates) a dataset's schema;
 /// `GET` returns it.

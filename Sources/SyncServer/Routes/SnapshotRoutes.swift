@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// `GET /v1/datasets/{dataset}/snapshot`: a consistent copy of the store file, with the log
 /// cursor it includes in `Sync-Cursor`.

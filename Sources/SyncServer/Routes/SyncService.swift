@@ -1,5 +1,7 @@
 import Foundation
-import SyncKit
+import HTTPServer
+import LocalStoreCore
+import SyncEngine
 
 /// How a ``SyncService`` is set up.
 public struct SyncServiceConfiguration: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 /// A failure of a dataset operation that is not a ``SyncError`` or a ``StoreError``, with what
 /// the client needs to recover. Every one of them leaves the dataset unchanged.

@@ -1,5 +1,6 @@
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 /// The datasets under `DIR/datasets`, opened lazily on first use and kept open.
 ///

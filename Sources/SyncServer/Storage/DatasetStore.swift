@@ -1,5 +1,7 @@
+import Codecs
 import Foundation
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 /// One dataset on the server: its store file (entity tables, SyncKit metadata and the
 /// `_server_log`), opened without Swift types from the schema clients register.

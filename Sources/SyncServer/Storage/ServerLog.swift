@@ -1,6 +1,7 @@
+import Codecs
 import Foundation
-import LocalStore
-import SyncKit
+import LocalStoreCore
+import SyncEngine
 
 /// The server's log of stored change sets: `_server_log`, in the dataset's store file.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import LocalStore
+import TestSupport
 
 // The code `@Entity` generates, written out by hand, so runtime tests do not depend on the
 // macro plugin. Kept in step with the expansion tests in LocalStoreMacrosTests.
@@ -129,15 +130,4 @@ extension HandBook: PersistentEntity {
         .attribute("title", keyPath: \HandBook.title, get: { $0._title }, set: { $0._title = $1 }),
         .relationship("author", keyPath: \HandBook.author, get: { $0._author }, set: { $0._author = $1 }, inverse: "books", deleteRule: .nullify),
     ])
-}
-
-/// A temporary store file, removed (with its WAL files) when the value goes away.
-final class TemporaryStoreFile {
-    let path: String
-    init() {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("localstore-\(UUID().uuidString).sqlite").path
-    }
-    deinit {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
 }

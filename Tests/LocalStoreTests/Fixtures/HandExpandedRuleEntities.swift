@@ -1,5 +1,6 @@
 import Foundation
 import LocalStore
+import TestSupport
 
 // Small hand-expanded entities for delete-rule, count and migration tests.
 

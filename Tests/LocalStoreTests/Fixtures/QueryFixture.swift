@@ -1,6 +1,8 @@
 import Foundation
+import LocalStore
+@testable import LocalStoreCore
+import TestSupport
 import Testing
-@testable import LocalStore
 
 // A store filled with a seeded random data set for the query tests, and the check that the
 // SQL path returns what Foundation's `Predicate.evaluate` and `SortDescriptor` give in memory.
@@ -13,19 +15,6 @@ typealias QBook = HandBook
 typealias QMood = HandMood
 typealias QPrefs = HandPrefs
 typealias QPoint = HandPoint
-
-/// SplitMix64: the same seed always builds the same data set.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 final class QueryFixture {
     let file = TemporaryStoreFile()

@@ -1,6 +1,7 @@
 import Foundation
-import Synchronization
 import SyncKit
+import Synchronization
+import TestSupport
 
 @Entity final class Folder {
     var name: String = ""
@@ -17,20 +18,17 @@ let clientEntities: [any PersistentEntity.Type] = [Folder.self, Note.self]
 
 /// A temporary store file with a sync replica, for one side of a client test.
 final class ClientReplica {
-    let path: String
+    let file: TemporaryStoreFile
+    var path: String { file.path }
     let store: ObjectStore
     let replica: SyncReplica
     let context: ObjectContext
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString).sqlite").path
-        store = try ObjectStore(path: path, entities: clientEntities)
+        file = TemporaryStoreFile(prefix: "client")
+        store = try ObjectStore(path: file.path, entities: clientEntities)
         replica = try SyncReplica(store: store)
         context = try store.makeContext()
-    }
-
-    deinit {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     /// Saves `count` notes, one save (one change set) each; returns their IDs.

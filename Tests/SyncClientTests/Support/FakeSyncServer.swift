@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
+@testable import HTTPServer
 import SyncKit
 @testable import SyncServer
+import Synchronization
 
 /// An in-memory stand-in for `syncd` speaking protocol v1 over a real `HTTPServer` on
 /// 127.0.0.1: it keeps a log of pushed change sets and serves it by cursor, and can be told to

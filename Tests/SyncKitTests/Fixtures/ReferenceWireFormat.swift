@@ -1,5 +1,7 @@
 import Foundation
-@testable import SyncKit
+@testable import SyncEngine
+import SyncKit
+import TestSupport
 
 /// The change-set wire format as `Codable` types, encoded by Foundation's `JSONEncoder`: what
 /// SyncKit wrote before it had its own JSON writer. Tests compare the writer's bytes with these.

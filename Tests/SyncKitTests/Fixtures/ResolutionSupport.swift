@@ -1,6 +1,7 @@
 import Foundation
+@testable import SyncEngine
+import SyncKit
 import Testing
-@testable import SyncKit
 
 // Support for the resolution-table tests: two replicas with their own clocks (so a test
 // decides whose concurrent write is later), a third one that only observes, and the two

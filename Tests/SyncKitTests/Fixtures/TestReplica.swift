@@ -1,7 +1,9 @@
 import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
 import Synchronization
-@testable import LocalStore
-@testable import SyncKit
+import TestSupport
 
 /// A fake wall clock shared by test replicas: every reading advances it, so runs are repeatable.
 final class FakeClock: Sendable {
@@ -12,7 +14,8 @@ final class FakeClock: Sendable {
 
 /// One replica in a test: a store file, its sync replica, and a context.
 final class TestReplica {
-    let path: String
+    let file: TemporaryStoreFile
+    var path: String { file.path }
     let store: ObjectStore
     let replica: SyncReplica
     let context: ObjectContext
@@ -21,14 +24,10 @@ final class TestReplica {
 
     init(clock: FakeClock = FakeClock(), name: String = UUID().uuidString, replicaID: ReplicaID = UUID(),
          entities: [any PersistentEntity.Type] = syncEntities) throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(name)-\(UUID().uuidString).sqlite").path
-        store = try ObjectStore(path: path, entities: entities)
+        file = TemporaryStoreFile(prefix: "sync-\(name)")
+        store = try ObjectStore(path: file.path, entities: entities)
         replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: replicaID)
         context = try store.makeContext()
-    }
-
-    deinit {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     /// Pulls everything `other` has that this replica lacks, then refreshes the context.

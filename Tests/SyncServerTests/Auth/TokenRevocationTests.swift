@@ -1,5 +1,8 @@
+import Codecs
 import Foundation
+@testable import HTTPServer
 import SyncKit
+import TestSupport
 import Testing
 
 @testable import SyncServer
@@ -93,8 +96,8 @@ import Testing
         // No schema yet: an authorized request gets 404 schema_not_registered, not 401.
         #expect(status() == .notFound)
 
-        let revoke = try SyncdExecutable.run(["token", "revoke", String(TokenStore.hash(token).prefix(16)), "--data", directory.path])
-        #expect(revoke.status == 0, "syncd token revoke: \(revoke.output)")
+        let revoke = try ProductProcess.run(product: "syncd", ["token", "revoke", String(TokenStore.hash(token).prefix(16)), "--data", directory.path])
+        #expect(revoke.status == 0, "syncd token revoke: \(revoke.standardError)")
         let start = Date()
         #expect(waitUntil(timeout: 5) { status() == .unauthorized })
         let seconds = Date().timeIntervalSince(start)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SyncServer
@@ -8,46 +9,18 @@ import Testing
 /// committed by a second `syncd` process while it runs.
 @Suite(.serialized)
 final class SyncdServeTests {
-    let directory: URL
-    let output: URL
-    let process: Process
-    let port: UInt16
+    // Declared first so the server stops before its directory is removed.
+    let server: SyncdServer
+    let directory: TemporaryDirectory
 
     init() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-serve-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let output = directory.appendingPathComponent("stderr.log")
-        let process = try SyncdExecutable.start(
-            ["serve", "--data", directory.appendingPathComponent("data").path, "--host", "127.0.0.1", "--port", "0"], output: output)
-        var port: UInt16?
-        _ = waitUntil(timeout: 30) {
-            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("syncd listening on http://127.0.0.1:") }),
-                  let value = line.split(separator: ":").last.flatMap({ UInt16($0) }) else { return false }
-            port = value
-            return true
-        }
-        guard let port else {
-            process.terminate()
-            throw SyncdExecutable.ProcessError("syncd did not report listening: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
-        }
-        self.directory = directory
-        self.output = output
-        self.process = process
-        self.port = port
+        directory = try TemporaryDirectory(prefix: "syncd-serve")
+        server = SyncdServer(dataDirectory: directory.file("data"))
+        try server.start()
     }
 
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    var lines: [Substring] {
-        ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n")
-    }
+    var port: UInt16 { server.port }
+    var lines: [Substring] { server.logLines }
 
     func get(_ path: String, token: String? = nil, on client: RawHTTPClient) throws -> Int {
         let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
@@ -65,8 +38,7 @@ final class SyncdServeTests {
         for index in 0..<requests {
             #expect(try get("/health?n=\(index)", on: client) == 200)
         }
-        process.terminate()
-        #expect(waitUntil(timeout: 15) { !self.process.isRunning })
+        #expect(server.stop(signal: SIGTERM))
         let lines = self.lines
         #expect(lines.filter { $0.contains(" GET /health 200 ") }.count == requests + 1)
         #expect(lines.last == "syncd: stopped", "\(lines.suffix(3))")
@@ -74,16 +46,16 @@ final class SyncdServeTests {
     }
 
     @Test func aTokenRevokedByAnotherProcessIsRefusedWithinASecond() throws {
-        let data = directory.appendingPathComponent("data").path
-        let added = try SyncdExecutable.run(["token", "add", "--dataset", "main", "--data", data])
-        #expect(added.status == 0, "\(added.output)")
-        let token = added.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let data = server.dataDirectory
+        let added = try ProductProcess.run(product: "syncd", ["token", "add", "--dataset", "main", "--data", data])
+        #expect(added.status == 0, "\(added.standardError)")
+        let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let client = try RawHTTPClient(port: port)
         // Authorized, and the token is now cached: 404 schema_not_registered, not 401.
         for _ in 0..<3 { #expect(try get("/v1/datasets/main/changesets", token: token, on: client) == 404) }
 
-        let revoked = try SyncdExecutable.run(["token", "revoke", String(TokenStore.hash(token).prefix(16)), "--data", data])
-        #expect(revoked.status == 0, "\(revoked.output)")
+        let revoked = try ProductProcess.run(product: "syncd", ["token", "revoke", String(TokenStore.hash(token).prefix(16)), "--data", data])
+        #expect(revoked.status == 0, "\(revoked.standardError)")
         let start = Date()
         var status = 0
         while Date().timeIntervalSince(start) < 5 {

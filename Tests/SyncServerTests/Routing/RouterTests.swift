@@ -1,4 +1,5 @@
 import Foundation
+@testable import HTTPServer
 import Testing
 
 @testable import SyncServer

@@ -1,4 +1,6 @@
 import Foundation
+@testable import HTTPServer
+import TestSupport
 import Testing
 
 @testable import SyncServer
@@ -33,16 +35,6 @@ let echoHandler: HTTPServer.Handler = { request in
     ]
     for item in request.queryItems { lines.append("query:\(item.name)=\(item.value)") }
     return .text(lines.joined(separator: "\n"))
-}
-
-/// Polls `condition` every 10 ms until it holds or `timeout` seconds pass.
-func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
 }
 
 /// Thread-safe collector for values produced on server threads.

@@ -1,7 +1,9 @@
 import Foundation
+@testable import HTTPServer
 import Testing
 
-@testable import SyncKit
+@testable import SyncEngine
+import SyncKit
 @testable import SyncServer
 
 /// Replays `Protocol/vectors` through the routes: the example exchanges in order on a fresh

@@ -1,5 +1,7 @@
 import Foundation
+@testable import HTTPServer
 import SyncKit
+import TestSupport
 import Testing
 
 @testable import SyncServer

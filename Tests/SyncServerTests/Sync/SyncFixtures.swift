@@ -1,5 +1,8 @@
+import Codecs
 import Foundation
+@testable import HTTPServer
 import SyncKit
+import TestSupport
 import Testing
 
 @testable import SyncServer
@@ -52,20 +55,17 @@ final class TickingClock: @unchecked Sendable {
 
 /// A client: a store file with the board entities, its sync replica and a context.
 final class ClientReplica {
-    let path: String
+    let file: TemporaryStoreFile
+    var path: String { file.path }
     let store: ObjectStore
     let replica: SyncReplica
     let context: ObjectContext
 
     init(clock: TickingClock = TickingClock()) throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-client-\(UUID().uuidString).sqlite").path
-        store = try ObjectStore(path: path, entities: boardEntities)
+        file = TemporaryStoreFile(prefix: "syncd-client")
+        store = try ObjectStore(path: file.path, entities: boardEntities)
         replica = try SyncReplica(store: store, wallClock: { clock.read() })
         context = try store.makeContext()
-    }
-
-    deinit {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     /// The change sets the server (with `vector`) lacks, as a push body.
@@ -93,23 +93,20 @@ final class ClientReplica {
 /// A server in-process: a temporary data directory, a ``SyncService`` with a fixed clock, and
 /// tokens for the datasets `main` and `other`. Requests go straight to the handler, no sockets.
 final class ServerFixture {
-    let directory: URL
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     let service: SyncService
     let token: String
     let otherToken: String
 
     init(maxClockSkew: Double = 300, now: UInt64 = serverNow) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-test-\(UUID().uuidString)", isDirectory: true)
-        var configuration = SyncServiceConfiguration(dataDirectory: directory)
+        temporary = try TemporaryDirectory(prefix: "syncd-test")
+        var configuration = SyncServiceConfiguration(dataDirectory: temporary.url)
         configuration.maxClockSkew = maxClockSkew
         configuration.clock = { now }
         service = try SyncService(configuration: configuration)
         token = try service.tokens.add(dataset: "main")
         otherToken = try service.tokens.add(dataset: "other")
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Sends a request to the handler, with `token` as bearer unless it is `nil`.

@@ -1,0 +1,118 @@
+import Codecs
+import Foundation
+import SQLiteDatabase
+
+extension ObjectContext {
+    /// The object with this identifier, from memory or the store; `nil` if there is none
+    /// (or it is marked for deletion).
+    ///
+    /// ```swift
+    /// let ada = try context.object(Person.self, id: adaID)
+    /// ```
+    public func object<Entity: PersistentEntity>(_ type: Entity.Type, id: UUID) throws -> Entity? {
+        guard let mapping = store.schema.entity(for: type) else {
+            throw StoreError(.invalidSchema, "\(type._$entity.name) is not one of the entities this store was opened with", entity: type._$entity.name)
+        }
+        guard let object = try object(id: id, mapping: mapping) else { return nil }
+        return object._$entityState.status == .deleted ? nil : object as? Entity
+    }
+
+    /// Every object of an entity: stored ones and unsaved inserted ones, without those marked
+    /// for deletion. Stored objects come in storage order, inserted ones after them.
+    public func fetchAll<Entity: PersistentEntity>(_ type: Entity.Type) throws -> [Entity] {
+        guard let mapping = store.schema.entity(for: type) else {
+            throw StoreError(.invalidSchema, "\(type._$entity.name) is not one of the entities this store was opened with", entity: type._$entity.name)
+        }
+        var result = try fetchObjects(mapping, sql: "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table))", arguments: [])
+            .compactMap { $0._$entityState.status == .deleted ? nil : $0 as? Entity }
+        result.append(contentsOf: insertedObjects.compactMap {
+            $0._$entityState.status == .inserted ? $0 as? Entity : nil
+        })
+        return result
+    }
+
+    /// Runs `sql`, which must select `mapping.selectList` from the entity's table, and returns
+    /// the objects, reusing those already in memory.
+    func fetchObjects(_ mapping: EntityMapping, sql: String, arguments: [SQLValue]) throws -> [any PersistentEntity] {
+        let statement = try connection.cachedStatement(sql)
+        try statement.bind(arguments)
+        var objects: [any PersistentEntity] = []
+        var row: [SQLValue] = []
+        while try statement.step() {
+            statement.readRow(into: &row)
+            objects.append(try materialize(mapping, row: row))
+        }
+        return objects
+    }
+
+    func object(id: UUID, mapping: EntityMapping) throws -> (any PersistentEntity)? {
+        if let registered = registeredObjects[id] { return registered }
+        let sql = "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table)) WHERE id = ?"
+        return try fetchObjects(mapping, sql: sql, arguments: [.text(id.storageText)]).first
+    }
+
+    /// The object for a stored row: the registered one if this context has it (its in-memory
+    /// state wins over the row), otherwise a new object filled from the row.
+    func materialize(_ mapping: EntityMapping, row: [SQLValue]) throws -> any PersistentEntity {
+        guard case .text(let idText) = row[0], let id = UUID(storageText: idText) else {
+            throw StoreError(.corruptValue, "a row of \(mapping.name) has the identifier \(row[0]), which is not a UUID", entity: mapping.name)
+        }
+        if let registered = registeredObjects[id] { return registered }
+        let object = mapping.description.entityType.init(_$materializing: MaterializingToken())
+        let attributes = mapping.description.attributes
+        for index in attributes.indices {
+            do {
+                try attributes[index].accessor.decode(object, from: row, at: 1 + mapping.attributeColumnOffsets[index])
+            } catch {
+                throw StoreError(
+                    .corruptValue, "cannot read \(mapping.name).\(attributes[index].name): \(error)",
+                    entity: mapping.name, attribute: attributes[index].name, objectID: id)
+            }
+        }
+        let state = object._$entityState
+        state.objectID = id
+        state.context = self
+        state.status = .persistent
+        state.isStored = true
+        for relationship in mapping.relationships {
+            if let offset = relationship.foreignKeyOffset {
+                guard case .text(let targetText) = row[1 + offset], let target = UUID(storageText: targetText) else {
+                    state.faults[relationship.index] = .toOne(nil)
+                    continue
+                }
+                state.faults[relationship.index] = .toOne(target)
+            } else {
+                state.faults[relationship.index] = .toMany
+            }
+        }
+        registeredObjects[id] = object
+        return object
+    }
+
+    /// Loads a faulted relationship from the store into memory (no inverse maintenance: the
+    /// store already holds both sides consistently).
+    func loadRelationship(at index: Int, of object: any PersistentEntity, fault: RelationshipFault) throws {
+        let state = object._$entityState
+        let mapping = mapping(for: object)
+        let relationship = mapping.relationships[index]
+        guard let target = store.schema.entity(named: relationship.targetEntityName) else { return }
+        let members: [any PersistentEntity]
+        switch (fault, relationship.storage) {
+        case (.toOne(let targetID), _):
+            members = try targetID.flatMap { try self.object(id: $0, mapping: target) }.map { [$0] } ?? []
+        case (.toMany, .inverseForeignKey(let table, let column, let positionColumn)):
+            var sql = "SELECT \(target.selectList) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?"
+            if let positionColumn { sql += " ORDER BY \(quoteIdentifier(positionColumn)), rowid" }
+            members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.storageText)])
+        case (.toMany, .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn)):
+            let columns = (["id"] + target.columns.map(\.name)).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
+            var sql = "SELECT \(columns) FROM \(quoteIdentifier(target.table)) t JOIN \(quoteIdentifier(table)) j ON j.\(quoteIdentifier(memberColumn)) = t.id WHERE j.\(quoteIdentifier(ownerColumn)) = ?"
+            if let positionColumn { sql += " ORDER BY j.\(quoteIdentifier(positionColumn)), j.rowid" }
+            members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.storageText)])
+        case (.toMany, .foreignKey):
+            members = []
+        }
+        state.faults[index] = nil
+        relationship.description.accessor.replaceMembers(of: object, with: members)
+    }
+}

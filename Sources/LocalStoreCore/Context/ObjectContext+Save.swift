@@ -1,0 +1,189 @@
+import Foundation
+import SQLiteDatabase
+
+extension ObjectContext {
+    /// Writes every insert, change and delete in one SQLite transaction: all or nothing.
+    ///
+    /// Delete rules run first: `.nullify` clears inverses, `.cascade` deletes members, and
+    /// `.deny` makes `save()` throw ``StoreError/Code/deleteDenied`` naming the entity,
+    /// object and relationship. Relationship `minCount`/`maxCount` and `.unique`
+    /// attributes are checked too. When `save()` throws, nothing was written and the
+    /// context keeps its changes (fix them and save again, or ``rollback()``).
+    public func save() throws {
+        guard !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty else { return }
+        let deletionRoots = try applyDeleteRules()
+        try validateRelationshipCounts()
+        let observer = store.saveObserver
+        let rewritten = try connection.inTransaction { () -> Set<UUID> in
+            try writeChanges()
+            guard let observer else { return [] }
+            return try observer.storeWillCommit(try savedChanges(deletionRoots: deletionRoots), connection: connection)
+        }
+        didSave()
+        if !rewritten.isEmpty { try refresh(objectIDs: rewritten) }
+    }
+
+    // MARK: Delete rules
+
+    /// Finds everything the pending deletes cascade to, refuses the lot if a `.deny` rule
+    /// objects, then detaches the deleted objects from the graph.
+    /// Returns, for each deleted object, the object whose deletion it follows from.
+    @discardableResult
+    func applyDeleteRules() throws -> [ObjectIdentifier: UUID] {
+        var queue = deletedObjects
+        var doomed = Set(queue.map { ObjectIdentifier($0) })
+        var roots = Dictionary(uniqueKeysWithValues: queue.map { (ObjectIdentifier($0), $0.objectID) })
+        var position = 0
+        while position < queue.count {
+            let object = queue[position]
+            position += 1
+            let entity = type(of: object)._$entity
+            for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .cascade {
+                ObjectGraph.fault(object, index: index)
+                for member in relationship.accessor.members(of: object) where doomed.insert(ObjectIdentifier(member)).inserted {
+                    queue.append(member as! any PersistentEntity)
+                    roots[ObjectIdentifier(member)] = roots[ObjectIdentifier(object)]
+                }
+            }
+        }
+        for object in queue {
+            let entity = type(of: object)._$entity
+            for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .deny {
+                ObjectGraph.fault(object, index: index)
+                let survivors = relationship.accessor.members(of: object).filter { !doomed.contains(ObjectIdentifier($0)) }
+                if let survivor = survivors.first as? any PersistentEntity {
+                    throw StoreError(
+                        .deleteDenied,
+                        "cannot delete \(entity.name) \(object.objectID): its relationship '\(relationship.name)' (delete rule deny) still holds \(survivors.count) object(s), e.g. \(type(of: survivor)._$entity.name) \(survivor.objectID)",
+                        entity: entity.name, relationship: relationship.name, objectID: object.objectID)
+                }
+            }
+        }
+        for object in queue {
+            if object._$entityState.status != .deleted {
+                object._$entityState.status = .deleted
+                deletedObjects.append(object)
+            }
+            let entity = type(of: object)._$entity
+            for index in entity.relationships.indices {
+                ObjectGraph.replaceMembers(of: object, link: ObjectGraph.Link(entity, index: index), with: [])
+            }
+        }
+        return roots
+    }
+
+    // MARK: Change capture
+
+    /// What this save changes, object by object, in a deterministic order: inserts, updates,
+    /// then deletes, each in the order the context first saw them.
+    func savedChanges(deletionRoots: [ObjectIdentifier: UUID]) throws(StoreError) -> [SavedObjectChange] {
+        var changes: [SavedObjectChange] = []
+        func ids(_ members: [AnyObject]) -> [UUID] { members.map { ($0 as! any PersistentEntity).objectID } }
+        // Inserts are most of a large save: their loops go through the mapping's accessors and
+        // by index, as copying each attribute's or relationship's description retained all its fields.
+        for object in insertedObjects where object._$entityState.status == .inserted {
+            let mapping = mapping(for: object)
+            var change = SavedObjectChange(kind: .insert, entity: mapping.name, objectID: object.objectID, attributes: [], relationships: [])
+            change.attributes.reserveCapacity(mapping.attributeAccessors.count)
+            for (index, accessor) in mapping.attributeAccessors.enumerated() {
+                var values: [SQLValue] = []
+                try mapping.description.encodeAttribute(index, with: accessor, of: object, into: &values)
+                change.attributes.append((mapping.description.attributes[index].name, values))
+            }
+            let relationships = mapping.description.relationships
+            for index in relationships.indices {
+                let members = ids(relationships[index].accessor.members(of: object))
+                if !members.isEmpty { change.relationships.append((relationships[index].name, [], members)) }
+            }
+            changes.append(change)
+        }
+        for object in updatedObjects where object._$entityState.status == .persistent {
+            let state = object._$entityState
+            let entity = type(of: object)._$entity
+            var change = SavedObjectChange(kind: .update, entity: entity.name, objectID: object.objectID, attributes: [], relationships: [])
+            for (index, original) in state.originalAttributes.sorted(by: { $0.key < $1.key }) {
+                var values: [SQLValue] = []
+                try entity.encodeAttribute(index, of: object, into: &values)
+                if values != original { change.attributes.append((entity.attributes[index].name, values)) }
+            }
+            for (index, original) in state.originalRelationships.sorted(by: { $0.key < $1.key }) {
+                let before = ids(original)
+                let after = ids(entity.relationships[index].accessor.members(of: object))
+                if before != after { change.relationships.append((entity.relationships[index].name, before, after)) }
+            }
+            if !change.attributes.isEmpty || !change.relationships.isEmpty { changes.append(change) }
+        }
+        for object in deletedObjects where object._$entityState.isStored {
+            let state = object._$entityState
+            let entity = type(of: object)._$entity
+            changes.append(SavedObjectChange(
+                kind: .delete, entity: entity.name, objectID: object.objectID,
+                attributes: try entity.attributes.enumerated().map { (index, attribute) throws(StoreError) in
+                    if let original = state.originalAttributes[index] { return (attribute.name, original) }
+                    var values: [SQLValue] = []
+                    try entity.encodeAttribute(index, of: object, into: &values)
+                    return (attribute.name, values)
+                },
+                relationships: state.originalRelationships.sorted(by: { $0.key < $1.key }).compactMap { index, original in
+                    let before = ids(original)
+                    return before.isEmpty ? nil : (entity.relationships[index].name, before, [])
+                },
+                deletionRoot: deletionRoots[ObjectIdentifier(object)] ?? object.objectID))
+        }
+        return changes
+    }
+
+    // MARK: Validation
+
+    func validateRelationshipCounts() throws {
+        try forEachWrittenObject { object, mapping in
+            guard mapping.hasCountedRelationships else { return }
+            let state = object._$entityState
+            let entity = mapping.description
+            for (index, relationship) in entity.relationships.enumerated()
+            where relationship.minCount != nil || relationship.maxCount != nil {
+                guard state.status == .inserted || state.originalRelationships[index] != nil else { continue }
+                let count = relationship.accessor.count(of: object)
+                if let minimum = relationship.minCount, count < minimum {
+                    throw countError(entity, relationship, object, "has \(count) member(s), fewer than its minCount \(minimum)")
+                }
+                if let maximum = relationship.maxCount, count > maximum {
+                    throw countError(entity, relationship, object, "has \(count) member(s), more than its maxCount \(maximum)")
+                }
+            }
+        }
+    }
+
+    private func countError(_ entity: EntityDescription, _ relationship: RelationshipDescription, _ object: any PersistentEntity, _ problem: String) -> StoreError {
+        StoreError(.countViolation, "\(entity.name).\(relationship.name) of \(object.objectID) \(problem)",
+                   entity: entity.name, relationship: relationship.name, objectID: object.objectID)
+    }
+
+    // MARK: After a save
+
+    func didSave() {
+        for object in insertedObjects where object._$entityState.status == .inserted {
+            object._$entityState.status = .persistent
+            object._$entityState.isStored = true
+        }
+        for object in updatedObjects {
+            let state = object._$entityState
+            state.originalAttributes.removeAll()
+            state.originalRelationships.removeAll()
+            state.isQueuedForUpdate = false
+        }
+        for object in deletedObjects {
+            let state = object._$entityState
+            state.status = .deletedAndSaved
+            state.isStored = false
+            state.originalAttributes.removeAll()
+            state.originalRelationships.removeAll()
+            state.isQueuedForUpdate = false
+            state.context = nil
+            registeredObjects[state.objectID] = nil
+        }
+        insertedObjects.removeAll()
+        updatedObjects.removeAll()
+        deletedObjects.removeAll()
+    }
+}

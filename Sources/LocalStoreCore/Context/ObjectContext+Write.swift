@@ -1,0 +1,198 @@
+import Codecs
+import Foundation
+import SQLiteDatabase
+
+extension ObjectContext {
+    /// Writes the pending changes with the open transaction of `connection`.
+    func writeChanges() throws {
+        let positions = orderedPositions()
+        for object in insertedObjects where object._$entityState.status == .inserted {
+            try insertRow(of: object, positions: positions)
+        }
+        for object in updatedObjects where object._$entityState.status == .persistent {
+            try updateRow(of: object, positions: positions)
+        }
+        try updateMovedPositions()
+        try forEachWrittenObject { object, mapping in
+            if mapping.ownsJoinTables { try writeJoinRows(of: object) }
+        }
+        for object in deletedObjects where object._$entityState.isStored {
+            try deleteRow(of: object)
+        }
+        try checkUniqueness()
+    }
+
+    /// `.unique` is checked here, after every write of the save, rather than by a UNIQUE index:
+    /// a merge may hold two objects with one value (concurrent duplicates are kept, see CONTRACT.md
+    /// §6), and an index would make the merge itself fail.
+    private func checkUniqueness() throws {
+        try forEachWrittenObject { object, mapping in
+            let state = object._$entityState
+            for index in mapping.uniqueAttributeIndices {
+                guard state.status == .inserted || state.originalAttributes[index] != nil else { continue }
+                let attribute = mapping.description.attributes[index]
+                var values: [SQLValue] = []
+                try mapping.description.encodeAttribute(index, of: object, into: &values)
+                let conditions = attribute.columns.map { "\(quoteIdentifier($0.name)) IS ?" }.joined(separator: " AND ")
+                let sql = "SELECT id FROM \(quoteIdentifier(mapping.table)) WHERE \(conditions) AND id != ? LIMIT 1"
+                guard let other = try connection.rows(sql, values + [.text(object.objectID.storageText)]).first?.first else { continue }
+                throw StoreError(
+                    .uniqueViolation,
+                    "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) (\(other.description)) already has \(values.count == 1 ? values[0].description : values.description)",
+                    entity: mapping.name, attribute: attribute.name, objectID: object.objectID)
+            }
+        }
+    }
+
+    /// Runs `body` for every inserted, then every updated object this save writes, with its
+    /// mapping. The two lists are not concatenated: in a large save that copy alone retained and
+    /// released every object, once for each pass over them.
+    func forEachWrittenObject(_ body: (any PersistentEntity, EntityMapping) throws -> Void) rethrows {
+        for objects in [insertedObjects, updatedObjects] {
+            for object in objects {
+                let status = object._$entityState.status
+                guard status == .inserted || status == .persistent else { continue }
+                try body(object, mapping(for: object))
+            }
+        }
+    }
+
+    /// For members of changed ordered to-many relationships stored by foreign key: each
+    /// member's index, keyed by the member.
+    private func orderedPositions() -> [ObjectIdentifier: Int] {
+        var positions: [ObjectIdentifier: Int] = [:]
+        forEachChangedOrderedRelationship { _, _, members, _ in
+            for (index, member) in members.enumerated() { positions[ObjectIdentifier(member)] = index }
+        }
+        return positions
+    }
+
+    private func forEachChangedOrderedRelationship(
+        _ body: (any PersistentEntity, RelationshipMapping, [AnyObject], [AnyObject]) throws -> Void
+    ) rethrows {
+        try forEachWrittenObject { object, mapping in
+            guard mapping.hasOrderedInverseForeignKeys else { return }
+            let state = object._$entityState
+            for relationship in mapping.relationships {
+                guard case .inverseForeignKey(_, _, .some) = relationship.storage else { continue }
+                let original = state.originalRelationships[relationship.index]
+                guard state.status == .inserted || original != nil else { continue }
+                try body(object, relationship, relationship.description.accessor.members(of: object), original ?? [])
+            }
+        }
+    }
+
+    private func insertRow(of object: any PersistentEntity, positions: [ObjectIdentifier: Int]) throws {
+        let mapping = mapping(for: object)
+        var values: [SQLValue] = [.text(object.objectID.storageText)]
+        values.reserveCapacity(mapping.columns.count + 1)
+        for (index, accessor) in mapping.attributeAccessors.enumerated() {
+            try mapping.description.encodeAttribute(index, with: accessor, of: object, into: &values)
+        }
+        for relationship in mapping.relationships {
+            guard case .foreignKey(_, let positionColumn) = relationship.storage else { continue }
+            let target = relationship.description.accessor.firstMember(of: object)
+            values.append(target.map { .text($0.objectID.storageText) } ?? .null)
+            if positionColumn != nil {
+                values.append(target == nil ? .null : positions[ObjectIdentifier(object)].map { .integer(Int64($0)) } ?? .null)
+            }
+        }
+        try write(mapping.insertSQL, values, object: object, mapping: mapping)
+    }
+
+    private func updateRow(of object: any PersistentEntity, positions: [ObjectIdentifier: Int]) throws {
+        let state = object._$entityState
+        let mapping = mapping(for: object)
+        var columns: [String] = []
+        var values: [SQLValue] = []
+        for (index, original) in state.originalAttributes.sorted(by: { $0.key < $1.key }) {
+            let attribute = mapping.description.attributes[index]
+            var current: [SQLValue] = []
+            try mapping.description.encodeAttribute(index, of: object, into: &current)
+            guard current != original else { continue }
+            columns.append(contentsOf: attribute.columns.map(\.name))
+            values.append(contentsOf: current)
+        }
+        for relationship in mapping.relationships where state.originalRelationships[relationship.index] != nil {
+            guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
+            let target = relationship.description.accessor.firstMember(of: object)
+            columns.append(column)
+            values.append(target.map { .text($0.objectID.storageText) } ?? .null)
+            if let positionColumn {
+                columns.append(positionColumn)
+                values.append(target == nil ? .null : positions[ObjectIdentifier(object)].map { .integer(Int64($0)) } ?? .null)
+            }
+        }
+        guard !columns.isEmpty else { return }
+        let assignments = columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
+        values.append(.text(object.objectID.storageText))
+        try write("UPDATE \(quoteIdentifier(mapping.table)) SET \(assignments) WHERE id = ?", values, object: object, mapping: mapping)
+    }
+
+    /// Stored members of changed ordered relationships whose index changed get their new position.
+    private func updateMovedPositions() throws {
+        try forEachChangedOrderedRelationship { _, relationship, members, original in
+            guard case .inverseForeignKey(let table, _, let positionColumn?) = relationship.storage else { return }
+            var originalIndex: [ObjectIdentifier: Int] = [:]
+            for (index, member) in original.enumerated() { originalIndex[ObjectIdentifier(member)] = index }
+            let sql = "UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE id = ?"
+            for (index, member) in members.enumerated() {
+                let entity = member as! any PersistentEntity
+                guard entity._$entityState.status == .persistent, originalIndex[ObjectIdentifier(member)] != index else { continue }
+                try connection.run(sql, [.integer(Int64(index)), .text(entity.objectID.storageText)])
+            }
+        }
+    }
+
+    /// Rewrites the join-table rows of changed many-to-many relationships, from the side that owns the table.
+    private func writeJoinRows(of object: any PersistentEntity) throws {
+        let state = object._$entityState
+        for relationship in mapping(for: object).relationships {
+            guard case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn) = relationship.storage,
+                  ownerColumn == "owner" else { continue }
+            guard state.status == .inserted || state.originalRelationships[relationship.index] != nil else { continue }
+            let ownerID = SQLValue.text(object.objectID.storageText)
+            if state.status != .inserted {
+                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE owner = ?", [ownerID])
+            }
+            var columns = [ownerColumn, memberColumn]
+            if let positionColumn { columns.append(positionColumn) }
+            let sql = "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+            for (index, member) in relationship.description.accessor.members(of: object).enumerated() {
+                var values = [ownerID, .text((member as! any PersistentEntity).objectID.storageText)]
+                if positionColumn != nil { values.append(.integer(Int64(index))) }
+                try connection.run(sql, values)
+            }
+        }
+    }
+
+    private func deleteRow(of object: any PersistentEntity) throws {
+        let mapping = mapping(for: object)
+        let id = SQLValue.text(object.objectID.storageText)
+        try connection.run("DELETE FROM \(quoteIdentifier(mapping.table)) WHERE id = ?", [id])
+        for relationship in mapping.relationships {
+            guard case .joinTable(let table, let ownerColumn, _, _) = relationship.storage else { continue }
+            try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [id])
+        }
+    }
+
+    /// Runs an INSERT or UPDATE of one object's row, turning a uniqueness failure into an error
+    /// that names the entity, attribute, value and object.
+    private func write(_ sql: String, _ values: [SQLValue], object: any PersistentEntity, mapping: EntityMapping) throws {
+        do {
+            try connection.run(sql, values)
+        } catch var error as StoreError where error.code == .uniqueViolation {
+            let column = error.message.split(separator: ".").last.map(String.init) ?? ""
+            if let index = mapping.description.attributes.firstIndex(where: { $0.columns.contains { $0.name == column } }) {
+                let attribute = mapping.description.attributes[index]
+                var current: [SQLValue] = []
+                try mapping.description.encodeAttribute(index, of: object, into: &current)
+                error.message = "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) already has \(current.first ?? .null)"
+                error.attribute = attribute.name
+            }
+            error.entity = mapping.name
+            error.objectID = object.objectID
+            throw error
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import SQLiteDatabase
+
+/// How a store may change its file's schema when it opens.
+public enum MigrationPolicy: Sendable, Equatable {
+    /// Lightweight migration: new entities and attributes, removed attributes, renames via `originalName`.
+    case automatic
+    /// Only additions: new entities, attributes and relationships; anything else throws.
+    case additiveOnly
+}
+
+/// A store file and the entities it holds.
+///
+/// Opening a store creates the file, or migrates it to the declared entities. Create a
+/// ``ObjectContext`` for each unit of work; contexts on one store may live on different
+/// threads, each with its own SQLite connection (WAL mode: readers do not block the writer).
+///
+/// ```swift
+/// let store = try ObjectStore(path: "people.sqlite", entities: [Person.self, Place.self])
+/// let context = try store.makeContext()
+/// ```
+public final class ObjectStore: Sendable {
+    /// The database file.
+    public let path: String
+    /// The entities' Swift types and their table mapping; `nil` for a store opened from a schema alone.
+    let typedSchema: StoreSchema?
+    /// The schema as stored in the file and exported: entities, attributes, relationships.
+    public let schemaDocument: SchemaDocument
+    let saveObserverSlot = SaveObserverSlot()
+
+    /// Opens or creates the store at `path` for `entities`, migrating an existing file.
+    ///
+    /// Throws ``StoreError`` with `.notADatabase` for a file that is not SQLite, `.readOnly`
+    /// for a file that cannot be written, `.invalidSchema` when the entities do not fit
+    /// together, and `.migrationImpossible` (leaving the file untouched) when the file holds a
+    /// schema that cannot be migrated automatically.
+    public init(path: String, entities: [any PersistentEntity.Type]) throws {
+        self.path = path
+        let schema = try StoreSchema(types: entities)
+        typedSchema = schema
+        schemaDocument = try SchemaDocument(schema)
+        try ObjectStore.open(path, migratingTo: schemaDocument, policy: .automatic)
+    }
+
+    /// Opens or creates the store at `path` for a schema given as data (the JSON a store exports),
+    /// without the Swift types: for tools and servers. Such a store cannot make contexts.
+    ///
+    /// With `.additiveOnly`, a schema that would change or remove anything stored throws
+    /// ``StoreError/Code/migrationImpossible`` naming the differences, and the file is left untouched.
+    public init(path: String, schema: SchemaDocument, policy: MigrationPolicy = .automatic) throws {
+        self.path = path
+        typedSchema = nil
+        schemaDocument = schema
+        try ObjectStore.open(path, migratingTo: schema, policy: policy)
+    }
+
+    /// Opens an existing store with the schema recorded in it, without the Swift types.
+    public init(existingAt path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.sqlite, "there is no store at this path", path: path)
+        }
+        self.path = path
+        typedSchema = nil
+        let connection = try SQLiteConnection(path: path)
+        try ObjectStore.configure(connection)
+        guard let stored = try Migrator.storedDocument(on: connection) else {
+            throw StoreError(.invalidSchema, "the file has no LocalStore schema; open it with its entity types first", path: path)
+        }
+        schemaDocument = stored
+    }
+
+    /// The schema recorded in the store file at `path`, or `nil` when the file has none yet (a new
+    /// file, or one whose first migration never committed).
+    public static func storedSchema(at path: String) throws -> SchemaDocument? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let connection = try SQLiteConnection(path: path)
+        try configure(connection)
+        return try Migrator.storedDocument(on: connection)
+    }
+
+    private static func open(_ path: String, migratingTo document: SchemaDocument, policy: MigrationPolicy) throws {
+        let connection = try SQLiteConnection(path: path)
+        if connection.isReadOnly {
+            throw StoreError(.readOnly, "the store file cannot be written", path: path)
+        }
+        try ObjectStore.configure(connection)
+        try Migrator(document: document, connection: connection, policy: policy).migrate()
+    }
+
+    var schema: StoreSchema {
+        guard let typedSchema else {
+            preconditionFailure("LocalStore: the store at \(path) was opened from a schema alone; contexts need the entity types")
+        }
+        return typedSchema
+    }
+
+    /// Sets the connection options every connection of a store uses.
+    static func configure(_ connection: SQLiteConnection) throws {
+        // Reading the journal mode is the first statement that touches the file: a file that is
+        // not SQLite fails here with SQLITE_NOTADB.
+        do {
+            _ = try connection.rows("PRAGMA journal_mode = WAL")
+        } catch var error as StoreError {
+            if error.code == .notADatabase { error.message = "the file is not an SQLite database" }
+            throw error
+        }
+        // A 16 MiB page cache (SQLite's default is 2 MiB, allocated as pages are used): a merge
+        // or a large save touches the entity tables and the sync metadata's indexes at once, and
+        // with the default it re-read the same pages from the file over and over.
+        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -16384")
+    }
+
+    /// The observer told about every save (change capture for sync), if any.
+    package var saveObserver: (any SaveObserver)? {
+        get { saveObserverSlot.get() }
+        set { saveObserverSlot.set(newValue) }
+    }
+
+    /// Opens a new connection to the store file.
+    package func openConnection() throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        try ObjectStore.configure(connection)
+        return connection
+    }
+
+    /// Creates a context: a unit of work with its own connection and identity map.
+    public func makeContext() throws -> ObjectContext {
+        guard typedSchema != nil else {
+            throw StoreError(.invalidSchema, "this store was opened from a schema alone; open it with its entity types to make contexts", path: path)
+        }
+        return try ObjectContext(store: self, connection: openConnection())
+    }
+
+    /// The schema as JSON (entities, attributes, relationships, inverses, delete rules,
+    /// persistent names and a version hash), with sorted keys.
+    public func exportSchema() throws -> Data {
+        try schemaDocument.jsonData()
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import SQLiteDatabase
+
+/// Brings a store file to the declared schema when the store opens: creates tables for new
+/// entities, adds, renames (via `originalName`) and drops columns, and maintains indexes.
+///
+/// Every check runs before the first change, and all changes run in one transaction, so a
+/// schema change it cannot do throws ``StoreError/Code/migrationImpossible`` and leaves the
+/// file as it was.
+struct Migrator {
+    let document: SchemaDocument
+    let connection: SQLiteConnection
+    let policy: MigrationPolicy
+
+    static let metadataTable = "_localstore_metadata"
+
+    func migrate() throws {
+        try connection.inTransaction {
+            let stored = try storedDocument()
+            guard stored?.versionHash != document.versionHash else { return }
+            if policy == .additiveOnly, let stored {
+                switch document.compatibility(with: stored) {
+                case .identical, .additive: break
+                case .subset(let reasons), .incompatible(let reasons):
+                    throw StoreError(.migrationImpossible, "the schema is not an additive change of the stored one: \(reasons.joined(separator: "; "))", path: connection.path)
+                }
+            }
+            var plan = MigrationPlan()
+            for entity in document.entities {
+                if let old = stored?.entity(named: entity.name), try tableExists(entity.table) {
+                    try planChanges(to: entity, from: old, into: &plan)
+                } else {
+                    plan.createTable(for: entity)
+                }
+            }
+            planJoinTables(from: stored, into: &plan)
+            for statement in plan.statements { try connection.run(statement.sql, statement.arguments) }
+            try connection.execute("CREATE TABLE IF NOT EXISTS \(Migrator.metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+            let json = String(decoding: try document.jsonData(), as: UTF8.self)
+            try connection.run("INSERT OR REPLACE INTO \(Migrator.metadataTable) (key, value) VALUES ('schema', ?)", [.text(json)])
+        }
+    }
+
+    private func tableExists(_ name: String) throws -> Bool {
+        !(try connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])).isEmpty
+    }
+
+    /// The schema the file was last written with, or `nil` for a new file.
+    private func storedDocument() throws -> SchemaDocument? {
+        try Migrator.storedDocument(on: connection)
+    }
+
+    static func storedDocument(on connection: SQLiteConnection) throws -> SchemaDocument? {
+        guard !(try connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(metadataTable)])).isEmpty else { return nil }
+        let rows = try connection.rows("SELECT value FROM \(Migrator.metadataTable) WHERE key = 'schema'")
+        guard case .text(let json)? = rows.first?.first else { return nil }
+        do {
+            return try SchemaDocument(jsonData: Data(json.utf8))
+        } catch {
+            throw StoreError(.corrupt, "the schema recorded in the store cannot be read: \(error)", path: connection.path)
+        }
+    }
+
+    private func planChanges(to entity: SchemaDocument.Entity, from old: SchemaDocument.Entity, into plan: inout MigrationPlan) throws {
+        let existingColumns = Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(entity.table)]).compactMap { row -> String? in
+            if case .text(let name) = row[0] { return name }
+            return nil
+        })
+        var keptColumns: Set<String> = ["id"]
+        for attribute in entity.attributes {
+            let defaults = attribute.defaultValues
+            let previous = old.attributes.first { $0.name == attribute.name }
+                ?? attribute.originalName.flatMap { name in old.attributes.first { $0.name == name } }
+            guard let previous else {
+                for (column, value) in zip(attribute.columns, defaults) { plan.addColumn(column.name, type: column.type, default: value, to: entity.table) }
+                continue
+            }
+            try checkCompatible(attribute, with: previous, entity: entity)
+            for (index, column) in attribute.columns.enumerated() {
+                let suffix = attribute.storage == .composition ? String(column.name.dropFirst(attribute.persistentName.count + 1)) : nil
+                let oldColumn = suffix.map { suffix in previous.columns.first { $0.name == previous.persistentName + "_" + suffix } }
+                    ?? previous.columns.first
+                if let oldColumn, existingColumns.contains(oldColumn.name) {
+                    if oldColumn.name != column.name { plan.renameColumn(oldColumn.name, to: column.name, in: entity.table) }
+                    keptColumns.insert(oldColumn.name)
+                } else {
+                    plan.addColumn(column.name, type: column.type, default: defaults[index], to: entity.table)
+                }
+            }
+        }
+        for relationship in entity.relationships {
+            if let previous = old.relationship(named: relationship.name),
+               previous.kind != relationship.kind || previous.target != relationship.target {
+                throw StoreError(
+                    .migrationImpossible,
+                    "cannot migrate \(entity.name).\(previous.name): it changed from \(previous.kind.rawValue) \(previous.target) to \(relationship.kind.rawValue) \(relationship.target); add a new relationship instead",
+                    entity: entity.name, relationship: previous.name, path: connection.path)
+            }
+            guard relationship.storage.kind == "foreignKey", let column = relationship.storage.column else { continue }
+            for name in [column, relationship.storage.positionColumn].compactMap({ $0 }) {
+                if existingColumns.contains(name) {
+                    keptColumns.insert(name)
+                } else {
+                    plan.addColumn(name, type: name == column ? .uuid : .int, default: .null, to: entity.table)
+                }
+            }
+        }
+        plan.dropIndexes(of: entity.table, existing: try indexNames(of: entity.table))
+        for column in existingColumns.subtracting(keptColumns).sorted() where entity.columns.allSatisfy({ $0.name != column }) {
+            plan.dropColumn(column, from: entity.table)
+        }
+        plan.createIndexes(for: entity)
+    }
+
+    private func indexNames(of table: String) throws -> [String] {
+        try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name", [.text(table)])
+            .compactMap { row in
+                if case .text(let name) = row[0] { return name }
+                return nil
+            }
+    }
+
+    /// Throws unless the stored columns of `previous` can hold `attribute` as declared now.
+    private func checkCompatible(_ attribute: SchemaDocument.Attribute, with previous: SchemaDocument.Attribute, entity: SchemaDocument.Entity) throws {
+        func impossible(_ reason: String) -> StoreError {
+            StoreError(.migrationImpossible, "cannot migrate \(entity.name).\(attribute.name): \(reason)",
+                       entity: entity.name, attribute: attribute.name, path: connection.path)
+        }
+        if previous.storage != attribute.storage && (previous.storage == .composition || attribute.storage == .composition) {
+            throw impossible("its storage changed from \(previous.storage.rawValue) to \(attribute.storage.rawValue)")
+        }
+        if attribute.storage != .composition {
+            let oldType = previous.columns.first?.type
+            let newType = attribute.columns.first?.type
+            if oldType != newType {
+                throw impossible("its type changed from \(oldType?.rawValue ?? "?") (\(previous.swiftType)) to \(newType?.rawValue ?? "?") (\(attribute.swiftType)); add a new attribute instead")
+            }
+        } else {
+            for column in attribute.columns {
+                let suffix = column.name.dropFirst(attribute.persistentName.count + 1)
+                if let oldColumn = previous.columns.first(where: { $0.name == previous.persistentName + "_" + suffix }), oldColumn.type != column.type {
+                    throw impossible("its field '\(suffix)' changed type from \(oldColumn.type.rawValue) to \(column.type.rawValue)")
+                }
+            }
+        }
+        if previous.optional && !attribute.optional, let column = previous.columns.first {
+            let nulls = try connection.rows("SELECT count(*) FROM \(quoteIdentifier(entity.table)) WHERE \(quoteIdentifier(column.name)) IS NULL")
+            if case .integer(let count)? = nulls.first?.first, count > 0 {
+                throw impossible("it became non-optional, but \(count) stored object(s) hold nil")
+            }
+        }
+    }
+
+    /// Creates missing join tables and drops those of relationships that no longer exist.
+    private func planJoinTables(from stored: SchemaDocument?, into plan: inout MigrationPlan) {
+        var wanted: Set<String> = []
+        for entity in document.entities {
+            for relationship in entity.relationships where relationship.storage.kind == "joinTable" && relationship.storage.ownerColumn == "owner" {
+                guard let table = relationship.storage.table else { continue }
+                wanted.insert(table)
+                plan.createJoinTable(table, ordered: relationship.storage.positionColumn != nil)
+            }
+        }
+        for entity in stored?.entities ?? [] {
+            for relationship in entity.relationships where relationship.storage.kind == "joinTable" && relationship.storage.ownerColumn == "owner" {
+                if let table = relationship.storage.table, !wanted.contains(table) { plan.dropTable(table) }
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Codecs
+import Foundation
+import SQLiteDatabase
+
+/// A store's schema as plain data: what the store file records, what ``ObjectStore/exportSchema()``
+/// writes as JSON, and what tools use to work on a store without its Swift types.
+///
+/// ```json
+/// {"entities": [{"name": "Person", "attributes": [{"name": "email", "type": "string", "unique": true, ...}], ...}],
+///  "formatVersion": 1, "versionHash": "9f2c…"}
+/// ```
+public struct SchemaDocument: Codable, Hashable, Sendable {
+    /// The version of this document's layout.
+    public var formatVersion: Int
+    /// SHA-256 of the entities' canonical JSON: equal hashes mean equal schemas.
+    public var versionHash: String
+    /// The entities, in the order the store was opened with.
+    public var entities: [Entity]
+
+    public struct Entity: Codable, Hashable, Sendable {
+        public var name: String
+        public var table: String
+        public var attributes: [Attribute]
+        public var relationships: [Relationship]
+    }
+
+    public struct Attribute: Codable, Hashable, Sendable {
+        public var name: String
+        public var persistentName: String
+        public var originalName: String?
+        public var storage: AttributeStorage
+        public var swiftType: String
+        public var optional: Bool
+        public var unique: Bool
+        public var indexed: Bool
+        public var columns: [Column]
+        /// The values a new object gets (one per column), used when migration adds the attribute
+        /// and by tools that create objects without the Swift types.
+        public var defaultValues: [SQLValue]
+    }
+
+    public struct Column: Codable, Hashable, Sendable {
+        public var name: String
+        public var type: AttributeType
+        public var nullable: Bool
+    }
+
+    public struct Relationship: Codable, Hashable, Sendable {
+        public var name: String
+        public var kind: RelationshipKind
+        public var target: String
+        public var inverse: String
+        public var deleteRule: DeleteRule
+        public var minCount: Int?
+        public var maxCount: Int?
+        /// How the relationship is stored: `foreignKey` (a column of this table, with an optional
+        /// position column), `inverseForeignKey` (a column of the target's table) or `joinTable`.
+        public var storage: Storage
+    }
+
+    public struct Storage: Codable, Hashable, Sendable {
+        public var kind: String
+        public var table: String?
+        public var column: String?
+        public var positionColumn: String?
+        public var ownerColumn: String?
+        public var memberColumn: String?
+    }
+
+    /// The document of the declared entities.
+    ///
+    /// - Throws: ``StoreError`` `.invalidSchema` when an attribute's default value cannot be
+    ///   stored (a `.codable` default JSON cannot express).
+    init(_ schema: StoreSchema) throws {
+        entities = try schema.entities.map { mapping in
+            let prototype = mapping.description.entityType.init(_$materializing: MaterializingToken())
+            return Entity(
+                name: mapping.name, table: mapping.table,
+                attributes: try mapping.description.attributes.map { attribute in
+                    var defaults: [SQLValue] = []
+                    do {
+                        try attribute.accessor.encode(prototype, into: &defaults)
+                    } catch {
+                        throw StoreError(.invalidSchema, "the default value of \(mapping.name).\(attribute.name) cannot be stored: \(error)",
+                                         entity: mapping.name, attribute: attribute.name)
+                    }
+                    return Attribute(
+                        name: attribute.name, persistentName: attribute.persistentName, originalName: attribute.originalName,
+                        storage: attribute.storage, swiftType: attribute.swiftType, optional: attribute.isOptional,
+                        unique: attribute.isUnique, indexed: attribute.isIndexed,
+                        columns: attribute.columns.map { Column(name: $0.name, type: $0.type, nullable: $0.isNullable) },
+                        defaultValues: defaults)
+                },
+                relationships: mapping.relationships.map { relationship in
+                    let description = relationship.description
+                    return Relationship(
+                        name: description.name, kind: description.kind, target: description.targetEntityName,
+                        inverse: description.inverseName, deleteRule: description.deleteRule,
+                        minCount: description.minCount, maxCount: description.maxCount, storage: Storage(relationship.storage))
+                })
+        }
+        formatVersion = 1
+        versionHash = SchemaDocument.hash(of: entities)
+    }
+
+    /// SHA-256 of the entities' canonical JSON.
+    static func hash(of entities: [Entity]) -> String {
+        SHA256.hexDigest(String(decoding: (try? SchemaDocument.encoder.encode(entities)) ?? Data(), as: UTF8.self))
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The document as pretty-printed JSON with sorted keys.
+    public func jsonData() throws -> Data { try SchemaDocument.encoder.encode(self) }
+
+    /// Reads a document from JSON, checking that its `versionHash` matches its entities.
+    public init(jsonData: Data) throws {
+        do {
+            self = try JSONDecoder().decode(SchemaDocument.self, from: jsonData)
+        } catch {
+            throw StoreError(.invalidSchema, "the schema JSON cannot be read: \(error)")
+        }
+        let expected = SchemaDocument.hash(of: entities)
+        guard versionHash == expected else {
+            throw StoreError(.invalidSchema, "the schema JSON's versionHash \(versionHash) does not match its entities (\(expected))")
+        }
+        for entity in entities {
+            for attribute in entity.attributes where attribute.defaultValues.count != attribute.columns.count {
+                throw StoreError(.invalidSchema, "\(entity.name).\(attribute.name) has \(attribute.columns.count) column(s) but \(attribute.defaultValues.count) default value(s)",
+                                 entity: entity.name, attribute: attribute.name)
+            }
+        }
+    }
+
+    /// The entity called `name`.
+    public func entity(named name: String) -> Entity? { entities.first { $0.name == name } }
+}
+
+extension SchemaDocument.Entity {
+    /// Every column of the entity's table but `id`, in table order: attribute columns, then
+    /// foreign keys with their position columns.
+    public var columns: [SchemaDocument.Column] {
+        var columns = attributes.flatMap(\.columns)
+        for relationship in relationships where relationship.storage.kind == "foreignKey" {
+            if let column = relationship.storage.column { columns.append(.init(name: column, type: .uuid, nullable: true)) }
+            if let position = relationship.storage.positionColumn { columns.append(.init(name: position, type: .int, nullable: true)) }
+        }
+        return columns
+    }
+
+    /// The attribute called `name`.
+    public func attribute(named name: String) -> SchemaDocument.Attribute? { attributes.first { $0.name == name } }
+    /// The relationship called `name`.
+    public func relationship(named name: String) -> SchemaDocument.Relationship? { relationships.first { $0.name == name } }
+}
+
+extension SchemaDocument.Storage {
+    init(_ storage: RelationshipStorage) {
+        switch storage {
+        case .foreignKey(let column, let positionColumn):
+            self.init(kind: "foreignKey", column: column, positionColumn: positionColumn)
+        case .inverseForeignKey(let table, let column, let positionColumn):
+            self.init(kind: "inverseForeignKey", table: table, column: column, positionColumn: positionColumn)
+        case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn):
+            self.init(kind: "joinTable", table: table, positionColumn: positionColumn, ownerColumn: ownerColumn, memberColumn: memberColumn)
+        }
+    }
+}

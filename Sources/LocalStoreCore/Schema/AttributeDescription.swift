@@ -1,0 +1,96 @@
+import SQLiteDatabase
+/// A stored attribute of an entity, as declared in Swift.
+public struct AttributeDescription: Sendable {
+    /// The Swift property name.
+    public let name: String
+    /// The column name (or column prefix for compositions); `persistentName:` or the property name.
+    public let persistentName: String
+    /// The name this attribute had before a rename (`originalName:`), used by migration.
+    public let originalName: String?
+    /// `.unique` and `.indexed`.
+    public let options: Set<AttributeOption>
+    /// How the value is stored.
+    public let storage: AttributeStorage
+    /// Whether the Swift type is optional.
+    public let isOptional: Bool
+    /// The Swift type, e.g. `"Mood"` or `"GeoPoint?"`, for messages and the exported schema.
+    public let swiftType: String
+    /// The columns, named in full (`location_latitude`).
+    public let columns: [ColumnDescription]
+    /// The key path of the Swift property, used to translate predicates and sort descriptors.
+    public let keyPath: AnyKeyPath & Sendable
+    /// For compositions, the field key paths and their columns.
+    public let compositionFields: [CompositionFieldDescription]
+    let accessor: any AttributeAccessing
+
+    /// Whether the attribute is declared `.unique`.
+    public var isUnique: Bool { options.contains(.unique) }
+    /// Whether the attribute is declared `.indexed`.
+    public var isIndexed: Bool { options.contains(.indexed) }
+
+    /// Converts a Swift value of this attribute's type (for example a constant captured
+    /// by a predicate) to the SQL values of its columns; `nil` when the value has another type.
+    public func sqlValues(for value: Any) -> [SQLValue]? {
+        accessor.encodeConstant(value)
+    }
+}
+
+/// One column of an attribute in full.
+public struct ColumnDescription: Hashable, Sendable {
+    /// The column name in the entity's table.
+    public let name: String
+    /// The primitive type it holds.
+    public let type: AttributeType
+    /// Whether it may hold `NULL`.
+    public let isNullable: Bool
+}
+
+/// A field of a `.composition` attribute and the column holding it.
+public struct CompositionFieldDescription: Sendable {
+    /// The field name.
+    public let name: String
+    /// The field's key path inside the composition type.
+    public let keyPath: AnyKeyPath & Sendable
+    /// Its column.
+    public let column: ColumnDescription
+    let encodeConstant: @Sendable (Any) -> SQLValue?
+
+    /// Converts a Swift value of the field's type to its SQL value; `nil` for another type.
+    public func sqlValue(for value: Any) -> SQLValue? { encodeConstant(value) }
+}
+
+/// Reads and writes one attribute of an object, type-erased so the store can work on any entity.
+protocol AttributeAccessing: Sendable {
+    func encode(_ object: AnyObject, into values: inout [SQLValue]) throws(ValueEncodingFailure)
+    func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure)
+    func encodeConstant(_ value: Any) -> [SQLValue]?
+}
+
+final class TypedAttributeAccessor<Root: PersistentEntity, Coder: ValueCoder>: AttributeAccessing {
+    let get: @Sendable (Root) -> Coder.Value
+    let set: @Sendable (Root, Coder.Value) -> Void
+    let coder: Coder
+
+    init(get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void, coder: Coder) {
+        self.get = get
+        self.set = set
+        self.coder = coder
+    }
+
+    func encode(_ object: AnyObject, into values: inout [SQLValue]) throws(ValueEncodingFailure) {
+        try coder.encode(get(unsafeDowncast(object, to: Root.self)), into: &values)
+    }
+
+    func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) {
+        set(unsafeDowncast(object, to: Root.self), try coder.decode(values, at: offset))
+    }
+
+    func encodeConstant(_ value: Any) -> [SQLValue]? {
+        guard let typed = value as? Coder.Value else { return nil }
+        var values: [SQLValue] = []
+        // A constant JSON cannot express has no SQL form to compare with: like a value of the
+        // wrong type, it is reported by the caller as not translatable.
+        guard (try? coder.encode(typed, into: &values)) != nil else { return nil }
+        return values
+    }
+}

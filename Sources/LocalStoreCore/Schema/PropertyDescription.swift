@@ -1,0 +1,167 @@
+import SQLiteDatabase
+/// A stored property of an entity: an attribute or a relationship.
+///
+/// The `@Entity` macro generates one per stored property; the static functions below are
+/// what that generated code calls. Apps rarely use them directly.
+public enum PropertyDescription: Sendable {
+    case attribute(AttributeDescription)
+    case relationship(RelationshipDescription)
+
+    /// The Swift property name.
+    public var name: String {
+        switch self {
+        case .attribute(let attribute): return attribute.name
+        case .relationship(let relationship): return relationship.name
+        }
+    }
+}
+
+extension PropertyDescription {
+    static func makeAttribute<Root: PersistentEntity, Coder: ValueCoder>(
+        _ name: String, keyPath: AnyKeyPath & Sendable, coder: Coder, swiftType: String,
+        get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void,
+        options: [AttributeOption], persistentName: String?, originalName: String?
+    ) -> PropertyDescription {
+        let base = persistentName ?? name
+        let shapes = coder.columns
+        let columns = shapes.map { shape in
+            ColumnDescription(name: shape.suffix.map { base + "_" + $0 } ?? base, type: shape.type, isNullable: shape.isNullable)
+        }
+        var fields: [CompositionFieldDescription] = []
+        if let composition = Coder.self as? any CompositionFieldsProviding.Type {
+            fields = zip(composition.fieldKeyPaths(), columns).map { field, column in
+                CompositionFieldDescription(name: field.name, keyPath: field.keyPath, column: column, encodeConstant: field.encode)
+            }
+        }
+        return .attribute(AttributeDescription(
+            name: name, persistentName: base, originalName: originalName, options: Set(options),
+            storage: coder.storage, isOptional: shapes.count == 1 ? shapes[0].isNullable : swiftType.hasSuffix("?"),
+            swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields,
+            accessor: TypedAttributeAccessor(get: get, set: set, coder: coder)))
+    }
+
+    /// An attribute with default storage (the type is an ``AttributeValue``).
+    public static func attribute<Root: PersistentEntity, Value: AttributeValue>(
+        _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
+        get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+    ) -> PropertyDescription {
+        makeAttribute(name, keyPath: keyPath, coder: DefaultCoder<Value>(), swiftType: "\(Value.self)",
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+    }
+
+    /// An attribute with `.raw` storage.
+    public static func rawAttribute<Root: PersistentEntity, Value: RawRepresentable>(
+        _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
+        get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+    ) -> PropertyDescription where Value.RawValue: AttributeValue {
+        makeAttribute(name, keyPath: keyPath, coder: RawCoder<Value>(), swiftType: "\(Value.self)",
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+    }
+
+    /// An optional attribute with `.raw` storage.
+    public static func rawAttribute<Root: PersistentEntity, Wrapped: RawRepresentable>(
+        _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
+        get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+    ) -> PropertyDescription where Wrapped.RawValue: AttributeValue {
+        makeAttribute(name, keyPath: keyPath, coder: OptionalRawCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+    }
+
+    /// An attribute with `.codable` storage.
+    public static func codableAttribute<Root: PersistentEntity, Value: Codable>(
+        _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
+        get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+    ) -> PropertyDescription {
+        makeAttribute(name, keyPath: keyPath, coder: CodableCoder<Value>(), swiftType: "\(Value.self)",
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+    }
+
+    /// An optional attribute with `.codable` storage.
+    public static func codableAttribute<Root: PersistentEntity, Wrapped: Codable>(
+        _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
+        get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+    ) -> PropertyDescription {
+        makeAttribute(name, keyPath: keyPath, coder: OptionalCodableCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+    }
+
+    /// An attribute with `.composition` storage.
+    public static func compositionAttribute<Root: PersistentEntity, Value: CompositionValue>(
+        _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
+        get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+    ) -> PropertyDescription {
+        makeAttribute(name, keyPath: keyPath, coder: CompositionCoder<Value>(), swiftType: "\(Value.self)",
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+    }
+
+    /// An optional attribute with `.composition` storage.
+    public static func compositionAttribute<Root: PersistentEntity, Wrapped: CompositionValue>(
+        _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
+        get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+    ) -> PropertyDescription {
+        makeAttribute(name, keyPath: keyPath, coder: OptionalCompositionCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+    }
+
+    /// A to-one relationship (`T?`).
+    public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
+        _ name: String, keyPath: KeyPath<Root, Target?> & Sendable,
+        get: @escaping @Sendable (Root) -> Target?, set: @escaping @Sendable (Root, Target?) -> Void,
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+    ) -> PropertyDescription {
+        .relationship(RelationshipDescription(
+            name: name, kind: .toOne, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            accessor: ToOneAccessor(get: get, set: set)))
+    }
+
+    /// An unordered to-many relationship (`Set<T>`).
+    public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
+        _ name: String, keyPath: KeyPath<Root, Set<Target>> & Sendable,
+        get: @escaping @Sendable (Root) -> Set<Target>,
+        modify: @escaping @Sendable (Root, (inout Set<Target>) -> Void) -> Void,
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+    ) -> PropertyDescription {
+        .relationship(RelationshipDescription(
+            name: name, kind: .toMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            accessor: SetAccessor(get: get, modify: modify)))
+    }
+
+    /// An ordered to-many relationship (`[T]`).
+    public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
+        _ name: String, keyPath: KeyPath<Root, [Target]> & Sendable,
+        get: @escaping @Sendable (Root) -> [Target],
+        modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void,
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+    ) -> PropertyDescription {
+        .relationship(RelationshipDescription(
+            name: name, kind: .orderedToMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            accessor: ArrayAccessor(get: get, modify: modify)))
+    }
+}
+
+/// Lets ``PropertyDescription`` list a composition's fields without knowing its type statically.
+protocol CompositionFieldsProviding {
+    static func fieldKeyPaths() -> [(name: String, keyPath: AnyKeyPath & Sendable, encode: @Sendable (Any) -> SQLValue?)]
+}
+
+extension CompositionCoder: CompositionFieldsProviding {
+    static func fieldKeyPaths() -> [(name: String, keyPath: AnyKeyPath & Sendable, encode: @Sendable (Any) -> SQLValue?)] {
+        Value._$compositionFields.map { ($0.name, $0.keyPath, $0.encodeConstant) }
+    }
+}
+
+extension OptionalCompositionCoder: CompositionFieldsProviding {
+    static func fieldKeyPaths() -> [(name: String, keyPath: AnyKeyPath & Sendable, encode: @Sendable (Any) -> SQLValue?)] {
+        Wrapped._$compositionFields.map { ($0.name, $0.keyPath, $0.encodeConstant) }
+    }
+}

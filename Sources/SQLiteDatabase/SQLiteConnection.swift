@@ -1,0 +1,142 @@
+import CSQLite
+import Foundation
+
+/// SQLite's "copy this buffer now" destructor, which the C macro SQLITE_TRANSIENT spells as -1.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// SQLITE_CONSTRAINT_UNIQUE, a C macro Swift does not import.
+let sqliteConstraintUnique = SQLITE_CONSTRAINT | (8 << 8)
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// Not thread-safe: a connection belongs to one context (or one store-level task) at a time.
+package final class SQLiteConnection {
+    let handle: OpaquePointer
+    package let path: String
+    private var statementCache: [String: SQLiteStatement] = [:]
+
+    /// Opens (or creates) the database at `path`. `readOnly` opens without write access.
+    package init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteConnection.error(code: result, message: "cannot open the database: \(message)", sql: nil, path: path)
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    package func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if result != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw SQLiteConnection.error(code: result, message: message, sql: sql, path: path)
+        }
+    }
+
+    /// A prepared statement for `sql`, reused across calls (reset and with bindings cleared).
+    package func cachedStatement(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `arguments` and returns every row.
+    package func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
+        try forEachRow(sql, arguments) { rows.append($0.row()) }
+        return rows
+    }
+
+    /// Runs `sql` with `arguments` and hands `body` the statement at each row, to read the
+    /// columns it needs without making an array of values per row.
+    package func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
+        let statement = try cachedStatement(sql)
+        // A statement left mid-way (body threw) would keep a read transaction open.
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() { try body(statement) }
+    }
+
+    /// Runs `sql` with `arguments`, ignoring any rows.
+    package func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// How long a statement waits for another connection's lock before failing with `.locked`.
+    package func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open.
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` in a transaction (`BEGIN IMMEDIATE`, so the write lock is taken up front):
+    /// committed if it returns, rolled back if it throws.
+    package func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Whether the main database cannot be written (a read-only file, directory or mount).
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// The function SQLite calls to compare two strings under a collation: the registration's
+    /// context, then each string's byte count and UTF-8 bytes; returns <0, 0 or >0.
+    package typealias CollationComparator = @convention(c) (
+        UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?
+    ) -> Int32
+
+    /// Registers the UTF-8 collation `name` on this connection; SQLite passes `context` to `compare`.
+    package func createCollation(named name: String, context: UnsafeMutableRawPointer?, compare: CollationComparator) throws {
+        let result = sqlite3_create_collation_v2(handle, name, SQLITE_UTF8, context, compare, nil)
+        if result != SQLITE_OK {
+            throw Self.error(code: result, message: "cannot register the collation \(name)", sql: nil, path: path)
+        }
+    }
+
+    /// The message of the last error on this connection.
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// Maps an SQLite result code to a ``StoreError`` with a code callers can match on.
+    package static func error(code: Int32, message: String, sql: String?, path: String?) -> StoreError {
+        let storeCode: StoreError.Code
+        switch code & 0xFF {
+        case SQLITE_NOTADB: storeCode = .notADatabase
+        case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM: storeCode = code & 0xFF == SQLITE_CANTOPEN ? .sqlite : .readOnly
+        case SQLITE_BUSY, SQLITE_LOCKED: storeCode = .locked
+        case SQLITE_CORRUPT: storeCode = .corrupt
+        case SQLITE_CONSTRAINT where code == sqliteConstraintUnique: storeCode = .uniqueViolation
+        default: storeCode = .sqlite
+        }
+        return StoreError(storeCode, message, sql: sql, sqliteCode: code, path: path)
+    }
+}

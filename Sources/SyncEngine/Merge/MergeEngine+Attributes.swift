@@ -1,0 +1,186 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+extension MergeEngine {
+    /// Applies a `set`: the write wins if its `(HLC, replica ID)` is larger than the stamp of the
+    /// attribute's last write (or of the object's creation); a concurrent loser goes to the journal.
+    ///
+    /// Stamps and row values are read once per object and batch, and written back by
+    /// ``flushPendingWrites()``: a batch often writes many attributes of each object.
+    ///
+    /// `prefetched` is the object's state when the caller has it (see ``prefetch(_:)``).
+    func set(_ object: ObjectKey, attribute name: String, values: [SQLValue], known prefetched: ObjectInfo? = nil) throws {
+        let (entity, attribute) = try attributeOfSet(object.entity, name)
+        guard attribute.columns.count == values.count else {
+            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
+        }
+        let known = try prefetched ?? requireInfo(object, for: "set of \(object.entity).\(name)")
+        if known.createdBy == current.dot {
+            // Part of the object's creation: the creation stamp stands for these writes.
+            if !isLocal { try write(values, to: attribute, of: object, in: entity, known: known) }
+            return
+        }
+        let incoming = current.stamp
+        if isLocal {
+            // A local write's HLC is larger than every stamp this replica has seen: it always wins.
+            notePendingWrite(object, known)
+            known.pendingFieldStamps[name] = incoming
+            return
+        }
+        if known.mayBeDeleted { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
+        let previous = try fieldStamp(object, known, name) ?? known.creation
+        if incoming > previous {
+            if !current.vector.covers(previous.dot) {
+                try journal(
+                    .attribute, entity: object.entity, object: object.id, property: name,
+                    winner: side(values: values, incoming),
+                    loser: try currentSide(of: attribute, object: object, known: known, previous),
+                    cause: incoming.dot, detail: .concurrentAttributeWrites)
+            }
+            notePendingWrite(object, known)
+            known.pendingFieldStamps[name] = incoming
+            try write(values, to: attribute, of: object, in: entity, known: known)
+        } else {
+            try journal(
+                .attribute, entity: object.entity, object: object.id, property: name,
+                winner: try currentSide(of: attribute, object: object, known: known, previous),
+                loser: side(values: values, incoming),
+                cause: incoming.dot, detail: .concurrentAttributeWrites)
+        }
+    }
+
+    /// The entity and attribute a `set` names. The last pair is kept: a change set's sets name
+    /// the same few again and again, and comparing two short names costs less than hashing them.
+    private func attributeOfSet(_ entityName: String, _ name: String) throws -> (SyncSchema.Entity, SyncSchema.Attribute) {
+        if let last = lastSetAttribute, last.attribute.name == name, last.entity.name == entityName {
+            return (last.entity, last.attribute)
+        }
+        let entity = try schema.requireEntity(entityName, in: "set of \(name)")
+        guard let attribute = entity.attribute(name) else {
+            throw SyncError(.schemaMismatch, "sets \(entityName).\(name), which the schema does not have")
+        }
+        lastSetAttribute = (entity, attribute)
+        return (entity, attribute)
+    }
+
+    /// An update arriving after a concurrent delete of its object loses to it, as `delete` journals
+    /// an update that arrived first: the journal gets the entry whichever came first.
+    private func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
+        var journaled: Set<Dot> = []
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ? ORDER BY replica, seq, root",
+                                       [.text(object.entity), .text(object.id.storageText)]) {
+            guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
+                  !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
+            try journal(
+                .updateVersusDelete, entity: object.entity, object: object.id, property: name,
+                winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
+                loser: side(values: values, incoming),
+                cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won")
+        }
+    }
+
+    /// The stamp of the last write to `object`'s attribute `name`, or nil if only its creation wrote it.
+    func fieldStamp(_ object: ObjectKey, _ known: ObjectInfo, _ name: String) throws -> Stamp? {
+        // Most objects have no pending stamps: skip hashing the name for them.
+        if !known.pendingFieldStamps.isEmpty, let pending = known.pendingFieldStamps[name] { return pending }
+        if known.storedFieldStamps == nil { try loadFieldStamps(object.entity, of: [object.id: known]) }
+        return known.storedFieldStamps?[name]
+    }
+
+    private func notePendingWrite(_ object: ObjectKey, _ known: ObjectInfo) {
+        guard !known.hasPendingWrites else { return }
+        known.hasPendingWrites = true
+        objectsWithPendingWrites.append((object, known))
+    }
+
+    private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, in entity: SyncSchema.Entity,
+                       known: ObjectInfo) throws {
+        if known.hasRow {
+            notePendingWrite(object, known)
+            if known.pendingRowValues.isEmpty {
+                // Once per object and flush, not once per write.
+                rewrittenAttributes.insert(object.id)
+                known.pendingRowValues = Array(repeating: nil, count: entity.attributeColumns.count)
+            }
+            for (offset, value) in zip(attribute.columnOffsets, values) { known.pendingRowValues[offset] = value }
+        } else {
+            var detached = try detachedColumns(of: object)
+            for (column, value) in zip(attribute.columns, values) { detached[column] = value }
+            detachedValues[object] = detached
+            affected.insert(object)
+        }
+    }
+
+    /// A journal side holding the values `object`'s attribute has now: the stored row's columns
+    /// themselves when no write of this batch is pending, without copying them out first.
+    func currentSide(of attribute: SyncSchema.Attribute, object: ObjectKey, known: ObjectInfo, _ stamp: Stamp) throws -> JournalSide {
+        if known.hasRow, known.pendingRowValues.isEmpty {
+            if known.storedRowValues == nil { try loadRowValues(of: object, known) }
+            if let row = known.storedRowValues { return JournalSide(value: .columns(row, attribute.columnOffsets), stamp: stamp) }
+        }
+        return side(values: try currentValues(of: attribute, object: object, known: known), stamp)
+    }
+
+    /// The values `object`'s attribute has now, including this batch's writes.
+    func currentValues(of attribute: SyncSchema.Attribute, object: ObjectKey, known: ObjectInfo) throws -> [SQLValue] {
+        guard known.hasRow else {
+            let detached = try detachedColumns(of: object)
+            return attribute.columns.map { detached[$0] ?? .null }
+        }
+        let pending = known.pendingRowValues
+        if known.storedRowValues == nil, pending.isEmpty || attribute.columnOffsets.contains(where: { pending[$0] == nil }) {
+            try loadRowValues(of: object, known)
+        }
+        let stored = known.storedRowValues
+        return attribute.columnOffsets.map { offset in
+            if !pending.isEmpty, let value = pending[offset] { return value }
+            return stored?[offset] ?? .null
+        }
+    }
+
+    /// The column values of an object that has no row, from this batch or its tombstone.
+    func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
+        if let values = detachedValues[object] { return values }
+        try flushPendingInserts()
+        guard case .text(let json)? = try connection.rows(
+            "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)]).first?.first
+        else { return [:] }
+        let decoded = try Tombstone.columns(json, of: "\(object.entity) \(object.id)")
+        detachedValues[object] = decoded
+        return decoded
+    }
+
+    /// Writes the attribute values and stamps the batch kept in memory: one UPDATE per object
+    /// with a row, one `_sync_field` row per attribute written. Before anything reads rows back.
+    func flushPendingWrites() throws {
+        try flushPendingInserts()
+        var fieldRows = PendingInserts("INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq)", columnCount: 6)
+        for (object, known) in objectsWithPendingWrites {
+            if !known.pendingRowValues.isEmpty {
+                let entity = try schema.requireEntity(object.entity, in: "write")
+                // Entity column order, so the statement text (and its cached preparation) repeats.
+                var assignments: [String] = []
+                var arguments: [SQLValue] = []
+                for (offset, value) in known.pendingRowValues.enumerated() {
+                    guard let value else { continue }
+                    assignments.append("\(quoteIdentifier(entity.attributeColumns[offset])) = ?")
+                    arguments.append(value)
+                    known.storedRowValues?[offset] = value
+                }
+                try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(assignments.joined(separator: ", ")) WHERE id = ?",
+                                   arguments + [.text(object.id.storageText)])
+                known.pendingRowValues = []
+            }
+            for (field, stamp) in known.pendingFieldStamps {
+                fieldRows.append([.text(object.entity), .text(object.id.storageText), .text(field),
+                                  .integer(Int64(bitPattern: stamp.hlc.rawValue)), .text(stamp.replica.storageText), .integer(Int64(stamp.seq))])
+                if known.storedFieldStamps != nil { known.storedFieldStamps?[field] = stamp }
+            }
+            known.pendingFieldStamps = [:]
+            known.hasPendingWrites = false
+        }
+        objectsWithPendingWrites = []
+        try fieldRows.flush(on: connection)
+    }
+}

@@ -1,0 +1,239 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+extension MergeEngine {
+    /// Applies the delete rules to references added concurrently with a delete, for every delete
+    /// root the batch touched, until nothing changes:
+    ///
+    /// - an edge to a deleted object that the deleter had not seen is dropped (**nullify**: it
+    ///   simply no longer shows, as an edge to a deleted object never does),
+    /// - or deletes the object at its other end too, with the same root (**cascade**),
+    /// - or voids the whole root: every delete it caused is undone (**deny**).
+    ///
+    /// Voiding only ever grows the set of voided roots, and each root's cascade is computed from
+    /// the edges alone, so the result does not depend on the order change sets arrived in.
+    func resolveDeletes() throws {
+        guard !touchedRoots.isEmpty else { return }
+        let voidedBefore = voided
+        // Judge every touched root afresh: a void decided while some change set was still missing
+        // (say, the delete of the object whose reference voided it) may no longer hold. Starting
+        // from no voids and only ever adding them reaches the least fixed point, which is unique.
+        var reconsidered: Set<DeleteRoot> = []
+        var changed = true
+        var rounds = 0
+        while changed {
+            changed = false
+            rounds += 1
+            guard rounds <= 64 + 2 * touchedRoots.count else {
+                throw SyncError(.notSyncable, "delete rules did not settle after \(rounds) rounds")
+            }
+            for root in touchedRoots.sorted() where reconsidered.insert(root).inserted {
+                changed = true
+                if voided.contains(root) { try setVoided(root, false) }
+            }
+            for root in touchedRoots.sorted() where reconsidered.contains(root) && !voided.contains(root) {
+                let outcome = try cascade(of: root)
+                if outcome.denied {
+                    // A void root keeps its cascade records (they delete nothing while it is void),
+                    // so a later change around those objects still leads back to it.
+                    try setVoided(root, true)
+                    _ = try replaceImplicitDeletes(of: root, with: outcome.implicit)
+                    if !voidedBefore.contains(root) { try journalVoided(root, deniedBy: outcome.denyingEdge) }
+                    changed = true
+                } else if try replaceImplicitDeletes(of: root, with: outcome.implicit) {
+                    changed = true
+                }
+            }
+        }
+    }
+
+    private struct CascadeOutcome {
+        var implicit: Set<ObjectKey> = []
+        var denied = false
+        var denyingEdge: (object: ObjectKey, relationship: String, other: ObjectKey)?
+    }
+
+    /// What the root deletes, assuming it stands, and whether a deny rule refuses it.
+    private func cascade(of root: DeleteRoot) throws -> CascadeOutcome {
+        let explicit = Set(try connection.rows(
+            "SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND implicit = 0",
+            [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
+        ).compactMap { row -> ObjectKey? in
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { return nil }
+            return ObjectKey(entity: entity, id: id)
+        })
+        let deleterVector = try vector(of: root.dot)
+        var outcome = CascadeOutcome()
+        var killed = explicit
+        var queue = explicit.sorted()
+        // The edges the delete rules judge: those the deleter had not seen (for the objects it
+        // deleted), and every edge of objects deleted by cascade.
+        var judged: [(object: ObjectKey, relationship: SyncSchema.Relationship, other: ObjectKey, added: Stamp)] = []
+        var index = 0
+        while index < queue.count {
+            let object = queue[index]
+            index += 1
+            guard let entity = schema.entity(object.entity) else { continue }
+            for relationship in entity.relationships {
+                for (other, added) in try incidentEdges(of: object, relationship).sorted(by: { $0.other < $1.other }) {
+                    if explicit.contains(object) && deleterVector.covers(added.dot) { continue }
+                    judged.append((object, relationship, other, added))
+                    if relationship.deleteRule == .cascade && killed.insert(other).inserted {
+                        outcome.implicit.insert(other)
+                        queue.append(other)
+                    }
+                }
+            }
+        }
+        // A deny rule voids the delete once any reference the deleter had not seen was added — even
+        // if it was removed since: the void is decided by which change sets exist, so it never comes
+        // undone when more arrive, and every replica agrees whatever order they arrive in.
+        for object in killed.sorted() {
+            guard let entity = schema.entity(object.entity) else { continue }
+            for relationship in entity.relationships where relationship.deleteRule == .deny {
+                // Objects deleted by cascade were never judged by the deleter: their current references count too.
+                let current = explicit.contains(object) ? [] : Set(try incidentEdges(of: object, relationship).map(\.added))
+                for (other, added) in try everyEdge(of: object, relationship) where !killed.contains(other) {
+                    if deleterVector.covers(added.dot) && !current.contains(added) { continue }
+                    outcome.denied = true
+                    outcome.denyingEdge = (object, relationship.name, other)
+                    return outcome
+                }
+            }
+        }
+        // Nullify is judged against the whole cascade, so the order edges were walked in cannot matter.
+        for edge in judged where !killed.contains(edge.other) {
+            switch edge.relationship.deleteRule {
+            case .deny:
+                break
+            case .nullify, .noAction:
+                if try isAlive(edge.other, ignoring: root) {
+                    try journalDroppedReference(from: edge.other, to: edge.object, relationship: edge.relationship, added: edge.added, root: root)
+                }
+            case .cascade:
+                break
+            }
+        }
+        return outcome
+    }
+
+    /// Makes the cascade deletes recorded for `root` exactly `implicit`; returns whether anything changed.
+    private func replaceImplicitDeletes(of root: DeleteRoot, with implicit: Set<ObjectKey>) throws -> Bool {
+        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
+        let stored = Set(try connection.rows(
+            "SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND implicit = 1", arguments
+        ).compactMap { row -> ObjectKey? in
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { return nil }
+            return ObjectKey(entity: entity, id: id)
+        })
+        guard stored != implicit else { return false }
+        for object in stored.subtracting(implicit).sorted() {
+            try connection.run("DELETE FROM _sync_delete WHERE entity = ? AND id = ? AND replica = ? AND seq = ? AND root = ? AND implicit = 1",
+                               [.text(object.entity), .text(object.id.storageText)] + arguments)
+            try markChanged(object)
+        }
+        for object in implicit.subtracting(stored).sorted() {
+            objects[object]?.mayBeDeleted = true
+            try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 1)",
+                               [.text(object.entity), .text(object.id.storageText)] + arguments)
+            try markChanged(object)
+            guard !voided.contains(root) else { continue }
+            try journal(
+                .cascadedDelete, entity: object.entity, object: object.id, property: nil, winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
+                loser: side(nil, try info(object)?.creation ?? Stamp(hlc: HLC(rawValue: 0), replica: root.dot.replica, seq: 0)),
+                cause: root.dot, detail: "\(object.entity) \(object.id) referred to an object deleted concurrently (delete rule cascade) and was deleted too")
+        }
+        return true
+    }
+
+    /// Voids (or reinstates) every delete of `root` and the unlinks it made; what they touch is rewritten.
+    private func setVoided(_ root: DeleteRoot, _ isVoid: Bool) throws {
+        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
+        if isVoid {
+            voided.insert(root)
+            try connection.run("INSERT OR IGNORE INTO _sync_void (replica, seq, root) VALUES (?, ?, ?)", arguments)
+        } else {
+            voided.remove(root)
+            try connection.run("DELETE FROM _sync_void WHERE replica = ? AND seq = ? AND root = ?", arguments)
+        }
+        for row in try connection.rows("SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ?", arguments) {
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { continue }
+            try markChanged(ObjectKey(entity: entity, id: id))
+        }
+        try flushPendingInserts()
+        for row in try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?", arguments) {
+            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText),
+                  case .text(let name) = row[2], case .text(let targetText) = row[3], let target = UUID(storageText: targetText),
+                  let relationship = schema.entity(entity)?.relationship(name) else { continue }
+            try markChanged(ObjectKey(entity: entity, id: id))
+            try markChanged(ObjectKey(entity: relationship.target, id: target))
+        }
+    }
+
+    private func journalVoided(_ root: DeleteRoot, deniedBy edge: (object: ObjectKey, relationship: String, other: ObjectKey)?) throws {
+        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
+        let rootEntity = try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
+                                             arguments + [.text(root.root.storageText)]).first?.first?.textValue ?? ""
+        let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
+        try journal(
+            .voidedDelete, entity: rootEntity, object: root.root, property: edge?.relationship, winner: nil,
+            loser: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
+            cause: root.dot, detail: "the delete of \(rootEntity) \(root.root) is void: \(reason)")
+    }
+
+    private func journalDroppedReference(from other: ObjectKey, to deleted: ObjectKey, relationship: SyncSchema.Relationship, added: Stamp, root: DeleteRoot) throws {
+        let property = relationship.inverse
+        let loserValue = "\"\(deleted.id.storageText)\""
+        let loser = side(loserValue, added)
+        try flushPendingInserts()
+        let seen = try ConflictJournal.entries(causedBy: root.dot, on: connection).contains {
+            $0.kind == .referenceDropped && $0.entity == other.entity && $0.objectID == other.id && $0.property == property
+                && $0.loser == ConflictEntry.Side(value: loserValue, dot: added.dot, hlc: added.hlc)
+        }
+        guard !seen else { return }
+        try journal(
+            .referenceDropped, entity: other.entity, object: other.id, property: property,
+            winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)), loser: loser, cause: root.dot,
+            detail: "\(other.entity).\(property) gained \(deleted.entity) \(deleted.id), which was deleted concurrently (delete rule nullify): the reference was dropped")
+    }
+
+    func hlc(of dot: Dot) throws -> HLC {
+        if case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?",
+                                                           [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first?.first {
+            return HLC(rawValue: UInt64(bitPattern: value))
+        }
+        return HLC(rawValue: 0)
+    }
+
+    /// An object whose life may have changed: it and everything it is connected to must be
+    /// rewritten, and the deletes of its neighbours re-judged (a deny rule asks whether they are alive).
+    func markChanged(_ object: ObjectKey) throws {
+        affected.insert(object)
+        reorderedOwners.insert(object)
+        guard let entity = schema.entity(object.entity) else { return }
+        for relationship in entity.relationships {
+            for (other, _) in try incidentEdges(of: object, relationship) {
+                affected.insert(other)
+                reorderedOwners.insert(other)
+                try touchRoots(of: other)
+            }
+        }
+    }
+
+    /// Adds the roots of the deletes of `object`'s neighbours to those the next round re-judges.
+    func touchRootsAround(_ object: ObjectKey) throws {
+        guard let entity = schema.entity(object.entity) else { return }
+        for relationship in entity.relationships {
+            for (other, _) in try incidentEdges(of: object, relationship) { try touchRoots(of: other) }
+        }
+    }
+
+    /// Adds the roots of every delete of `object` to those the next round re-judges.
+    func touchRoots(of object: ObjectKey) throws {
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ?",
+                                       [.text(object.entity), .text(object.id.storageText)]) {
+            if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { touchedRoots.insert(root) }
+        }
+    }
+}

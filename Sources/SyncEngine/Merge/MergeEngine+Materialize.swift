@@ -1,0 +1,199 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+extension MergeEngine {
+    /// Rewrites the entity tables for every object the batch touched, from the metadata:
+    /// rows appear, disappear or come back; foreign keys, join rows and positions follow the
+    /// edges in force. Returns the identifiers of the objects whose rows were rewritten.
+    @discardableResult
+    func materialize() throws -> Set<UUID> {
+        try flushPendingWrites()
+        try resolveDeletes()
+        var changed = rewrittenAttributes
+        // Rows first: an object that appears or disappears changes the relationships of its neighbours.
+        for object in affected.sorted() {
+            guard let entity = schema.entity(object.entity), let known = try info(object) else { continue }
+            let alive = try isAlive(object)
+            if alive && !known.hasRow {
+                try insertRow(object, entity: entity)
+                try markChanged(object)
+                changed.insert(object.id)
+            } else if !alive && known.hasRow {
+                try removeRow(object, entity: entity)
+                try markChanged(object)
+                changed.insert(object.id)
+            } else if !alive, let values = detachedValues[object] {
+                try storeTombstone(values, for: object)
+            }
+        }
+        try addOneToOneComponents()
+        for object in affected.sorted() {
+            guard let entity = schema.entity(object.entity), try info(object)?.hasRow == true else { continue }
+            try writeRelationships(of: object, entity: entity)
+            changed.insert(object.id)
+        }
+        for owner in reorderedOwners.sorted() {
+            guard let entity = schema.entity(owner.entity), try info(owner)?.hasRow == true else { continue }
+            try writePositions(of: owner, entity: entity)
+            changed.insert(owner.id)
+        }
+        return changed
+    }
+
+    /// Who holds whom in a one-to-one depends on every competing edge around it, so the whole
+    /// connected group of one-to-one edges around each touched object is rewritten.
+    private func addOneToOneComponents() throws {
+        var queue = affected.sorted()
+        var index = 0
+        while index < queue.count {
+            let object = queue[index]
+            index += 1
+            guard let entity = schema.entity(object.entity) else { continue }
+            for relationship in entity.relationships where relationship.kind == .toOne && schema.inverse(of: relationship)?.kind == .toOne {
+                for (other, _) in try incidentEdges(of: object, relationship) where !affected.contains(other) {
+                    affected.insert(other)
+                    queue.append(other)
+                }
+            }
+        }
+    }
+
+    private func insertRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
+        let values = try detachedColumns(of: object)
+        let columns = entity.attributes.flatMap(\.columns)
+        let names = (["id"] + columns).map(quoteIdentifier).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        try connection.run("INSERT INTO \(quoteIdentifier(entity.table)) (\(names)) VALUES (\(placeholders))",
+                           [.text(object.id.storageText)] + columns.map { values[$0] ?? .null })
+        try flushPendingInserts()
+        try connection.run("UPDATE _sync_object SET tombstone = NULL WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)])
+        objects[object]?.hasRow = true
+        detachedValues[object] = nil
+    }
+
+    private func removeRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
+        let columns = entity.attributes.flatMap(\.columns)
+        var values: [String: SQLValue] = [:]
+        if !columns.isEmpty, let row = try connection.rows(
+            "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(object.id.storageText)]).first {
+            for (column, value) in zip(columns, row) { values[column] = value }
+        }
+        try connection.run("DELETE FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(object.id.storageText)])
+        for relationship in entity.relationships where relationship.storage.kind == "joinTable" {
+            guard let table = relationship.storage.table, let column = relationship.storage.ownerColumn else { continue }
+            try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?", [.text(object.id.storageText)])
+        }
+        objects[object]?.hasRow = false
+        detachedValues[object] = values
+        try storeTombstone(values, for: object)
+    }
+
+    /// The target a canonical to-one holds: of its live edges to live objects, the one added last by
+    /// `(HLC, replica ID)`. For a one-to-one, a target claimed by several sources keeps the latest
+    /// claim; the others hold nothing, so both sides always agree.
+    func chosenTarget(of source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> UUID? {
+        guard let candidate = try bestEdge(from: source, relationship) else { return nil }
+        guard schema.inverse(of: relationship)?.kind == .toOne else { return candidate.target }
+        return try chosenSource(of: ObjectKey(entity: relationship.target, id: candidate.target), relationship) == source.id ? candidate.target : nil
+    }
+
+    /// For a one-to-one, the source whose latest live edge points at `target` with the largest stamp.
+    func chosenSource(of target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> UUID? {
+        var best: EdgeRecord?
+        for edge in try liveEdges(to: target, relationship) {
+            let source = ObjectKey(entity: relationship.entity, id: edge.source)
+            guard try isAlive(source), let sourceBest = try bestEdge(from: source, relationship), sourceBest.target == target.id else { continue }
+            if best == nil || sourceBest.added > best!.added { best = sourceBest }
+        }
+        return best?.source
+    }
+
+    private func bestEdge(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> EdgeRecord? {
+        var best: EdgeRecord?
+        for edge in try liveEdges(from: source, relationship) where try isAlive(ObjectKey(entity: relationship.target, id: edge.target)) {
+            if best == nil || edge.added > best!.added { best = edge }
+        }
+        return best
+    }
+
+    private func writeRelationships(of object: ObjectKey, entity: SyncSchema.Entity) throws {
+        for relationship in entity.relationships {
+            switch relationship.storage.kind {
+            case "foreignKey":
+                guard let column = relationship.storage.column else { continue }
+                let target: UUID?
+                if relationship.isCanonical {
+                    target = try chosenTarget(of: object, relationship)
+                } else if let canonical = schema.inverse(of: relationship) {
+                    target = try chosenSource(of: object, canonical)
+                } else {
+                    target = nil
+                }
+                try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(quoteIdentifier(column)) = ? WHERE id = ?",
+                                   [target.map { .text($0.storageText) } ?? .null, .text(object.id.storageText)])
+                if let positionColumn = relationship.storage.positionColumn {
+                    if let target, let inverse = schema.inverse(of: relationship) {
+                        // The owner's pass numbers its members, this one included.
+                        reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: target))
+                    } else {
+                        try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(quoteIdentifier(positionColumn)) = NULL WHERE id = ?", [.text(object.id.storageText)])
+                    }
+                }
+            case "joinTable" where relationship.storage.ownerColumn == "owner":
+                guard let table = relationship.storage.table else { continue }
+                var members: [UUID] = []
+                for edge in try liveEdges(from: object, relationship) where try isAlive(ObjectKey(entity: relationship.target, id: edge.target)) {
+                    if !members.contains(edge.target) { members.append(edge.target) }
+                }
+                if relationship.kind == .orderedToMany { members = try ordered(members, owner: object, relationship: relationship.name) }
+                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE owner = ?", [.text(object.id.storageText)])
+                let hasPosition = relationship.storage.positionColumn != nil
+                let sql = "INSERT INTO \(quoteIdentifier(table)) (owner, member\(hasPosition ? ", position" : "")) VALUES (?, ?\(hasPosition ? ", ?" : ""))"
+                for (index, member) in members.sorted(by: { hasPosition ? false : $0.storageText < $1.storageText }).enumerated() {
+                    try connection.run(sql, [.text(object.id.storageText), .text(member.storageText)] + (hasPosition ? [.integer(Int64(index))] : []))
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Rewrites the positions of the ordered one-to-many relationships `owner` has.
+    private func writePositions(of owner: ObjectKey, entity: SyncSchema.Entity) throws {
+        for relationship in entity.relationships where relationship.kind == .orderedToMany && relationship.storage.kind == "inverseForeignKey" {
+            guard let table = relationship.storage.table, let column = relationship.storage.column,
+                  let positionColumn = relationship.storage.positionColumn else { continue }
+            var current: [UUID: SQLValue] = [:]
+            for row in try connection.rows("SELECT id, \(quoteIdentifier(positionColumn)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?", [.text(owner.id.storageText)]) {
+                if case .text(let text) = row[0], let id = UUID(storageText: text) { current[id] = row[1] }
+            }
+            let members = try ordered(Array(current.keys), owner: owner, relationship: relationship.name)
+            for (index, member) in members.enumerated() where current[member] != .integer(Int64(index)) {
+                try connection.run("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE id = ?", [.integer(Int64(index)), .text(member.storageText)])
+            }
+        }
+    }
+
+    /// `members` sorted by their position keys, then by the stamp that placed them; members without a key go last, by identifier.
+    func ordered(_ members: [UUID], owner: ObjectKey, relationship: String) throws -> [UUID] {
+        var keys: [UUID: (key: String, stamp: Stamp)] = [:]
+        for row in try connection.rows("SELECT member, key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
+                                       [.text(owner.entity), .text(owner.id.storageText), .text(relationship)]) {
+            guard case .text(let text) = row[0], let member = UUID(storageText: text), case .text(let key) = row[1],
+                  let stamp = MergeEngine.stamp(row[2], row[3], row[4]) else { continue }
+            keys[member] = (key, stamp)
+        }
+        return members.sorted { left, right in
+            switch (keys[left], keys[right]) {
+            case (let l?, let r?):
+                if l.key != r.key { return l.key < r.key }
+                if l.stamp != r.stamp { return l.stamp < r.stamp }
+                return left.storageText < right.storageText
+            case (.some, .none): return true
+            case (.none, .some): return false
+            case (.none, .none): return left.storageText < right.storageText
+            }
+        }
+    }
+}

@@ -1,0 +1,413 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// An object as merging names it.
+struct ObjectKey: Hashable, Comparable, Sendable {
+    var entity: String
+    var id: UUID
+
+    static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool {
+        lhs.entity != rhs.entity ? lhs.entity < rhs.entity : lhs.id.precedesInStorageOrder(rhs.id)
+    }
+
+    // The identifier alone: it is random, so objects of different entities rarely share one, and
+    // hashing the entity name too cost as much again on every lookup of a merge. Equality still
+    // compares both.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+    }
+}
+
+/// A delete root: the change set that deleted, and the object the deletion started at.
+/// Cascaded deletes share their root; voiding a root voids them all.
+struct DeleteRoot: Hashable, Comparable, Sendable {
+    var dot: Dot
+    var root: UUID
+
+    static func < (lhs: DeleteRoot, rhs: DeleteRoot) -> Bool {
+        lhs.dot != rhs.dot ? lhs.dot < rhs.dot : lhs.root.precedesInStorageOrder(rhs.root)
+    }
+}
+
+/// Applies change sets to a store's sync metadata and entity tables, inside the caller's
+/// transaction.
+///
+/// Every rule is a function of the set of change sets applied, not of their arrival order:
+/// attribute writes keep the largest `(HLC, replica ID)`; edges are added by `link` and only
+/// removed by `unlink`s that saw them; deletes and their delete rules are recomputed from the
+/// deletes and edges present (see `MergeEngine+Deletes.swift`); the entity tables are then
+/// rewritten from that metadata for every object the batch touched (`MergeEngine+Materialize.swift`).
+final class MergeEngine {
+    /// What the engine knows of one object during a batch: read once, kept for the batch (a
+    /// class, so the many operations on one object share one lookup).
+    final class ObjectInfo {
+        let creation: Stamp
+        /// Whether the object has a row in its entity table; if not, its values are in `_sync_object.tombstone`.
+        var hasRow: Bool
+        /// False only when `_sync_delete` surely has no row for the object, so the lookups deletes
+        /// need can be skipped for the (many) objects nobody deleted.
+        var mayBeDeleted: Bool
+        /// The change set of this batch that created the object, if one did.
+        var createdBy: Dot?
+        /// `_sync_field`'s stamps of the object's attributes, once read.
+        var storedFieldStamps: [String: Stamp]?
+        /// Stamps of writes this batch won, not yet in `_sync_field`.
+        var pendingFieldStamps: [String: Stamp] = [:]
+        /// The row's attribute columns (in ``SyncSchema/Entity/attributeColumns`` order), once read (for the journal).
+        var storedRowValues: [SQLValue]?
+        /// Columns remote writes set, not yet in the row, by position in ``SyncSchema/Entity/attributeColumns``
+        /// (empty when none): one UPDATE per object, not per write.
+        var pendingRowValues: [SQLValue?] = []
+        /// Whether the object is in ``MergeEngine/objectsWithPendingWrites``.
+        var hasPendingWrites = false
+
+        init(creation: Stamp, hasRow: Bool, mayBeDeleted: Bool) {
+            self.creation = creation
+            self.hasRow = hasRow
+            self.mayBeDeleted = mayBeDeleted
+        }
+    }
+
+    let schema: SyncSchema
+    let connection: SQLiteConnection
+    /// Local change sets were already written to the entity tables by LocalStore: only metadata is recorded.
+    let isLocal: Bool
+    var affected: Set<ObjectKey> = []
+    var touchedRoots: Set<DeleteRoot> = []
+    var objects: [ObjectKey: ObjectInfo] = [:]
+    /// Column values of objects without a row, changed in this batch, to be written back at the end.
+    var detachedValues: [ObjectKey: [String: SQLValue]] = [:]
+    var vectors: [Dot: VersionVector] = [:]
+    var voided: Set<DeleteRoot> = []
+    /// Objects whose ordered relationships need their positions rewritten.
+    var reorderedOwners: Set<ObjectKey> = []
+    /// Objects whose stored attribute values a remote write changed.
+    var rewrittenAttributes: Set<UUID> = []
+    /// `_sync_object` and `_sync_edge` rows not written yet (see ``flushPendingInserts()``).
+    var pendingObjectRows = PendingInserts("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone)", columnCount: 6)
+    /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
+    var pendingJournal = JournalBatch()
+    var pendingEdgeRows = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
+    /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
+    var rowCandidates: [String: [UUID]] = [:]
+    /// Entities whose sets in the current change set were already taken as row candidates.
+    var rowsScanned: Set<String> = []
+    /// The entity and attribute of the last `set` (see `attributeOfSet`).
+    var lastSetAttribute: (entity: SyncSchema.Entity, attribute: SyncSchema.Attribute)?
+    /// Objects with writes kept in memory, in the order they were first written.
+    var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
+    var current: ChangeSet!
+
+    init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool) throws {
+        self.schema = schema
+        self.connection = connection
+        self.isLocal = isLocal
+        for row in try connection.rows("SELECT replica, seq, root FROM _sync_void") {
+            if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { voided.insert(root) }
+        }
+    }
+
+    static func deleteRoot(_ replica: SQLValue, _ seq: SQLValue, _ root: SQLValue) -> DeleteRoot? {
+        guard case .text(let replicaText) = replica, let replicaID = UUID(storageText: replicaText),
+              case .integer(let number) = seq, let seq = UInt64(exactly: number),
+              case .text(let rootText) = root, let rootID = UUID(storageText: rootText) else { return nil }
+        return DeleteRoot(dot: Dot(replica: replicaID, seq: seq), root: rootID)
+    }
+
+    /// Applies one change set's operations to the metadata and the rows of existing objects.
+    /// (A local save's change set goes through ``applyLocalSave(_:deletedValues:)``.)
+    func apply(_ changeSet: ChangeSet, deletedValues: [UUID: [String: SQLValue]] = [:]) throws {
+        current = changeSet
+        vectors[changeSet.dot] = changeSet.vector
+        let prefetched = isLocal ? [] : try prefetch(changeSet)
+        for (index, operation) in changeSet.operations.enumerated() {
+            try atOperation(index) {
+                try apply(operation, known: prefetched.isEmpty ? nil : prefetched[index], deletedValues: deletedValues)
+            }
+        }
+        try SyncTables.advanceVector(to: changeSet.dot, on: connection)
+    }
+
+    /// Runs `body`, naming the current change set and the operation in a ``SyncError`` it throws.
+    func atOperation<T>(_ index: Int, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SyncError {
+            throw SyncError(error.code, "change set \(current.dot), operation \(index): \(error.message)")
+        }
+    }
+
+    func apply(_ operation: Operation, known: ObjectInfo? = nil, deletedValues: [UUID: [String: SQLValue]]) throws {
+        switch operation {
+        case .create(let entity, let id):
+            try create(ObjectKey(entity: entity, id: id))
+        case .set(let entity, let id, let attribute, let values):
+            try set(ObjectKey(entity: entity, id: id), attribute: attribute, values: values, known: known)
+        case .delete(let entity, let id, let root):
+            try delete(ObjectKey(entity: entity, id: id), root: root, values: deletedValues[id])
+        case .link(let entity, let id, let relationship, let target):
+            try link(ObjectKey(entity: entity, id: id), relationship: relationship, target: target)
+        case .unlink(let entity, let id, let relationship, let target, let observed):
+            try unlink(ObjectKey(entity: entity, id: id), relationship: relationship, target: target, observed: observed)
+        case .position(let entity, let id, let relationship, let member, let key):
+            try position(ObjectKey(entity: entity, id: id), relationship: relationship, member: member, key: key)
+        }
+    }
+
+    // MARK: Objects and attributes
+
+    private func create(_ object: ObjectKey) throws {
+        _ = try schema.requireEntity(object.entity, in: "create of \(object.id)")
+        if try info(object) != nil {
+            throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which already exists")
+        }
+        let stamp = current.stamp
+        pendingObjectRows.append(
+            [.text(object.entity), .text(object.id.storageText), .integer(Int64(bitPattern: stamp.hlc.rawValue)),
+             .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), isLocal ? .null : .text("{}")])
+        let created = ObjectInfo(creation: stamp, hasRow: isLocal, mayBeDeleted: false)
+        created.createdBy = current.dot
+        created.storedFieldStamps = [:]
+        objects[object] = created
+        if !isLocal {
+            detachedValues[object] = [:]
+            affected.insert(object)
+        }
+    }
+
+    func info(_ object: ObjectKey) throws -> ObjectInfo? {
+        if let known = objects[object] { return known }
+        return try loadObjects(object.entity, [object.id])[object.id]
+    }
+
+    static func stamp(_ hlc: SQLValue, _ replica: SQLValue, _ seq: SQLValue) -> Stamp? {
+        guard case .integer(let clock) = hlc, case .text(let replicaText) = replica, let replicaID = UUID(storageText: replicaText),
+              case .integer(let number) = seq, let seq = UInt64(exactly: number) else { return nil }
+        return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: clock)), replica: replicaID, seq: seq)
+    }
+
+    /// The stamp in columns `hlc, replica, seq` starting at `index` of the statement's row.
+    static func stamp(_ row: SQLiteStatement, at index: Int) -> Stamp? {
+        guard let replica = row.uuid(at: index + 1) else { return nil }
+        return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: row.integer(at: index))), replica: replica, seq: UInt64(row.integer(at: index + 2)))
+    }
+
+    func requireInfo(_ object: ObjectKey, for what: @autoclosure () -> String) throws -> ObjectInfo {
+        guard let known = try info(object) else {
+            throw SyncError(.schemaMismatch, "\(what()) names \(object.entity) \(object.id), which was never created")
+        }
+        return known
+    }
+
+    /// Writes the `_sync_object` and `_sync_edge` rows kept in memory; called before anything
+    /// reads or updates those tables.
+    func flushPendingInserts() throws {
+        try pendingObjectRows.flush(on: connection)
+        try pendingEdgeRows.flush(on: connection)
+        try flushJournal()
+    }
+
+    private func flushJournal() throws {
+        guard pendingJournal.count > 0 else { return }
+        try ConflictJournal.write(pendingJournal, on: connection)
+        pendingJournal = JournalBatch()
+    }
+
+    /// Adds an entry to the conflict journal. Entries are kept in memory while their cause stays
+    /// the same (a change set losing many writes) and written as one packed row.
+    func journal(
+        _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
+        loser: JournalSide, cause: Dot, detail: String
+    ) throws {
+        try journal(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: .text(detail))
+    }
+
+    func journal(
+        _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
+        loser: JournalSide, cause: Dot, detail: JournalDetail
+    ) throws {
+        if pendingJournal.count > 0, pendingJournal.cause != cause { try flushJournal() }
+        try pendingJournal.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: detail)
+    }
+
+    /// A side whose value is JSON text (or none).
+    func side(_ value: String?, _ stamp: Stamp) -> JournalSide {
+        JournalSide(value: value.map(JournalSide.Value.json) ?? .none, stamp: stamp)
+    }
+
+    /// A side whose value is an attribute's column values.
+    func side(values: [SQLValue], _ stamp: Stamp) -> JournalSide {
+        JournalSide(value: .values(values), stamp: stamp)
+    }
+
+    // MARK: Deletes
+
+    private func delete(_ object: ObjectKey, root: UUID, values: [String: SQLValue]?) throws {
+        _ = try schema.requireEntity(object.entity, in: "delete of \(object.id)")
+        let known = try requireInfo(object, for: "delete")
+        objects[object]?.mayBeDeleted = true
+        try connection.run(
+            "INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 0)",
+            [.text(object.entity), .text(object.id.storageText), .text(current.dot.replica.storageText),
+             .integer(Int64(current.dot.seq)), .text(root.storageText)])
+        if isLocal {
+            // LocalStore removed the row; keep its values in case a concurrent reference voids the delete.
+            objects[object]?.hasRow = false
+            try storeTombstone(values ?? [:], for: object)
+            // Deletes whose deny rule counted on this object being alive must be judged again.
+            try touchRootsAround(object)
+            return
+        }
+        touchedRoots.insert(DeleteRoot(dot: current.dot, root: root))
+        // Deny rules of deletes around this object ask whether it is alive: judge them again.
+        try markChanged(object)
+        // Concurrent updates lose to the delete: journal them.
+        let entity = try schema.requireEntity(object.entity, in: "delete")
+        for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
+            guard let stamp = try fieldStamp(object, known, attribute.name), !current.vector.covers(stamp.dot) else { continue }
+            try journal(
+                .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
+                winner: side(nil, current.stamp),
+                loser: try currentSide(of: attribute, object: object, known: known, stamp),
+                cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(attribute.name): the delete won")
+        }
+    }
+
+    func storeTombstone(_ values: [String: SQLValue], for object: ObjectKey) throws {
+        let json = try Tombstone.json(values)
+        try flushPendingInserts()
+        try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?",
+                           [.text(json), .text(object.entity), .text(object.id.storageText)])
+    }
+
+    // MARK: Relationships
+
+    func canonicalRelationship(_ object: ObjectKey, _ name: String) throws -> SyncSchema.Relationship {
+        let entity = try schema.requireEntity(object.entity, in: "relationship \(name)")
+        guard let relationship = entity.relationship(name) else {
+            throw SyncError(.schemaMismatch, "names \(object.entity).\(name), which the schema does not have")
+        }
+        guard relationship.isCanonical else {
+            throw SyncError(.schemaMismatch, "links through \(object.entity).\(name), which is not the canonical side of its relationship")
+        }
+        return relationship
+    }
+
+    private func link(_ source: ObjectKey, relationship name: String, target: UUID) throws {
+        let relationship = try canonicalRelationship(source, name)
+        let targetKey = ObjectKey(entity: relationship.target, id: target)
+        _ = try requireInfo(source, for: "link of \(source.entity).\(name)")
+        _ = try requireInfo(targetKey, for: "link of \(source.entity).\(name)")
+        let stamp = current.stamp
+        if relationship.kind == .toOne && !isLocal {
+            for edge in try liveEdges(from: source, relationship) where edge.target != target && !current.vector.covers(edge.added.dot) {
+                let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
+                try journal(
+                    .toOne, entity: source.entity, object: source.id, property: name,
+                    winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
+                    cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won")
+            }
+            if let inverse = schema.inverse(of: relationship), inverse.kind == .toOne {
+                // One-to-one: sources claiming the same target concurrently conflict on the target's side.
+                for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
+                where edge.source != source.id && !current.vector.covers(edge.added.dot) {
+                    let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
+                    try journal(
+                        .toOne, entity: targetKey.entity, object: target, property: inverse.name,
+                        winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
+                        cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won")
+                }
+            }
+        }
+        pendingEdgeRows.append(
+            [.text(source.entity), .text(source.id.storageText), .text(name), .text(target.storageText),
+             .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), .integer(Int64(bitPattern: stamp.hlc.rawValue))])
+        try touchEdge(source, targetKey, relationship)
+    }
+
+    private func unlink(_ source: ObjectKey, relationship name: String, target: UUID, observed: [Dot]) throws {
+        let relationship = try canonicalRelationship(source, name)
+        let targetKey = ObjectKey(entity: relationship.target, id: target)
+        // An unlink caused by deleting one of the two objects carries that delete's root, so a voided
+        // delete brings the edge back.
+        let root = deletionRoot(of: source) ?? deletionRoot(of: targetKey)
+        try flushPendingInserts()
+        for dot in observed {
+            try connection.run(
+                """
+                UPDATE _sync_edge SET removed_replica = ?, removed_seq = ?, removed_root = ?
+                WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
+                AND (removed_replica IS NULL OR (removed_root IS NOT NULL AND ? IS NULL))
+                """,
+                [.text(current.dot.replica.storageText), .integer(Int64(current.dot.seq)), root.map { .text($0.storageText) } ?? .null,
+                 .text(source.entity), .text(source.id.storageText), .text(name), .text(target.storageText),
+                 .text(dot.replica.storageText), .integer(Int64(dot.seq)), root.map { .text($0.storageText) } ?? .null])
+        }
+        try touchEdge(source, targetKey, relationship)
+    }
+
+    /// The root of the delete of `object` in the current change set, if it deletes it.
+    private func deletionRoot(of object: ObjectKey) -> UUID? {
+        for operation in current.operations {
+            if case .delete(let entity, let id, let root) = operation, entity == object.entity, id == object.id { return root }
+        }
+        return nil
+    }
+
+    private func touchEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws {
+        guard !isLocal else {
+            // LocalStore wrote the rows; only deletes the edge may bear on need judging again
+            // (an object created in this very change set has none).
+            for endpoint in [source, target] where objects[endpoint]?.createdBy != current.dot { try touchRoots(of: endpoint) }
+            return
+        }
+        affected.insert(source)
+        affected.insert(target)
+        reorderedOwners.insert(source)
+        reorderedOwners.insert(target)
+        if relationship.kind == .toOne, schema.inverse(of: relationship)?.kind == .toOne {
+            // One-to-one: who holds the target decides among every source pointing at it.
+            for edge in try liveEdges(to: target, relationship) { affected.insert(ObjectKey(entity: source.entity, id: edge.source)) }
+            for edge in try liveEdges(from: source, relationship) { affected.insert(ObjectKey(entity: target.entity, id: edge.target)) }
+        }
+        for endpoint in [source, target] { try touchRoots(of: endpoint) }
+    }
+
+    private func position(_ owner: ObjectKey, relationship name: String, member: UUID, key: String) throws {
+        let entity = try schema.requireEntity(owner.entity, in: "position")
+        guard let relationship = entity.relationship(name), relationship.kind == .orderedToMany else {
+            throw SyncError(.schemaMismatch, "positions a member in \(owner.entity).\(name), which is not an ordered relationship")
+        }
+        let incoming = current.stamp
+        let existing = try connection.rows(
+            "SELECT key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ? AND member = ?",
+            [.text(owner.entity), .text(owner.id.storageText), .text(name), .text(member.storageText)]).first
+        let previous = existing.flatMap { MergeEngine.stamp($0[1], $0[2], $0[3]) }
+        if let previous, let row = existing, !current.vector.covers(previous.dot), !isLocal {
+            let (winner, loser) = incoming > previous
+                ? ((key, incoming), (row[0].textValue ?? "", previous)) : ((row[0].textValue ?? "", previous), (key, incoming))
+            try journal(
+                .move, entity: owner.entity, object: owner.id, property: name,
+                winner: side("\"\(winner.0)\"", winner.1), loser: side("\"\(loser.0)\"", loser.1), cause: incoming.dot,
+                detail: "member \(member) of \(owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")
+        }
+        guard previous.map({ incoming > $0 }) ?? true else { return }
+        try connection.run(
+            "INSERT OR REPLACE INTO _sync_position (entity, id, relationship, member, key, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(owner.entity), .text(owner.id.storageText), .text(name), .text(member.storageText), .text(key),
+             .integer(Int64(bitPattern: incoming.hlc.rawValue)), .text(incoming.replica.storageText), .integer(Int64(incoming.seq))])
+        if !isLocal {
+            affected.insert(owner)
+            reorderedOwners.insert(owner)
+        }
+    }
+}
+
+extension SQLValue {
+    /// The text, if this is a text value.
+    var textValue: String? {
+        if case .text(let text) = self { return text }
+        return nil
+    }
+}

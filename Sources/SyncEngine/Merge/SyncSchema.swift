@@ -1,0 +1,144 @@
+import Foundation
+import LocalStoreCore
+
+/// The schema as merging sees it: plain data from the store's ``SchemaDocument``, so the same
+/// code serves apps, the `sync` CLI and the server, none of which need the Swift types.
+///
+/// Every relationship pair has one **canonical side**: edges are recorded from it. It is the
+/// to-one side of a one-to-many, the side whose `(entity, name)` sorts first of a one-to-one,
+/// and the side that owns the join table of a many-to-many.
+///
+/// Entities, attributes and relationships are classes: merging looks one up for every operation,
+/// and copying a struct of many strings and arrays retained and released each of them.
+struct SyncSchema: Sendable {
+    final class Attribute: Sendable {
+        let name: String
+        let columns: [String]
+        /// Where the columns are in the entity's ``Entity/attributeColumns``.
+        let columnOffsets: [Int]
+
+        init(name: String, columns: [String], firstColumnOffset: Int) {
+            self.name = name
+            self.columns = columns
+            columnOffsets = Array(firstColumnOffset..<(firstColumnOffset + columns.count))
+        }
+    }
+
+    final class Relationship: Sendable {
+        let entity: String
+        let name: String
+        let kind: RelationshipKind
+        let target: String
+        let inverse: String
+        let deleteRule: DeleteRule
+        let isCanonical: Bool
+        let storage: SchemaDocument.Storage
+
+        init(entity: String, name: String, kind: RelationshipKind, target: String, inverse: String, deleteRule: DeleteRule,
+             isCanonical: Bool, storage: SchemaDocument.Storage) {
+            self.entity = entity
+            self.name = name
+            self.kind = kind
+            self.target = target
+            self.inverse = inverse
+            self.deleteRule = deleteRule
+            self.isCanonical = isCanonical
+            self.storage = storage
+        }
+    }
+
+    final class Entity: Sendable {
+        let name: String
+        let table: String
+        let attributes: [Attribute]
+        let relationships: [Relationship]
+        let attributeIndex: [String: Int]
+        let relationshipIndex: [String: Int]
+        /// Every stored column but `id`, in table order: attribute columns, then foreign keys and positions.
+        let columns: [String]
+        /// The attribute columns, in table order.
+        let attributeColumns: [String]
+        /// `SELECT id, <attribute columns> FROM <table>`, quoted, for statements that add a `WHERE`.
+        let selectAttributeColumns: String
+
+        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], columns: [String]) {
+            self.name = name
+            self.table = table
+            self.attributes = attributes
+            self.relationships = relationships
+            attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+            relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
+            self.columns = columns
+            attributeColumns = attributes.flatMap(\.columns)
+            selectAttributeColumns = "SELECT \((["id"] + attributeColumns).map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table))"
+        }
+
+        func attribute(_ name: String) -> Attribute? { attributeIndex[name].map { attributes[$0] } }
+        func relationship(_ name: String) -> Relationship? { relationshipIndex[name].map { relationships[$0] } }
+    }
+
+    let document: SchemaDocument
+    private let entitiesByName: [String: Entity]
+    /// Entities in document order.
+    let entities: [Entity]
+
+    init(_ document: SchemaDocument) {
+        self.document = document
+        var entities: [Entity] = []
+        for entity in document.entities {
+            let relationships = entity.relationships.map { relationship -> Relationship in
+                let inverse = document.entity(named: relationship.target)?.relationships.first { $0.name == relationship.inverse }
+                return Relationship(
+                    entity: entity.name, name: relationship.name, kind: relationship.kind, target: relationship.target,
+                    inverse: relationship.inverse, deleteRule: relationship.deleteRule,
+                    isCanonical: SyncSchema.isCanonical(relationship, of: entity.name, inverseKind: inverse?.kind ?? .toMany),
+                    storage: relationship.storage)
+            }
+            var columns = entity.attributes.flatMap { $0.columns.map(\.name) }
+            for relationship in entity.relationships where relationship.storage.kind == "foreignKey" {
+                if let column = relationship.storage.column { columns.append(column) }
+                if let position = relationship.storage.positionColumn { columns.append(position) }
+            }
+            entities.append(Entity(
+                name: entity.name, table: entity.table,
+                attributes: entity.attributes.reduce(into: []) { attributes, attribute in
+                    attributes.append(Attribute(name: attribute.name, columns: attribute.columns.map(\.name),
+                                                firstColumnOffset: attributes.reduce(0) { $0 + $1.columns.count }))
+                },
+                relationships: relationships, columns: columns))
+        }
+        self.entities = entities
+        entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
+    }
+
+    private static func isCanonical(_ relationship: SchemaDocument.Relationship, of entity: String, inverseKind: RelationshipKind) -> Bool {
+        switch (relationship.kind, inverseKind) {
+        case (.toOne, .toOne): return (entity, relationship.name) < (relationship.target, relationship.inverse)
+        case (.toOne, _): return true
+        case (_, .toOne): return false
+        default: return relationship.storage.ownerColumn == "owner"
+        }
+    }
+
+    func entity(_ name: String) -> Entity? { entitiesByName[name] }
+
+    /// The entity called `name`, or a schema-mismatch error naming what referred to it.
+    func requireEntity(_ name: String, in context: @autoclosure () -> String) throws -> Entity {
+        guard let entity = entitiesByName[name] else {
+            throw SyncError(.schemaMismatch, "\(context()) names the entity '\(name)', which the schema does not have")
+        }
+        return entity
+    }
+
+    /// The other side of `relationship`.
+    func inverse(of relationship: Relationship) -> Relationship? {
+        entity(relationship.target)?.relationship(relationship.inverse)
+    }
+
+    /// `(canonical relationship, source, target)` for an edge between `object` (on `relationship`'s side) and `member`.
+    func canonicalEdge(_ relationship: Relationship, object: UUID, member: UUID) -> (Relationship, source: UUID, target: UUID)? {
+        if relationship.isCanonical { return (relationship, object, member) }
+        guard let inverse = inverse(of: relationship) else { return nil }
+        return (inverse, member, object)
+    }
+}

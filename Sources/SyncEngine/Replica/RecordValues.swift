@@ -1,0 +1,116 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+extension AttributeType {
+    /// Parses text typed by a person (for example `sync put Person name=Ada born=2024-05-01T10:00:00Z`)
+    /// into the value this type stores. `null` stands for nil.
+    ///
+    /// Integers and booleans (`true`/`false`/`1`/`0`), reals, dates (ISO 8601 or seconds since
+    /// 1970), UUIDs, URLs and decimals are checked; data is base64; JSON must parse.
+    public func parse(_ text: String) throws -> SQLValue {
+        if text == "null" { return .null }
+        func invalid(_ expected: String) -> SyncError {
+            SyncError(.schemaMismatch, "'\(text)' is not \(expected)")
+        }
+        switch self {
+        case .bool:
+            switch text.lowercased() {
+            case "true", "1", "yes": return .integer(1)
+            case "false", "0", "no": return .integer(0)
+            default: throw invalid("a boolean (true or false)")
+            }
+        case .int, .int16, .int32, .int64:
+            guard let number = Int64(text) else { throw invalid("an integer") }
+            let limits: ClosedRange<Int64> = switch self {
+            case .int16: Int64(Int16.min)...Int64(Int16.max)
+            case .int32: Int64(Int32.min)...Int64(Int32.max)
+            default: Int64.min...Int64.max
+            }
+            guard limits.contains(number) else { throw invalid("an integer that fits \(rawValue)") }
+            return .integer(number)
+        case .float, .double:
+            guard let number = Double(text), number.isFinite else { throw invalid("a finite number") }
+            return .real(number)
+        case .date:
+            if let seconds = Double(text) { return .real(seconds) }
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            if let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) {
+                return .real(date.timeIntervalSince1970)
+            }
+            throw invalid("a date (ISO 8601, e.g. 2024-05-01T10:00:00Z, or seconds since 1970)")
+        case .decimal:
+            guard Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) != nil else { throw invalid("a decimal number") }
+            return .text(text)
+        case .uuid:
+            guard let uuid = UUID(storageText: text) else { throw invalid("a UUID") }
+            return .text(uuid.storageText)
+        case .url:
+            guard URL(string: text) != nil else { throw invalid("a URL") }
+            return .text(text)
+        case .data:
+            guard let data = Data(base64Encoded: text) else { throw invalid("base64 data") }
+            return .blob(data)
+        case .json:
+            guard JSONValue.isValid(text) else { throw invalid("JSON") }
+            return .text(text)
+        case .string:
+            return .text(text)
+        }
+    }
+}
+
+/// One stored object, read without its Swift type.
+public struct Record: Sendable, Equatable {
+    public var entity: String
+    public var id: UUID
+    /// Attribute name -> one value per column (compositions have several), in declaration order.
+    public var attributes: [(name: String, values: [SQLValue])]
+    /// Relationship name -> members (in order for ordered relationships), in declaration order.
+    public var relationships: [(name: String, members: [UUID])]
+
+    public static func == (lhs: Record, rhs: Record) -> Bool {
+        lhs.entity == rhs.entity && lhs.id == rhs.id
+            && lhs.attributes.map(\.name) == rhs.attributes.map(\.name) && lhs.attributes.map(\.values) == rhs.attributes.map(\.values)
+            && lhs.relationships.map(\.name) == rhs.relationships.map(\.name) && lhs.relationships.map(\.members) == rhs.relationships.map(\.members)
+    }
+}
+
+/// Reads relationships as the app would see them, from the entity tables.
+enum StoredRelationships {
+    static func members(of object: ObjectKey, _ relationship: SchemaDocument.Relationship, entity: SchemaDocument.Entity, on connection: SQLiteConnection) throws -> [UUID] {
+        let id = SQLValue.text(object.id.storageText)
+        let rows: [[SQLValue]]
+        switch relationship.storage.kind {
+        case "foreignKey":
+            guard let column = relationship.storage.column else { return [] }
+            rows = try connection.rows("SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [id])
+        case "inverseForeignKey":
+            guard let table = relationship.storage.table, let column = relationship.storage.column else { return [] }
+            let order = relationship.storage.positionColumn.map { " ORDER BY \(quoteIdentifier($0)), rowid" } ?? " ORDER BY id"
+            rows = try connection.rows("SELECT id FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?\(order)", [id])
+        case "joinTable":
+            guard let table = relationship.storage.table, let owner = relationship.storage.ownerColumn,
+                  let member = relationship.storage.memberColumn else { return [] }
+            let order = relationship.storage.positionColumn.map { " ORDER BY \(quoteIdentifier($0))" } ?? " ORDER BY \(quoteIdentifier(member))"
+            rows = try connection.rows("SELECT \(quoteIdentifier(member)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(owner)) = ?\(order)", [id])
+        default:
+            rows = []
+        }
+        return rows.compactMap { $0.first?.textValue.flatMap(UUID.init(storageText:)) }
+    }
+
+    static func record(_ entity: SchemaDocument.Entity, row: [SQLValue], on connection: SQLiteConnection) throws -> Record? {
+        guard let id = row.first?.textValue.flatMap(UUID.init(storageText:)) else { return nil }
+        var offset = 1
+        var attributes: [(String, [SQLValue])] = []
+        for attribute in entity.attributes {
+            attributes.append((attribute.name, Array(row[offset..<offset + attribute.columns.count])))
+            offset += attribute.columns.count
+        }
+        let key = ObjectKey(entity: entity.name, id: id)
+        let relationships = try entity.relationships.map { ($0.name, try members(of: key, $0, entity: entity, on: connection)) }
+        return Record(entity: entity.name, id: id, attributes: attributes, relationships: relationships)
+    }
+}

@@ -1,0 +1,316 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// A store set up for sync: every save records a change set, and change sets from other
+/// replicas merge into it so that all replicas converge.
+///
+/// ```swift
+/// let store = try ObjectStore(path: "todos.sqlite", entities: [TodoList.self, Todo.self])
+/// let replica = try SyncReplica(store: store)
+/// // … saves through store.makeContext() are recorded …
+/// let missing = try replica.changeSets(missingFrom: peer.versionVector())
+/// try peer.apply(missing)
+/// ```
+public final class SyncReplica: Sendable {
+    /// The store this replica records and merges into.
+    public let store: ObjectStore
+    /// This replica's permanent ID.
+    public let replicaID: ReplicaID
+    let schema: SyncSchema
+    private let connection: SerializedConnection
+    private let wallClock: @Sendable () -> UInt64
+
+    /// Sets `store` up for sync (creating its sync tables and replica ID the first time) and
+    /// starts recording its saves.
+    ///
+    /// - Parameter wallClock: milliseconds since 1970 used to stamp local change sets; tests
+    ///   inject a fake one. Merging never reads it.
+    public convenience init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) throws {
+        try self.init(store: store, wallClock: wallClock, newReplicaID: UUID())
+    }
+
+    /// `newReplicaID` is the ID a store gets when it is set up for sync for the first time;
+    /// seeded tests pass their own so runs replay exactly.
+    init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64, newReplicaID: ReplicaID) throws {
+        self.store = store
+        self.wallClock = wallClock
+        schema = SyncSchema(store.schemaDocument)
+        let connection = try store.openConnection()
+        replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)
+        self.connection = SerializedConnection(connection)
+        store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
+    }
+
+    /// Runs `body` with this replica's own connection (for servers and tools built on SyncKit).
+    package func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try connection.withConnection(body)
+    }
+
+    /// The highest seq applied from every replica.
+    public func versionVector() throws -> VersionVector {
+        try withConnection { try SyncTables.vector(on: $0) }
+    }
+
+    /// This replica's latest HLC (issued or observed).
+    public func latestHLC() throws -> HLC {
+        try withConnection { HLC(rawValue: try SyncTables.integerState("hlc", on: $0)) }
+    }
+
+    /// The change sets this replica has that a peer with `vector` lacks, in an order that
+    /// respects causality (by `(HLC, replica ID)`).
+    public func changeSets(missingFrom vector: VersionVector, limit: Int? = nil) throws -> [ChangeSet] {
+        try withConnection { connection in
+            var result: [ChangeSet] = []
+            // Only the rows the peer lacks are read whole: the others can hold megabytes of operations.
+            try connection.forEachRow("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset ORDER BY hlc, replica") { row in
+                guard limit.map({ result.count < $0 }) ?? true, let replica = row.uuid(at: 0),
+                      UInt64(row.integer(at: 1)) > vector[replica] else { return }
+                result.append(try SyncTables.decodeChangeSet(row.row()))
+            }
+            return result
+        }
+    }
+
+    /// What ``apply(_:)`` did.
+    public struct MergeResult: Sendable, Equatable {
+        /// Change sets applied now.
+        public var applied: [Dot]
+        /// Change sets skipped because they were applied before (applying twice changes nothing).
+        public var alreadyApplied: [Dot]
+        /// Objects whose stored rows changed; refresh contexts with them.
+        public var changedObjectIDs: Set<UUID>
+    }
+
+    /// Applies a batch of remote change sets in one transaction: all or nothing.
+    ///
+    /// Change sets may arrive in any order within the batch; each is applied after those its
+    /// version vector covers. A batch containing a change set whose predecessors are neither
+    /// applied nor in the batch is refused with ``SyncError/Code/causalityViolation`` and
+    /// changes nothing.
+    public func apply(_ changeSets: [ChangeSet]) throws -> MergeResult {
+        try apply(changeSets) { _, _ in }
+    }
+
+    /// ``apply(_:)`` with one more step in the same transaction: `alsoInTransaction` gets the
+    /// change sets actually applied, in the order they were applied (the server logs them there).
+    package func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
+        try ChangeSet.checkStorableRanges(changeSets)
+        return try withConnection { connection in
+            try connection.inTransaction {
+                var vector = try SyncTables.vector(on: connection)
+                var result = MergeResult(applied: [], alreadyApplied: [], changedObjectIDs: [])
+                var remaining: [ChangeSet] = []
+                var seen: Set<Dot> = []
+                for changeSet in changeSets.sorted(by: { $0.stamp < $1.stamp }) {
+                    if vector.covers(changeSet.dot) || !seen.insert(changeSet.dot).inserted {
+                        result.alreadyApplied.append(changeSet.dot)
+                    } else {
+                        remaining.append(changeSet)
+                    }
+                }
+                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                var appliedInOrder: [ChangeSet] = []
+                var latest = HLC(rawValue: try SyncTables.integerState("hlc", on: connection))
+                while !remaining.isEmpty {
+                    var next: [ChangeSet] = []
+                    for changeSet in remaining {
+                        if SyncReplica.isApplicable(changeSet, to: vector) {
+                            try SyncTables.store(changeSet, status: OutboxStatus.remote.rawValue, on: connection)
+                            try engine.apply(changeSet)
+                            appliedInOrder.append(changeSet)
+                            vector[changeSet.dot.replica] = changeSet.dot.seq
+                            latest = max(latest, changeSet.hlc)
+                            result.applied.append(changeSet.dot)
+                        } else {
+                            next.append(changeSet)
+                        }
+                    }
+                    if next.count == remaining.count {
+                        throw SyncReplica.causalityError(next[0], vector: vector)
+                    }
+                    remaining = next
+                }
+                result.changedObjectIDs = try engine.materialize()
+                try SyncTables.setIntegerState("hlc", latest.rawValue, on: connection)
+                try alsoInTransaction(connection, appliedInOrder)
+                return result
+            }
+        }
+    }
+
+    static func isApplicable(_ changeSet: ChangeSet, to vector: VersionVector) -> Bool {
+        guard vector[changeSet.dot.replica] == changeSet.dot.seq - 1 else { return false }
+        return changeSet.vector.entries.allSatisfy { replica, seq in replica == changeSet.dot.replica || vector[replica] >= seq }
+    }
+
+    static func causalityError(_ changeSet: ChangeSet, vector: VersionVector) -> SyncError {
+        var missing: [String] = []
+        if vector[changeSet.dot.replica] < changeSet.dot.seq - 1 {
+            missing.append("\(changeSet.dot.replica.storageText):\(vector[changeSet.dot.replica] + 1)...\(changeSet.dot.seq - 1)")
+        }
+        for (replica, seq) in changeSet.vector.sortedEntries where replica != changeSet.dot.replica && vector[replica] < seq {
+            missing.append("\(replica.storageText):\(vector[replica] + 1)...\(seq)")
+        }
+        return SyncError(.causalityViolation,
+                         "change set \(changeSet.dot) depends on change sets neither applied nor in the batch: \(missing.joined(separator: ", "))")
+    }
+
+    /// The stored change sets with these dots, in the order given; unknown dots are skipped.
+    package func storedChangeSets(_ dots: [Dot]) throws -> [ChangeSet] {
+        try withConnection { connection in
+            try dots.compactMap { dot in
+                try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
+                                    [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first.map(SyncTables.decodeChangeSet)
+            }
+        }
+    }
+
+    // MARK: Editing without Swift types
+
+    /// Commits the edits `body` makes as one change set, in one transaction; returns it, or
+    /// `nil` when nothing changed. See ``RecordEditor``.
+    @discardableResult
+    public func edit(_ body: (RecordEditor) throws -> Void) throws -> ChangeSet? {
+        try withConnection { connection in
+            try connection.inTransaction {
+                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                let editor = RecordEditor(document: store.schemaDocument, schema: schema, engine: engine)
+                try body(editor)
+                let operations = editor.operations
+                guard !operations.isEmpty else { return nil }
+                let changeSet = try SyncTables.commitLocalChangeSet(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+                try engine.apply(changeSet)
+                try engine.materialize()
+                return changeSet
+            }
+        }
+    }
+
+    /// Every stored object of `entity`, sorted by identifier.
+    public func records(_ entity: String) throws -> [Record] {
+        guard let description = store.schemaDocument.entity(named: entity) else {
+            throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
+        }
+        return try withConnection { connection in
+            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quoteIdentifier).joined(separator: ", ")
+            return try connection.rows("SELECT \(columns) FROM \(quoteIdentifier(description.table)) ORDER BY id").compactMap {
+                try StoredRelationships.record(description, row: $0, on: connection)
+            }
+        }
+    }
+
+    /// The stored object `id` of `entity`, if it exists.
+    public func record(_ entity: String, id: UUID) throws -> Record? {
+        guard let description = store.schemaDocument.entity(named: entity) else {
+            throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
+        }
+        return try withConnection { connection in
+            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quoteIdentifier).joined(separator: ", ")
+            return try connection.rows("SELECT \(columns) FROM \(quoteIdentifier(description.table)) WHERE id = ?", [.text(id.storageText)]).first.flatMap {
+                try StoredRelationships.record(description, row: $0, on: connection)
+            }
+        }
+    }
+
+    // MARK: Settings
+
+    /// A value kept in the store file for tools built on SyncKit (server URL, dataset, cursor, …).
+    public func setting(_ key: String) throws -> String? {
+        try withConnection { connection in
+            try connection.rows("SELECT value FROM _sync_state WHERE key = ?", [.text("setting:" + key)]).first?.first?.textValue
+        }
+    }
+
+    /// Stores (or, with `nil`, removes) a setting.
+    public func setSetting(_ key: String, _ value: String?) throws {
+        try withConnection { connection in
+            if let value {
+                try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES (?, ?)", [.text("setting:" + key), .text(value)])
+            } else {
+                try connection.run("DELETE FROM _sync_state WHERE key = ?", [.text("setting:" + key)])
+            }
+        }
+    }
+
+    /// Makes a store file copied from another replica (a server snapshot) a replica of its own:
+    /// a fresh replica ID, seq restarting at 0, every change set in it counted as received.
+    /// Call it before opening the file as a ``SyncReplica``.
+    public static func adoptSnapshot(at path: String) throws {
+        let connection = try SQLiteConnection(path: path)
+        try connection.inTransaction {
+            guard !(try connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_sync_state'")).isEmpty else {
+                throw SyncError(.notSyncable, "\(path) is not a store set up for sync")
+            }
+            try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(UUID().storageText)])
+            try connection.run("UPDATE _sync_state SET value = 0 WHERE key = 'seq'")
+            try connection.run("DELETE FROM _sync_state WHERE key LIKE 'setting:%'")
+            try connection.run("UPDATE _sync_changeset SET status = 'remote'")
+        }
+    }
+
+    // MARK: Conflict journal
+
+    /// Every entry of the conflict journal, oldest first.
+    public func conflicts() throws -> [ConflictEntry] {
+        try withConnection { try ConflictJournal.entries(on: $0) }
+    }
+
+    /// How many journal entries are numbered above `number` (all of them, by default), without
+    /// reading them.
+    ///
+    /// ```swift
+    /// let before = try replica.lastConflictNumber()
+    /// _ = try replica.apply(changeSets)
+    /// print("\(try replica.conflictCount(after: before)) new conflicts")
+    /// ```
+    public func conflictCount(after number: Int64 = 0) throws -> Int {
+        try withConnection { try ConflictJournal.count(after: number, on: $0) }
+    }
+
+    /// The number of the newest journal entry, 0 when the journal is empty.
+    public func lastConflictNumber() throws -> Int64 {
+        try withConnection { try ConflictJournal.lastNumber(on: $0) }
+    }
+
+    /// Removes journal entries up to and including `number` (all when `nil`). Numbers are never
+    /// reused: later entries keep counting up.
+    public func clearConflicts(through number: Int64? = nil) throws {
+        try withConnection { connection in
+            try connection.inTransaction { try ConflictJournal.clear(through: number, on: connection) }
+        }
+    }
+
+    // MARK: Outbox
+
+    /// Local change sets with the given status, oldest first.
+    public func localChangeSets(status: OutboxStatus) throws -> [ChangeSet] {
+        try withConnection { connection in
+            try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE status = ? AND replica = ? ORDER BY seq",
+                                [.text(status.rawValue), .text(replicaID.storageText)]).map(SyncTables.decodeChangeSet)
+        }
+    }
+
+    /// Marks local change sets as sent, or acknowledged.
+    public func mark(_ dots: [Dot], as status: OutboxStatus) throws {
+        try withConnection { connection in
+            try connection.inTransaction {
+                for dot in dots where dot.replica == replicaID {
+                    try connection.run("UPDATE _sync_changeset SET status = ? WHERE replica = ? AND seq = ? AND status != 'acknowledged'",
+                                       [.text(status.rawValue), .text(dot.replica.storageText), .integer(Int64(dot.seq))])
+                }
+            }
+        }
+    }
+
+    /// How many local change sets are not acknowledged yet.
+    public func unacknowledgedCount() throws -> Int {
+        try withConnection { connection in
+            if case .integer(let count)? = try connection.rows(
+                "SELECT count(*) FROM _sync_changeset WHERE replica = ? AND status IN ('pending', 'sent')", [.text(replicaID.storageText)]).first?.first {
+                return Int(count)
+            }
+            return 0
+        }
+    }
+}

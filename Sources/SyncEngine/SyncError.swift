@@ -1,0 +1,30 @@
+import Foundation
+import LocalStoreCore
+
+/// An error from sync, with a machine-readable code and a sentence for people.
+public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Code: String, Sendable, Codable {
+        /// A change set or batch is not well formed.
+        case malformedChangeSet = "malformed_change_set"
+        /// A change set needs change sets the receiver has not applied (its vector is ahead).
+        case causalityViolation = "causality_violation"
+        /// A change set names an entity, attribute or relationship the schema does not have, or an unknown object.
+        case schemaMismatch = "schema_mismatch"
+        /// The same dot arrived with different contents.
+        case conflictingChangeSet = "conflicting_change_set"
+        /// The store is not set up for sync or its sync tables are damaged.
+        case notSyncable = "not_syncable"
+        /// A change set's HLC is too far ahead of the receiver's clock.
+        case clockSkew = "clock_skew"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import LocalStoreCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Speaks protocol v1 (`Protocol/README.md`) to one dataset of a `syncd` server: builds the
+/// requests, sends them with retries, and turns responses into values or ``SyncClientError``s.
+///
+/// ``SyncClient`` drives a sync with it; tests and tools can call the endpoints directly.
+public struct HTTPTransport: Sendable {
+    /// The server's base URL, e.g. `http://127.0.0.1:8080` (a path prefix is kept).
+    public let serverURL: URL
+    /// The dataset every request addresses.
+    public let dataset: String
+    let token: String
+    let session: URLSession
+    let backoff: Backoff
+    let requestTimeout: Duration
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    /// Creates a transport.
+    ///
+    /// - Parameters:
+    ///   - sleep: waits between retries; tests inject one that records instead of waiting.
+    public init(
+        serverURL: URL, dataset: String, token: String, session: URLSession, backoff: Backoff = Backoff(),
+        requestTimeout: Duration = .seconds(60), sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.serverURL = serverURL
+        self.dataset = dataset
+        self.token = token
+        self.session = session
+        self.backoff = backoff
+        self.requestTimeout = requestTimeout
+        self.sleep = sleep
+    }
+
+    /// Whether `name` is a dataset name the protocol accepts: 1-64 of `[A-Za-z0-9._-]`, not starting with `.`.
+    public static func isValidDatasetName(_ name: String) -> Bool {
+        guard (1...64).contains(name.utf8.count), !name.hasPrefix(".") else { return false }
+        return name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2E || byte == 0x5F || byte == 0x2D
+        }
+    }
+
+    // MARK: Endpoints
+
+    /// What `PUT /v1/datasets/{dataset}/schema` answered.
+    public struct SchemaRegistration: Sendable, Equatable, Decodable {
+        public var versionHash: String
+        public var dataset: String
+    }
+
+    /// `PUT /v1/datasets/{dataset}/schema`: registers (or additively migrates) the dataset's schema.
+    public func registerSchema(_ schemaJSON: Data) async throws(SyncClientError) -> SchemaRegistration {
+        let data = try await send("PUT", path: "schema", body: schemaJSON)
+        return try HTTPTransport.decodeSchemaRegistration(data)
+    }
+
+    /// `GET /v1/datasets/{dataset}/schema`: the registered schema's JSON.
+    public func fetchSchema() async throws(SyncClientError) -> Data {
+        try await send("GET", path: "schema")
+    }
+
+    /// What a push stored.
+    public struct PushResult: Sendable, Equatable {
+        /// Change sets the server stored now.
+        public var applied: [Dot]
+        /// Change sets it already had (a retried push).
+        public var alreadyApplied: [Dot]
+        /// The server's version vector after the push.
+        public var vector: VersionVector
+        /// The server's log cursor after the push.
+        public var cursor: String
+    }
+
+    /// `POST /v1/datasets/{dataset}/changesets`: pushes a batch (all stored, or none on an error).
+    public func push(_ changeSets: [ChangeSet], base: VersionVector = VersionVector()) async throws(SyncClientError) -> PushResult {
+        do {
+            return try await pushDetailed(changeSets, base: base)
+        } catch {
+            throw error.error
+        }
+    }
+
+    /// ``push(_:base:)`` keeping the server's vector from a `409 causality_violation`.
+    func pushDetailed(_ changeSets: [ChangeSet], base: VersionVector) async throws(HTTPFailure) -> PushResult {
+        let body: Data
+        do {
+            body = try ChangeSetCoding.encode(changeSets, base: base)
+        } catch {
+            throw HTTPFailure(error: .local("cannot encode change sets: \(error)"))
+        }
+        let data = try await sendDetailed("POST", path: "changesets", body: body).data
+        do throws(SyncClientError) {
+            return try HTTPTransport.decodePushResult(data)
+        } catch {
+            throw HTTPFailure(error: error)
+        }
+    }
+
+    /// One page of the server's change-set log.
+    public struct PullPage: Sendable, Equatable {
+        /// The change sets, in log order (which respects causality).
+        public var changeSets: [ChangeSet]
+        /// The cursor to pass as `after` for the next page, once these are applied.
+        public var cursor: String
+        /// Whether more change sets follow.
+        public var more: Bool
+    }
+
+    /// `GET /v1/datasets/{dataset}/changesets?after=&limit=&exclude=`: the log after `cursor`.
+    public func pull(after cursor: String, limit: Int, excluding replica: ReplicaID?) async throws(SyncClientError) -> PullPage {
+        var query = [URLQueryItem(name: "after", value: cursor), URLQueryItem(name: "limit", value: String(limit))]
+        if let replica { query.append(URLQueryItem(name: "exclude", value: replica.uuidString)) }
+        let data = try await send("GET", path: "changesets", query: query)
+        return try HTTPTransport.decodePullPage(data)
+    }
+
+    /// A copy of the dataset's store and the log cursor it includes.
+    public struct Snapshot: Sendable {
+        /// The SQLite store file.
+        public var data: Data
+        /// The `Sync-Cursor` header: pull from here after adopting the snapshot.
+        public var cursor: String
+    }
+
+    /// `GET /v1/datasets/{dataset}/snapshot`: a consistent copy of the dataset's store.
+    public func snapshot() async throws(SyncClientError) -> Snapshot {
+        let result: (data: Data, response: HTTPURLResponse)
+        do {
+            result = try await sendDetailed("GET", path: "snapshot", accept: "application/vnd.sqlite3")
+        } catch {
+            throw error.error
+        }
+        guard let cursor = result.response.value(forHTTPHeaderField: "Sync-Cursor"), !cursor.isEmpty, cursor.allSatisfy(\.isASCII) else {
+            throw .invalidResponse("the snapshot response has no Sync-Cursor header")
+        }
+        return Snapshot(data: result.data, cursor: cursor)
+    }
+
+    // MARK: Requests
+
+    /// The URL of `route` under this dataset, e.g. `…/v1/datasets/todos/changesets?after=3`.
+    func url(_ route: String, query: [URLQueryItem] = []) -> URL? {
+        var base = serverURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        guard var components = URLComponents(string: base + "/v1/datasets/\(dataset)/\(route)") else { return nil }
+        if !query.isEmpty { components.queryItems = query }
+        return components.url
+    }
+
+    /// Builds the request for one attempt.
+    func request(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil, accept: String = "application/json")
+        throws(SyncClientError) -> URLRequest {
+        guard HTTPTransport.isValidDatasetName(dataset) else {
+            throw .notConfigured("'\(dataset)' is not a valid dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')")
+        }
+        guard let scheme = serverURL.scheme?.lowercased(), scheme == "http" || scheme == "https", serverURL.host != nil,
+              let url = url(route, query: query) else {
+            throw .notConfigured("'\(serverURL.absoluteString)' is not an http(s) server URL")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.timeoutInterval = Backoff.seconds(requestTimeout)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue(accept, forHTTPHeaderField: "Accept")
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+
+    /// Sends a request, retrying transient failures per ``backoff``; returns the `2xx` body.
+    func send(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil) async throws(SyncClientError) -> Data {
+        do {
+            return try await sendDetailed(method, path: route, query: query, body: body).data
+        } catch {
+            throw error.error
+        }
+    }
+
+    /// ``send(_:path:query:body:)`` keeping what the last failure said beyond its error.
+    func sendDetailed(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil, accept: String = "application/json")
+        async throws(HTTPFailure) -> (data: Data, response: HTTPURLResponse) {
+        let request: URLRequest
+        do {
+            request = try self.request(method, path: route, query: query, body: body, accept: accept)
+        } catch {
+            throw HTTPFailure(error: error)
+        }
+        var attempt = 1
+        while true {
+            do {
+                return try await sendOnce(request)
+            } catch {
+                guard error.error.isTransient, attempt < backoff.maxAttempts else { throw error }
+                var delay = backoff.delay(beforeRetry: attempt)
+                // A server that says when to come back (503 busy) is believed, within the cap.
+                if let retryAfter = error.retryAfter { delay = min(max(delay, retryAfter), max(backoff.maximum, delay)) }
+                do {
+                    try await sleep(delay)
+                } catch {
+                    throw HTTPFailure(error: .cancelled)
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// One attempt, without retries.
+    func sendOnce(_ request: URLRequest) async throws(HTTPFailure) -> (data: Data, response: HTTPURLResponse) {
+        if Task.isCancelled { throw HTTPFailure(error: .cancelled) }
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch let error as URLError where error.code == .cancelled {
+            throw HTTPFailure(error: .cancelled)
+        } catch is CancellationError {
+            throw HTTPFailure(error: .cancelled)
+        } catch {
+            throw HTTPFailure(error: .network("\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?"): \(HTTPTransport.describe(error))"))
+        }
+        guard let http = response as? HTTPURLResponse else { throw HTTPFailure(error: .invalidResponse("not an HTTP response")) }
+        if (200..<300).contains(http.statusCode) { return (data, http) }
+        var failure = HTTPFailure(error: HTTPTransport.error(status: http.statusCode, body: data))
+        if let text = http.value(forHTTPHeaderField: "Retry-After"), let seconds = Int(text.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
+            failure.retryAfter = .seconds(seconds)
+        }
+        if case .causality = failure.error, let vector = HTTPTransport.decodeErrorBody(data)?.vector {
+            failure.serverVector = vector
+        }
+        throw failure
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? URLError { return "\(error.localizedDescription) (URLError \(error.code.rawValue))" }
+        return "\(error)"
+    }
+
+    /// The error an error response stands for: `{"error": {"code", "message", …extra}}`.
+    public static func error(status: Int, body: Data) -> SyncClientError {
+        let wire = HTTPTransport.decodeErrorBody(body)
+        let code = wire?.code ?? "http_\(status)"
+        var message = wire?.message ?? String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if message.isEmpty { message = HTTPURLResponse.localizedString(forStatusCode: status) }
+        switch (status, code) {
+        case (401, _): return .unauthorized(message)
+        case (403, _): return .forbidden(message)
+        case (_, "schema_incompatible"): return .schemaIncompatible(message)
+        case (_, "schema_mismatch"): return .schemaMismatch(message)
+        case (_, "schema_not_registered"): return .schemaNotRegistered(message)
+        case (_, "causality_violation"): return .causality(message)
+        case (_, "clock_skew"):
+            return .clockSkew(serverTime: Date(timeIntervalSince1970: (wire?.serverTime ?? 0) / 1000), message: message)
+        case (_, "invalid_cursor"): return .invalidCursor(message)
+        case (413, _): return .payloadTooLarge(message)
+        default: return .server(code: code, message: message, status: status)
+        }
+    }
+}
+
+/// A failed request: the error, and what else the response said.
+struct HTTPFailure: Error {
+    var error: SyncClientError
+    /// From a `Retry-After` header (seconds form).
+    var retryAfter: Duration?
+    /// From a `409 causality_violation` body: the server's version vector.
+    var serverVector: VersionVector?
+}

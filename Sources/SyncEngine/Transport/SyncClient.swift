@@ -1,0 +1,486 @@
+import Foundation
+import LocalStoreCore
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Syncs a ``SyncReplica`` with one dataset of a `syncd` server over HTTP (protocol v1).
+///
+/// A sync registers the store's schema if the server does not have it yet, pushes every
+/// unacknowledged local change set, then pulls the server's log page by page until it is
+/// caught up, applying each page in one transaction. The pull cursor is saved in the store
+/// only after its page is applied, so a sync that breaks off resumes where it stopped, and
+/// pushes are idempotent, so a retried one stores nothing twice.
+///
+/// ```swift
+/// let replica = try SyncReplica(store: store)
+/// let client = SyncClient(replica: replica, configuration: .init(
+///     serverURL: URL(string: "https://sync.example.com")!, dataset: "todos", token: token))
+/// let report = try await client.sync()
+/// try context.refresh(objectIDs: report.changedObjectIDs)
+///
+/// for await status in client.statusUpdates() { print(status.pendingCount, status.lastError as Any) }
+/// client.startPeriodicSync(every: .seconds(30))
+/// ```
+///
+/// Network errors and `5xx` responses are retried per ``Configuration/backoff``; refusals
+/// (`4xx`) throw the matching ``SyncClientError`` at once. Syncs on one client run one after
+/// another, never overlapping.
+public final class SyncClient: Sendable {
+    /// Where and how to sync.
+    public struct Configuration: Sendable {
+        /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+        public var serverURL: URL
+        /// The dataset on the server.
+        public var dataset: String
+        /// The bearer token for the dataset (`syncd token add`).
+        public var token: String
+        /// Change sets per push request (halved automatically on `413 payload_too_large`).
+        public var pushBatchSize: Int = 200
+        /// Change sets per pull page (`limit`; the server caps it at 5000).
+        public var pullPageSize: Int = 500
+        /// Retry policy for network errors and `5xx`.
+        public var backoff: Backoff = Backoff()
+        /// Time allowed for one request.
+        public var requestTimeout: Duration = .seconds(60)
+
+        public init(serverURL: URL, dataset: String, token: String) {
+            self.serverURL = serverURL
+            self.dataset = dataset
+            self.token = token
+        }
+
+        /// The configuration saved in the store with ``save(in:)``, if any.
+        public static func stored(in replica: SyncReplica) throws -> Configuration? {
+            guard let server = try replica.setting(SettingKey.server), let url = URL(string: server),
+                  let dataset = try replica.setting(SettingKey.dataset) else { return nil }
+            return Configuration(serverURL: url, dataset: dataset, token: try replica.setting(SettingKey.token) ?? "")
+        }
+
+        /// Saves server URL, dataset and token in the store file (so tools like `sync` find them).
+        public func save(in replica: SyncReplica) throws {
+            try replica.setSetting(SettingKey.server, serverURL.absoluteString)
+            try replica.setSetting(SettingKey.dataset, dataset)
+            try replica.setSetting(SettingKey.token, token)
+        }
+
+        /// Identifies the server log a cursor belongs to.
+        var source: String { serverURL.absoluteString + " " + dataset }
+    }
+
+    /// What the store remembers about syncing with a server.
+    public struct StoredState: Sendable, Equatable {
+        /// The pull cursor (`"0"`: nothing pulled yet).
+        public var cursor: String
+        /// The server and dataset the cursor belongs to.
+        public var cursorSource: String?
+        /// When the last successful sync finished.
+        public var lastSuccessfulSync: Date?
+        /// The schema hash last registered with the server.
+        public var registeredSchemaHash: String?
+
+        /// Reads the state from `replica`'s store.
+        public static func read(from replica: SyncReplica) throws -> StoredState {
+            StoredState(
+                cursor: try replica.setting(SettingKey.cursor) ?? "0", cursorSource: try replica.setting(SettingKey.cursorSource),
+                lastSuccessfulSync: try replica.setting(SettingKey.lastSync).flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) },
+                registeredSchemaHash: try replica.setting(SettingKey.schema)?.split(separator: " ").last.map(String.init))
+        }
+    }
+
+    /// The keys of the client's settings in the store.
+    enum SettingKey {
+        static let server = "sync.server"
+        static let dataset = "sync.dataset"
+        static let token = "sync.token"
+        static let cursor = "sync.cursor"
+        static let cursorSource = "sync.cursorSource"
+        static let lastSync = "sync.lastSync"
+        static let schema = "sync.schema"
+    }
+
+    /// The replica this client syncs.
+    public let replica: SyncReplica
+    /// Where it syncs to.
+    public let configuration: Configuration
+    /// The protocol endpoints, for callers that need one request rather than a sync.
+    public let transport: HTTPTransport
+
+    private let ownsSession: Bool
+    private let gate = AsyncGate()
+    private let state: Mutex<State>
+    /// Where the client's store work runs (reading the outbox and settings, merging pulled
+    /// pages): SQLite calls block their thread, and blocking one of Swift's cooperative threads
+    /// would stall unrelated tasks. Serial, so the client's store work runs in order.
+    private let storeQueue: DispatchQueue
+
+    private struct State {
+        var status: SyncStatus
+        var observers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+        var periodic: Task<Void, Never>?
+    }
+
+    /// Creates a client for `replica`; nothing is sent until ``sync()``.
+    ///
+    /// - Parameters:
+    ///   - session: the session requests go through; by default an ephemeral one of the client's own.
+    ///   - sleep: waits between retries (and periodic syncs); tests inject one that returns at once.
+    public init(
+        replica: SyncReplica, configuration: Configuration, session: URLSession? = nil,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.replica = replica
+        self.configuration = configuration
+        ownsSession = session == nil
+        transport = HTTPTransport(
+            serverURL: configuration.serverURL, dataset: configuration.dataset, token: configuration.token,
+            session: session ?? URLSession(configuration: .ephemeral), backoff: configuration.backoff,
+            requestTimeout: configuration.requestTimeout, sleep: sleep)
+        storeQueue = DispatchQueue(label: "SyncClient.store \(replica.replicaID.uuidString)", qos: .utility)
+        let stored = try? StoredState.read(from: replica)
+        state = Mutex(State(status: SyncStatus(
+            pendingCount: (try? replica.unacknowledgedCount()) ?? 0, lastSuccessfulSync: stored?.lastSuccessfulSync)))
+    }
+
+    deinit {
+        let (periodic, observers) = state.withLock { ($0.periodic, Array($0.observers.values)) }
+        periodic?.cancel()
+        for observer in observers { observer.finish() }
+        if ownsSession { transport.session.finishTasksAndInvalidate() }
+    }
+
+    // MARK: Status
+
+    /// The current status.
+    public var status: SyncStatus { state.withLock { $0.status } }
+
+    /// The current status, then every change to it, until the client is released or the
+    /// consumer stops iterating.
+    public func statusUpdates() -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(64))
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        state.withLock { state in
+            state.observers[id] = continuation
+            continuation.yield(state.status)
+        }
+        return stream
+    }
+
+    /// Re-reads the pending count from the store (call after local saves to update observers).
+    public func refreshStatus() {
+        guard let pending = try? replica.unacknowledgedCount() else { return }
+        updateStatus { $0.pendingCount = pending }
+    }
+
+    private func updateStatus(_ change: (inout SyncStatus) -> Void) {
+        state.withLock { state in
+            var status = state.status
+            change(&status)
+            guard status != state.status else { return }
+            state.status = status
+            for observer in state.observers.values { observer.yield(status) }
+        }
+    }
+
+    // MARK: Syncing
+
+    /// Registers the schema if needed, pushes every unacknowledged local change set, then
+    /// pulls until caught up.
+    @discardableResult
+    public func sync() async throws(SyncClientError) -> SyncReport {
+        try await run(push: true, pull: true)
+    }
+
+    /// Registers the schema if needed and pushes every unacknowledged local change set.
+    @discardableResult
+    public func push() async throws(SyncClientError) -> SyncReport {
+        try await run(push: true, pull: false)
+    }
+
+    /// Registers the schema if needed and pulls until caught up.
+    @discardableResult
+    public func pull() async throws(SyncClientError) -> SyncReport {
+        try await run(push: false, pull: true)
+    }
+
+    /// Registers the store's schema with the server unless this store already did so for the
+    /// same schema, server and dataset (or `force`). Returns whether it sent the schema.
+    @discardableResult
+    public func registerSchema(force: Bool = false) async throws(SyncClientError) -> Bool {
+        let schema = replica.store.schemaDocument
+        let marker = configuration.source + " " + schema.versionHash
+        let replica = replica
+        if !force, (try? await local { try replica.setting(SettingKey.schema) }) == marker { return false }
+        let json: Data
+        do { json = try replica.store.exportSchema() } catch { throw .local("cannot export the schema: \(error)") }
+        _ = try await transport.registerSchema(json)
+        try await local { try replica.setSetting(SettingKey.schema, marker) }
+        return true
+    }
+
+    private func run(push: Bool, pull: Bool) async throws(SyncClientError) -> SyncReport {
+        let replica = replica
+        await gate.acquire()
+        defer { gate.release() }
+        updateStatus { $0.isSyncing = true }
+        do {
+            var report = SyncReport()
+            report.registeredSchema = try await registerSchema()
+            if push { try await retryingOnceIfUnregistered(&report) { report throws(SyncClientError) in try await self.pushAll(&report) } }
+            if pull { try await retryingOnceIfUnregistered(&report) { report throws(SyncClientError) in try await self.pullAll(&report) } }
+            report.pendingAfter = try await local { try replica.unacknowledgedCount() }
+            report.cursor = try await local { try StoredState.read(from: replica).cursor }
+            let finished = Date()
+            try await local { try replica.setSetting(SettingKey.lastSync, String(Int64(finished.timeIntervalSince1970 * 1000))) }
+            let done = report
+            updateStatus {
+                $0.isSyncing = false
+                $0.pendingCount = done.pendingAfter
+                $0.lastSuccessfulSync = finished
+                $0.lastError = nil
+                $0.lastReport = done
+            }
+            return report
+        } catch {
+            let pending = try? await local { try replica.unacknowledgedCount() }
+            updateStatus {
+                $0.isSyncing = false
+                if let pending { $0.pendingCount = pending }
+                $0.lastError = error
+            }
+            throw error
+        }
+    }
+
+    /// Runs `step`; if the server says the schema is not registered (its data was reset),
+    /// registers it and runs `step` once more.
+    private func retryingOnceIfUnregistered(
+        _ report: inout SyncReport, _ step: (inout SyncReport) async throws(SyncClientError) -> Void
+    ) async throws(SyncClientError) {
+        do {
+            try await step(&report)
+        } catch .schemaNotRegistered {
+            report.registeredSchema = try await registerSchema(force: true) || report.registeredSchema
+            try await step(&report)
+        }
+    }
+
+    /// Pushes unacknowledged change sets oldest first, marking each batch sent before it goes
+    /// and acknowledged once the server stored it, until none are left.
+    private func pushAll(_ report: inout SyncReport) async throws(SyncClientError) {
+        let replica = replica
+        var batchSize = max(1, configuration.pushBatchSize)
+        var resent = false
+        outbox: while true {
+            let outbox = try await local {
+                (try replica.localChangeSets(status: .pending) + replica.localChangeSets(status: .sent)).sorted { $0.dot.seq < $1.dot.seq }
+            }
+            if outbox.isEmpty { return }
+            var start = 0
+            while start < outbox.count {
+                let batch = Array(outbox[start..<min(outbox.count, start + batchSize)])
+                let dots = batch.map(\.dot)
+                try await local { try replica.mark(dots, as: .sent) }
+                let result: HTTPTransport.PushResult
+                do {
+                    result = try await transport.pushDetailed(batch, base: VersionVector())
+                } catch {
+                    switch error.error {
+                    case .payloadTooLarge where batch.count > 1:
+                        batchSize = max(1, batch.count / 2)
+                        continue
+                    case .causality where !resent && error.serverVector != nil:
+                        // The server lacks change sets it once had (restored from a backup):
+                        // send it everything it is missing, then go on with the outbox.
+                        resent = true
+                        try await resend(missingFrom: error.serverVector ?? VersionVector(), batchSize: batchSize, &report)
+                        continue outbox
+                    default:
+                        throw error.error
+                    }
+                }
+                try await local { try replica.mark(dots, as: .acknowledged) }
+                report.pushed += result.applied.count
+                report.alreadyOnServer += result.alreadyApplied.count
+                report.pushBatches += 1
+                start += batch.count
+                if let pending = try? await local({ try replica.unacknowledgedCount() }) { updateStatus { $0.pendingCount = pending } }
+            }
+        }
+    }
+
+    /// Pushes every change set this replica has (its own and others') that `serverVector` lacks.
+    private func resend(missingFrom serverVector: VersionVector, batchSize: Int, _ report: inout SyncReport) async throws(SyncClientError) {
+        let replica = replica
+        let missing = try await local { try replica.changeSets(missingFrom: serverVector) }
+        var start = 0
+        while start < missing.count {
+            let batch = Array(missing[start..<min(missing.count, start + batchSize)])
+            let result = try await transport.push(batch)
+            try await local { try replica.mark(batch.map(\.dot), as: .acknowledged) }
+            report.pushed += result.applied.count
+            report.alreadyOnServer += result.alreadyApplied.count
+            report.pushBatches += 1
+            start += batch.count
+        }
+    }
+
+    /// Pulls the log after the saved cursor page by page, applying each page and then saving
+    /// its cursor, until the server says there is no more.
+    private func pullAll(_ report: inout SyncReport) async throws(SyncClientError) {
+        let replica = replica
+        let stored = try await local { try StoredState.read(from: replica) }
+        var cursor = stored.cursorSource == configuration.source ? stored.cursor : "0"
+        if stored.cursorSource != configuration.source {
+            let source = configuration.source
+            try await local {
+                try replica.setSetting(SettingKey.cursor, "0")
+                try replica.setSetting(SettingKey.cursorSource, source)
+            }
+        }
+        let journalBefore = try await local { try replica.lastConflictNumber() }
+        var restarted = false
+        while true {
+            let page: HTTPTransport.PullPage
+            do {
+                page = try await transport.pull(after: cursor, limit: max(1, configuration.pullPageSize), excluding: replica.replicaID)
+            } catch .invalidCursor(let message) {
+                // The server no longer knows the cursor (its log was rebuilt): start over. Applying
+                // change sets twice changes nothing, so this is safe, only slower.
+                guard !restarted, cursor != "0" else { throw .invalidCursor(message) }
+                restarted = true
+                cursor = "0"
+                continue
+            }
+            report.pages += 1
+            if !page.changeSets.isEmpty {
+                let result: SyncReplica.MergeResult = try await local { try replica.apply(page.changeSets) }
+                report.pulled += result.applied.count
+                report.pulledAlreadyApplied += result.alreadyApplied.count
+                report.changedObjectIDs.formUnion(result.changedObjectIDs)
+                // The merge result lists rows it rewrote; attribute-only updates are written in
+                // place, so add every object the applied change sets name.
+                let applied = Set(result.applied)
+                for changeSet in page.changeSets where applied.contains(changeSet.dot) {
+                    for operation in changeSet.operations { report.changedObjectIDs.formUnion(SyncClient.objectIDs(operation)) }
+                }
+            }
+            if page.more && page.cursor == cursor {
+                throw .invalidResponse("the server said more change sets follow cursor \(cursor) but did not advance it")
+            }
+            if page.cursor != cursor {
+                try await local { try replica.setSetting(SettingKey.cursor, page.cursor) }
+                cursor = page.cursor
+            }
+            if !page.more { break }
+        }
+        report.newConflicts += try await local { try replica.conflictCount(after: journalBefore) }
+    }
+
+    /// The objects an operation writes to.
+    static func objectIDs(_ operation: Operation) -> [UUID] {
+        switch operation {
+        case .create(_, let id), .set(_, let id, _, _), .delete(_, let id, _): return [id]
+        case .link(_, let id, _, let target), .unlink(_, let id, _, let target, _): return [id, target]
+        case .position(_, let id, _, let member, _): return [id, member]
+        }
+    }
+
+    /// Runs a store operation on the client's store queue, off the cooperative thread pool,
+    /// turning its errors into ``SyncClientError``.
+    private func local<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws(SyncClientError) -> T {
+        try await SyncClient.run(on: storeQueue) { () throws(SyncClientError) -> T in try SyncClient.storeResult(body) }
+    }
+
+    /// Runs blocking `body` on `queue`, suspending the calling task (not blocking its thread)
+    /// until it is done.
+    static func run<T: Sendable>(
+        on queue: DispatchQueue, _ body: @escaping @Sendable () throws(SyncClientError) -> T
+    ) async throws(SyncClientError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SyncClientError>, Never>) in
+            queue.async { continuation.resume(returning: Result(catching: body)) }
+        }
+        return try result.get()
+    }
+
+    /// Runs `body`, turning its errors into ``SyncClientError``.
+    private static func storeResult<T>(_ body: () throws -> T) throws(SyncClientError) -> T {
+        do {
+            return try body()
+        } catch let error as SyncError {
+            switch error.code {
+            case .causalityViolation: throw .causality(error.message)
+            case .schemaMismatch: throw .schemaMismatch(error.message)
+            case .malformedChangeSet, .conflictingChangeSet: throw .invalidResponse(error.description)
+            default: throw .local(error.description)
+            }
+        } catch {
+            throw .local("\(error)")
+        }
+    }
+
+    // MARK: Periodic sync
+
+    /// Syncs now and then every `interval` until ``stop()`` (replacing an earlier schedule).
+    /// Failures show in ``status`` and do not stop the schedule.
+    public func startPeriodicSync(every interval: Duration) {
+        let sleep = transport.sleep
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                do {
+                    guard let client = self else { return }
+                    _ = try? await client.sync()
+                }
+                do { try await sleep(interval) } catch { return }
+            }
+        }
+        let previous = state.withLock { state in
+            defer { state.periodic = task }
+            return state.periodic
+        }
+        previous?.cancel()
+    }
+
+    /// Stops periodic sync; a sync in progress is cancelled.
+    public func stop() {
+        let task = state.withLock { state in
+            defer { state.periodic = nil }
+            return state.periodic
+        }
+        task?.cancel()
+    }
+}
+
+/// A lock for async code: ``acquire()`` suspends, without blocking a thread, until it is free.
+final class AsyncGate: Sendable {
+    private let state = Mutex<(locked: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let acquired = state.withLock { state in
+                if !state.locked {
+                    state.locked = true
+                    return true
+                }
+                state.waiters.append(continuation)
+                return false
+            }
+            if acquired { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.locked = false
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
+    }
+}

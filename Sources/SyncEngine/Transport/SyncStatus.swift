@@ -1,0 +1,55 @@
+import Foundation
+import LocalStoreCore
+
+/// What a ``SyncClient`` is doing and how its last sync went; a value, so it can be shown or
+/// compared freely. Read ``SyncClient/status`` or follow ``SyncClient/statusUpdates()``.
+public struct SyncStatus: Sendable, Equatable {
+    /// Whether a sync is running now.
+    public var isSyncing: Bool
+    /// Local change sets the server has not acknowledged yet.
+    public var pendingCount: Int
+    /// When the last sync that completed without error finished.
+    public var lastSuccessfulSync: Date?
+    /// Why the last sync failed; `nil` after a successful one.
+    public var lastError: SyncClientError?
+    /// What the last successful sync did.
+    public var lastReport: SyncReport?
+
+    public init(isSyncing: Bool = false, pendingCount: Int = 0, lastSuccessfulSync: Date? = nil,
+                lastError: SyncClientError? = nil, lastReport: SyncReport? = nil) {
+        self.isSyncing = isSyncing
+        self.pendingCount = pendingCount
+        self.lastSuccessfulSync = lastSuccessfulSync
+        self.lastError = lastError
+        self.lastReport = lastReport
+    }
+}
+
+/// What one ``SyncClient/sync()`` (or push, or pull) did.
+public struct SyncReport: Sendable, Equatable {
+    /// Whether the schema was registered with the server during this sync.
+    public var registeredSchema: Bool = false
+    /// Local change sets the server stored now.
+    public var pushed: Int = 0
+    /// Local change sets the server already had (an earlier push whose answer was lost).
+    public var alreadyOnServer: Int = 0
+    /// Push requests sent.
+    public var pushBatches: Int = 0
+    /// Remote change sets applied to the store.
+    public var pulled: Int = 0
+    /// Pulled change sets the store already had.
+    public var pulledAlreadyApplied: Int = 0
+    /// Pull pages received.
+    public var pages: Int = 0
+    /// Objects whose stored rows changed by the pull: refresh contexts with them
+    /// (`context.refresh(objectIDs:)`).
+    public var changedObjectIDs: Set<UUID> = []
+    /// Conflict journal entries the pull added.
+    public var newConflicts: Int = 0
+    /// The pull cursor after this sync (the last log position fully applied).
+    public var cursor: String = "0"
+    /// Local change sets still not acknowledged afterwards.
+    public var pendingAfter: Int = 0
+
+    public init() {}
+}
