@@ -48,13 +48,13 @@ let package = Package(
         .target(name: "SyncKit", dependencies: ["LocalStore", "SyncEngine"]),
 
         // The server: a sync-agnostic HTTP/1.1 server, and the sync routes on top of it.
-        .target(name: "HTTPServer", dependencies: ["CEpoll"]),
+        .target(name: "HTTPServer", dependencies: ["CEpoll", "Codecs"]),
         .target(name: "SyncServer", dependencies: ["HTTPServer", "SyncEngine", "LocalStoreCore", "Codecs"]),
 
         // The one command-line parser of syncd, sync and bench: Foundation-free, so any tool can use it.
         .target(name: "CommandLineArguments"),
         .executableTarget(name: "syncd", dependencies: ["SyncServer", "CommandLineArguments"]),
-        .executableTarget(name: "sync", dependencies: ["SyncEngine", "LocalStoreCore", "CommandLineArguments"]),
+        .executableTarget(name: "sync", dependencies: ["SyncEngine", "LocalStoreCore", "Codecs", "CommandLineArguments"]),
         .executableTarget(name: "bench", dependencies: ["SyncKit", "CSQLite", "CommandLineArguments"]),
         // Test support, not shipped: a child process that CrashSafetyTests kills mid-save and mid-merge.
         .executableTarget(name: "SyncCrashHelper", dependencies: ["SyncKit"]),

@@ -1,3 +1,4 @@
+import Codecs
 import CommandLineArguments
 import Foundation
 import LocalStoreCore

@@ -1,6 +1,7 @@
 import Foundation
 import LocalStore
 import Testing
+import TestSupport
 
 /// `.codable` values JSON cannot express (a non-finite `Double`) fail the save with an error
 /// naming what could not be stored, instead of stopping the process.

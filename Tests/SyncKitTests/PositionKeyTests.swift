@@ -1,5 +1,5 @@
 import Testing
-@testable import SyncKit
+@testable import SyncEngine
 
 /// Position keys between neighbours, including neighbours another replica wrote that leave no
 /// room between them.

@@ -1,5 +1,5 @@
 import Foundation
-import SyncKit
+import Codecs
 
 /// A response produced by the application handler.
 ///

@@ -1,4 +1,5 @@
-import SyncKit
+import Codecs
+import HTTPServer
 
 /// `GET /health`: liveness, no auth.
 enum HealthRoutes {
