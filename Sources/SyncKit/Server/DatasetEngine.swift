@@ -64,6 +64,7 @@ public struct DatasetApplyResult: Sendable, Equatable {
     /// The cursor of the last log entry after the batch.
     public var cursor: Int64
 
+    /// A result with these fields.
     public init(applied: [Dot], alreadyApplied: [Dot], vector: VersionVector, cursor: Int64) {
         self.applied = applied
         self.alreadyApplied = alreadyApplied
@@ -81,6 +82,7 @@ public struct ChangeSetLogPage: Sendable {
     /// Whether entries follow the last one read.
     public var hasMore: Bool
 
+    /// A page with these fields.
     public init(changeSets: [ChangeSet], cursor: Int64, hasMore: Bool) {
         self.changeSets = changeSets
         self.cursor = cursor

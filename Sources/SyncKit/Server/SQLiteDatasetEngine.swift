@@ -8,6 +8,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     public let path: String
     private let replica: SyncReplica
 
+    /// The schema the store file has.
     public var schema: SchemaDocument { replica.store.schemaDocument }
 
     /// The engine of the store file at `path`, or `nil` when it has no schema: a file whose
@@ -31,6 +32,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         try replica.withConnection { try ServerLogTable.install(on: $0) }
     }
 
+    /// The store's version vector.
     public func versionVector() throws -> VersionVector {
         try replica.versionVector()
     }
@@ -45,6 +47,8 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         }
     }
 
+    /// Merges the batch as ``SyncReplica/apply(_:)`` does and logs what it applied, in the same
+    /// transaction; the vector and cursor are read right after it, on the same connection.
     public func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult {
         try validate(changeSets)
         let result = try replica.apply(changeSets) { connection, applied in
@@ -56,6 +60,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         }
     }
 
+    /// Reads the log entries and then their change sets, which are committed before they are logged.
     public func readLog(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
         try replica.withConnection { connection in
             let highest = try ServerLogTable.highestAssignedCursor(on: connection)
@@ -85,6 +90,7 @@ public struct SQLiteDatasetEngineProvider: DatasetEngineProvider {
     /// The directory holding one directory per dataset.
     public let directory: URL
 
+    /// A provider keeping datasets under `directory`.
     public init(directory: URL) {
         self.directory = directory
     }
@@ -99,6 +105,7 @@ public struct SQLiteDatasetEngineProvider: DatasetEngineProvider {
         directory(of: dataset).appendingPathComponent("store.sqlite").path
     }
 
+    /// The ``SQLiteDatasetEngine`` of the dataset's store file, `nil` while it has no schema.
     public func openEngine(for dataset: String) throws -> (any DatasetEngine)? {
         try SQLiteDatasetEngine.open(at: storePath(of: dataset))
     }

@@ -34,7 +34,10 @@ enum SyncFormatTable {
     ///
     /// - Throws: ``SyncError`` `.unsupportedStoreFormat` naming the file and both versions.
     static func checkReadable(on connection: SQLiteConnection) throws {
-        let stored = try storedVersion(on: connection)
+        try checkReadable(try storedVersion(on: connection), on: connection)
+    }
+
+    private static func checkReadable(_ stored: Int64, on connection: SQLiteConnection) throws {
         guard stored <= currentVersion else {
             throw SyncError(.unsupportedStoreFormat,
                             "\(connection.path) has sync tables in format version \(stored), newer than this release reads (version \(currentVersion)): open it with a newer release")
@@ -44,8 +47,8 @@ enum SyncFormatTable {
     /// Brings the sync tables to ``currentVersion``, step by step, and records it. Runs inside
     /// the caller's transaction, so a failed step leaves the file as it was.
     static func migrate(on connection: SQLiteConnection) throws {
-        try checkReadable(on: connection)
         let stored = try storedVersion(on: connection)
+        try checkReadable(stored, on: connection)
         guard stored < currentVersion else { return }
         for version in stored..<currentVersion { try step(from: version, on: connection) }
         try connection.execute("CREATE TABLE IF NOT EXISTS _sync_format (version INTEGER NOT NULL)")
