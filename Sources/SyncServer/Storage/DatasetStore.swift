@@ -9,8 +9,8 @@ import SyncKit
 /// (pulls, snapshots) see committed state only. Every operation either completes or leaves the
 /// dataset unchanged.
 ///
-/// The server is the only writer of its store files, so it also remembers where the log ends:
-/// a pull that is already at the end (the common poll) is answered without touching SQLite.
+/// The server is the only writer of its datasets, so it also remembers where the log ends:
+/// a pull that is already at the end (the common poll) is answered without asking the engine.
 package final class DatasetStore: @unchecked Sendable {
     // @unchecked: `opened`, `logEnd`, `logGeneration` and `isLogChanging` are only accessed
     // while holding `stateLock`.
