@@ -16,6 +16,10 @@ public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case notSyncable = "not_syncable"
         /// A change set's HLC is too far ahead of the receiver's clock.
         case clockSkew = "clock_skew"
+        /// The store file's sync tables are in a format newer than this release reads.
+        case unsupportedStoreFormat = "unsupported_store_format"
+        /// A local change set was marked with an outbox status it cannot move to (see ``OutboxStatus/moving(to:changeSet:)``).
+        case invalidOutboxTransition = "invalid_outbox_transition"
     }
 
     public var code: Code

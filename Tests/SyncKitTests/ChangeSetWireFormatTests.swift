@@ -75,7 +75,7 @@ import Testing
             ChangeSet(dot: Dot(replica: author, seq: UInt64(seq)), hlc: HLC(rawValue: generator.random.next()),
                       vector: VersionVector([author: UInt64(seq), other: 3]), operations: (0..<5).map { _ in generator.operation() })
         }
-        for changeSet in changeSets { try SyncTables.store(changeSet, status: "pending", on: connection) }
+        for changeSet in changeSets { try ChangeSetTable.store(changeSet, status: .pending, on: connection) }
         // A row as the Codable implementation stored it (its JSON has the same bytes, but it is
         // written here independently of JSONWriter).
         let old = ChangeSet(dot: Dot(replica: UUID(), seq: 1), hlc: HLC(rawValue: 5), vector: VersionVector(),
@@ -89,15 +89,15 @@ import Testing
         for changeSet in changeSets + [expected] {
             let row = try #require(try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
                                                        [.text(changeSet.dot.replica.uuidString), .integer(Int64(changeSet.dot.seq))]).first)
-            #expect(try SyncTables.decodeChangeSet(row) == changeSet)
-            #expect(try SyncTables.vectorOfChangeSet(changeSet.dot, on: connection) == changeSet.vector)
+            #expect(try ChangeSetTable.decode(row) == changeSet)
+            #expect(try ChangeSetTable.vector(of: changeSet.dot, on: connection) == changeSet.vector)
         }
     }
 
     @Test func aDamagedStoredRowIsReportedWithItsPath() throws {
         let row: [SQLValue] = [.text(ChangeSetWireFormatTests.replica), .integer(1), .integer(5), .text("{}"),
                                .text(#"[{"op": "create", "entity": "Board", "id": "\#(ChangeSetWireFormatTests.object)"}, {"op": "create"}]"#)]
-        let error = #expect(throws: SyncError.self) { try SyncTables.decodeChangeSet(row) }
+        let error = #expect(throws: SyncError.self) { try ChangeSetTable.decode(row) }
         #expect(error?.code == .notSyncable)
         #expect(error?.message.contains("operations[1]: a create operation needs 'entity'") == true, "\(error?.message ?? "")")
     }

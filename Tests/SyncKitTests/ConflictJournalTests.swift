@@ -153,6 +153,8 @@ import Testing
     @Test func aJournalOfOneRowPerEntryIsMovedIntoPackedRows() throws {
         let database = try Database()
         let connection = database.connection
+        // Such stores predate the format version too: they open as version 0.
+        try connection.execute("DROP TABLE _sync_format")
         try connection.execute("""
             CREATE TABLE _sync_journal (number INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,
                 entity TEXT NOT NULL, object TEXT NOT NULL, property TEXT, winner TEXT, loser TEXT NOT NULL,

@@ -111,9 +111,9 @@ import Testing
             let author = generator.replicas[0]
             let changeSet = ChangeSet(dot: Dot(replica: author, seq: 1), hlc: HLC(rawValue: 99), vector: VersionVector([author: 1]),
                                       operations: (0..<30).map { _ in generator.operation() })
-            try SyncTables.store(changeSet, status: "pending", on: connection)
+            try ChangeSetTable.store(changeSet, status: .pending, on: connection)
             #expect(try connection.rows("SELECT typeof(operations) FROM _sync_changeset").first?.first == .text("blob"))
-            #expect(try SyncTables.decodeChangeSet(StoredOperationsTests.row(changeSet.dot, on: connection)) == changeSet)
+            #expect(try ChangeSetTable.decode(StoredOperationsTests.row(changeSet.dot, on: connection)) == changeSet)
         }
     }
 
@@ -136,13 +136,13 @@ import Testing
             #expect(try connection.rows("SELECT typeof(operations) FROM _sync_changeset").first?.first == .text("text"))
             let new = ChangeSet(dot: Dot(replica: replica.replicaID, seq: 2), hlc: HLC(rawValue: 6), vector: VersionVector([replica.replicaID: 2]),
                                 operations: [.delete(entity: "A/B", id: id, root: id)])
-            try SyncTables.store(new, status: "pending", on: connection)
+            try ChangeSetTable.store(new, status: .pending, on: connection)
         }
         let pending = try replica.localChangeSets(status: .pending)
         #expect(pending.map(\.dot.seq) == [1, 2])
         #expect(pending.first == old)
         #expect(try replica.changeSets(missingFrom: VersionVector()) == pending)
-        #expect(try replica.storedChangeSets([old.dot]) == [old])
+        #expect(try replica.withConnection { try ChangeSetTable.changeSet(old.dot, on: $0) } == old)
     }
 
     // MARK: Damaged blobs
@@ -150,7 +150,7 @@ import Testing
     /// What reading `bytes` as the operations of a stored change set reports.
     static func damage(_ bytes: [UInt8]) throws -> String {
         let row: [SQLValue] = [.text(ChangeSetWireFormatTests.replica), .integer(3), .integer(5), .text("{}"), .blob(Data(bytes))]
-        let error = #expect(throws: SyncError.self) { try SyncTables.decodeChangeSet(row) }
+        let error = #expect(throws: SyncError.self) { try ChangeSetTable.decode(row) }
         #expect(error?.code == .notSyncable)
         return error?.message ?? ""
     }

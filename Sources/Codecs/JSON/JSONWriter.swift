@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes JSON as UTF-8 bytes into one growing buffer.
 ///
-/// Change capture, the `_sync_changeset` columns and the wire format all go through this
+/// Change capture, the ``ChangeSetTable`` columns and the wire format all go through this
 /// instead of `JSONEncoder`, which spent most of a save's time boxing every field into
 /// containers and formatting numbers through `String`. The caller drives the structure
 /// (``beginObject()``, ``writeKey(_:)-(StaticString)``, a value, ..., ``endObject()``) and the

@@ -7,8 +7,9 @@ import Foundation
 /// `sscanf`; saving and merging convert identifiers for every row and every metadata lookup, and
 /// those two calls were a sixth of a merge's time.
 extension UUID {
-    /// The same text as `uuidString`, without formatted printing.
-    package var storageText: String {
+    /// The same text as `uuidString`, without formatted printing: the form LocalStore stores
+    /// identifiers in, and the form sync writes replica IDs in.
+    public var storageText: String {
         String(unsafeUninitializedCapacity: 36) { output in
             UUIDText.write(self, to: output.baseAddress!)
             return 36
@@ -28,7 +29,7 @@ extension UUID {
 
     /// Parses the 8-4-4-4-12 hex form, in either case, as `UUID(uuidString:)` does; nil if `text`
     /// is anything else.
-    package init?(storageText text: String) {
+    public init?(storageText text: String) {
         var text = text
         guard let parsed = text.withUTF8({ UUIDText.parse($0) }) else { return nil }
         self.init(uuid: parsed)

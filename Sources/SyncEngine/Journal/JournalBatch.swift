@@ -27,7 +27,7 @@ enum JournalDetail {
     case concurrentAttributeWrites
 }
 
-/// The journal entries one change set caused, packed into one row of `_sync_conflict`.
+/// The journal entries one change set caused, packed into one row of ``ConflictTable``.
 ///
 /// A merge that loses a hundred thousand stale writes journals a hundred thousand entries;
 /// a row each, with four JSON texts, cost more than the rest of the merge. Packed, an entry is

@@ -19,17 +19,17 @@ final class ChangeRecorder: SaveObserver {
         let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true)
         let operations = try operations(for: changes, engine: engine)
         guard !operations.isEmpty else { return [] }
-        let changeSet = try SyncTables.numberLocalChangeSet(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+        let changeSet = try ChangeSetTable.numberLocal(operations, replica: replicaID, wallClock: wallClock(), on: connection)
         try engine.applyLocalSave(changeSet, deletedValues: deletedValues(of: changes))
         // The change set row is stored after the metadata rows: a large save's blob fills the page
         // cache, and the metadata indexes written after it had to be read back from the file.
         // Materializing reads the row (the HLC of a delete), so then it goes first.
         guard !engine.touchedRoots.isEmpty else {
             try engine.flushPendingWrites()
-            try SyncTables.storeLocalChangeSet(changeSet, on: connection)
+            try ChangeSetTable.store(changeSet, status: .pending, on: connection)
             return []
         }
-        try SyncTables.storeLocalChangeSet(changeSet, on: connection)
+        try ChangeSetTable.store(changeSet, status: .pending, on: connection)
         return try engine.materialize()
     }
 
@@ -145,11 +145,7 @@ final class ChangeRecorder: SaveObserver {
         _ owner: ObjectKey, _ relationship: SyncSchema.Relationship, members: [UUID], engine: MergeEngine
     ) throws -> [Operation] {
         guard !members.isEmpty else { return [] }
-        var existing: [UUID: String] = [:]
-        for row in try engine.connection.rows("SELECT member, key FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
-                                              [.text(owner.entity), .text(owner.id.storageText), .text(relationship.name)]) {
-            if case .text(let member) = row[0], let id = UUID(storageText: member), case .text(let key) = row[1] { existing[id] = key }
-        }
+        let existing = try PositionTable.keys(in: owner, relationship.name, on: engine.connection)
         let keys = members.map { existing[$0] }
         let kept = PositionOrder.longestIncreasingRun(keys)
         var operations: [Operation] = []

@@ -68,10 +68,8 @@ extension MergeEngine {
     /// an update that arrived first: the journal gets the entry whichever came first.
     private func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
         var journaled: Set<Dot> = []
-        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ? ORDER BY replica, seq, root",
-                                       [.text(object.entity), .text(object.id.storageText)]) {
-            guard let root = MergeEngine.deleteRoot(row[0], row[1], row[2]), !voided.contains(root),
-                  !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
+        for root in try DeleteTable.roots(deleting: object, on: connection) {
+            guard !voided.contains(root), !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
             try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: name,
                 winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
@@ -143,19 +141,17 @@ extension MergeEngine {
     func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
         if let values = detachedValues[object] { return values }
         try flushPendingInserts()
-        guard case .text(let json)? = try connection.rows(
-            "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)]).first?.first
-        else { return [:] }
+        guard let json = try ObjectMetadataTable.tombstone(of: object, on: connection) else { return [:] }
         let decoded = try Tombstone.columns(json, of: "\(object.entity) \(object.id)")
         detachedValues[object] = decoded
         return decoded
     }
 
     /// Writes the attribute values and stamps the batch kept in memory: one UPDATE per object
-    /// with a row, one `_sync_field` row per attribute written. Before anything reads rows back.
+    /// with a row, one ``FieldStampTable`` row per attribute written. Before anything reads rows back.
     func flushPendingWrites() throws {
         try flushPendingInserts()
-        var fieldRows = PendingInserts("INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq)", columnCount: 6)
+        var fieldRows = FieldStampTable.PendingRows()
         for (object, known) in objectsWithPendingWrites {
             if !known.pendingRowValues.isEmpty {
                 let entity = try schema.requireEntity(object.entity, in: "write")
@@ -173,8 +169,7 @@ extension MergeEngine {
                 known.pendingRowValues = []
             }
             for (field, stamp) in known.pendingFieldStamps {
-                fieldRows.append([.text(object.entity), .text(object.id.storageText), .text(field),
-                                  .integer(Int64(bitPattern: stamp.hlc.rawValue)), .text(stamp.replica.storageText), .integer(Int64(stamp.seq))])
+                fieldRows.append(object, field: field, stamp: stamp)
                 if known.storedFieldStamps != nil { known.storedFieldStamps?[field] = stamp }
             }
             known.pendingFieldStamps = [:]

@@ -56,13 +56,7 @@ extension MergeEngine {
 
     /// What the root deletes, assuming it stands, and whether a deny rule refuses it.
     private func cascade(of root: DeleteRoot) throws -> CascadeOutcome {
-        let explicit = Set(try connection.rows(
-            "SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND implicit = 0",
-            [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
-        ).compactMap { row -> ObjectKey? in
-            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { return nil }
-            return ObjectKey(entity: entity, id: id)
-        })
+        let explicit = Set(try DeleteTable.objects(deletedBy: root, .explicit, on: connection))
         let deleterVector = try vector(of: root.dot)
         var outcome = CascadeOutcome()
         var killed = explicit
@@ -120,23 +114,15 @@ extension MergeEngine {
 
     /// Makes the cascade deletes recorded for `root` exactly `implicit`; returns whether anything changed.
     private func replaceImplicitDeletes(of root: DeleteRoot, with implicit: Set<ObjectKey>) throws -> Bool {
-        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
-        let stored = Set(try connection.rows(
-            "SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND implicit = 1", arguments
-        ).compactMap { row -> ObjectKey? in
-            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { return nil }
-            return ObjectKey(entity: entity, id: id)
-        })
+        let stored = Set(try DeleteTable.objects(deletedBy: root, .implicit, on: connection))
         guard stored != implicit else { return false }
         for object in stored.subtracting(implicit).sorted() {
-            try connection.run("DELETE FROM _sync_delete WHERE entity = ? AND id = ? AND replica = ? AND seq = ? AND root = ? AND implicit = 1",
-                               [.text(object.entity), .text(object.id.storageText)] + arguments)
+            try DeleteTable.removeImplicit(object, root: root, on: connection)
             try markChanged(object)
         }
         for object in implicit.subtracting(stored).sorted() {
             objects[object]?.mayBeDeleted = true
-            try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 1)",
-                               [.text(object.entity), .text(object.id.storageText)] + arguments)
+            try DeleteTable.insert(object, root: root, implicit: true, on: connection)
             try markChanged(object)
             guard !voided.contains(root) else { continue }
             try journal(
@@ -149,32 +135,25 @@ extension MergeEngine {
 
     /// Voids (or reinstates) every delete of `root` and the unlinks it made; what they touch is rewritten.
     private func setVoided(_ root: DeleteRoot, _ isVoid: Bool) throws {
-        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
         if isVoid {
             voided.insert(root)
-            try connection.run("INSERT OR IGNORE INTO _sync_void (replica, seq, root) VALUES (?, ?, ?)", arguments)
         } else {
             voided.remove(root)
-            try connection.run("DELETE FROM _sync_void WHERE replica = ? AND seq = ? AND root = ?", arguments)
         }
-        for row in try connection.rows("SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ?", arguments) {
-            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText) else { continue }
-            try markChanged(ObjectKey(entity: entity, id: id))
+        try VoidedDeleteTable.setVoided(root, isVoid, on: connection)
+        for object in try DeleteTable.objects(deletedBy: root, .any, on: connection) {
+            try markChanged(object)
         }
         try flushPendingInserts()
-        for row in try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?", arguments) {
-            guard case .text(let entity) = row[0], case .text(let idText) = row[1], let id = UUID(storageText: idText),
-                  case .text(let name) = row[2], case .text(let targetText) = row[3], let target = UUID(storageText: targetText),
-                  let relationship = schema.entity(entity)?.relationship(name) else { continue }
-            try markChanged(ObjectKey(entity: entity, id: id))
-            try markChanged(ObjectKey(entity: relationship.target, id: target))
+        for edge in try EdgeTable.edges(removedBy: root, on: connection) {
+            guard let relationship = schema.entity(edge.source.entity)?.relationship(edge.relationship) else { continue }
+            try markChanged(edge.source)
+            try markChanged(ObjectKey(entity: relationship.target, id: edge.target))
         }
     }
 
     private func journalVoided(_ root: DeleteRoot, deniedBy edge: (object: ObjectKey, relationship: String, other: ObjectKey)?) throws {
-        let arguments: [SQLValue] = [.text(root.dot.replica.storageText), .integer(Int64(root.dot.seq)), .text(root.root.storageText)]
-        let rootEntity = try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
-                                             arguments + [.text(root.root.storageText)]).first?.first?.textValue ?? ""
+        let rootEntity = try DeleteTable.rootEntity(of: root, on: connection) ?? ""
         let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
         try journal(
             .voidedDelete, entity: rootEntity, object: root.root, property: edge?.relationship, winner: nil,
@@ -199,11 +178,7 @@ extension MergeEngine {
     }
 
     func hlc(of dot: Dot) throws -> HLC {
-        if case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?",
-                                                           [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first?.first {
-            return HLC(rawValue: UInt64(bitPattern: value))
-        }
-        return HLC(rawValue: 0)
+        try ChangeSetTable.hlc(of: dot, on: connection) ?? HLC(rawValue: 0)
     }
 
     /// An object whose life may have changed: it and everything it is connected to must be
@@ -231,9 +206,6 @@ extension MergeEngine {
 
     /// Adds the roots of every delete of `object` to those the next round re-judges.
     func touchRoots(of object: ObjectKey) throws {
-        for row in try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ?",
-                                       [.text(object.entity), .text(object.id.storageText)]) {
-            if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { touchedRoots.insert(root) }
-        }
+        touchedRoots.formUnion(try DeleteTable.roots(deleting: object, on: connection))
     }
 }

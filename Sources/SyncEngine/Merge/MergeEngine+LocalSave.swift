@@ -8,17 +8,14 @@ import LocalStoreCore
 ///
 /// LocalStore has already written the rows, so only metadata is recorded, as for any local
 /// change set; what differs is how:
-/// - An object created by the save cannot have metadata yet, so its `_sync_object` row is
+/// - An object created by the save cannot have metadata yet, so its ``ObjectMetadataTable`` row is
 ///   inserted without looking it up first; the table's primary key still refuses a second
 ///   creation, reported as the lookup reported it.
 /// - Its attribute sets change no metadata (the creation stamp stands for them) and are skipped.
-/// - `_sync_object` and `_sync_edge` rows are inserted in primary-key order, ids bound without
+/// - ``ObjectMetadataTable`` and ``EdgeTable`` rows are inserted in primary-key order, ids bound without
 ///   making strings: rows in random id order spread over every page of the tables, more than the
 ///   page cache holds, and pages were written out and read back several times within one save.
 extension MergeEngine {
-    /// SQLite's primary result code for a violated constraint (`SQLITE_CONSTRAINT`).
-    private static let sqliteConstraint: Int32 = 19
-
     /// Applies `changeSet`, made by ``ChangeRecorder`` from a save, to the metadata.
     func applyLocalSave(_ changeSet: ChangeSet, deletedValues: [UUID: [String: SQLValue]]) throws {
         precondition(isLocal, "a local save's change set is applied by an engine for local change sets")
@@ -47,7 +44,7 @@ extension MergeEngine {
             }
         }
         try recordLinks(&links)
-        try SyncTables.advanceVector(to: changeSet.dot, on: connection)
+        try VersionVectorTable.advance(to: changeSet.dot, on: connection)
     }
 
     /// Whether the current change set created `object`.
@@ -63,25 +60,16 @@ extension MergeEngine {
     private func recordCreates(_ creates: [(index: Int, object: ObjectKey)]) throws {
         guard !creates.isEmpty else { return }
         let stamp = current.stamp
-        let replica = SQLValue.text(stamp.replica.storageText)
         var entity: (name: String, known: Bool) = ("", false)
         objects.reserveCapacity(objects.count + creates.count)
-        let statement = try connection.cachedStatement("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone) VALUES (?, ?, ?, ?, ?, NULL)")
+        let writer = try ObjectMetadataTable.CreationWriter(creation: stamp, on: connection)
         for (index, object) in creates.sorted(by: { $0.object < $1.object }) {
             // Creates of one entity come together: check each name once.
             if !entity.known || entity.name != object.entity {
                 _ = try atOperation(index) { try schema.requireEntity(object.entity, in: "create of \(object.id)") }
                 entity = (object.entity, true)
             }
-            statement.reset()
-            try statement.bind(.text(object.entity), at: 1)
-            try statement.bind(storageTextOf: object.id, at: 2)
-            try statement.bind(.integer(Int64(bitPattern: stamp.hlc.rawValue)), at: 3)
-            try statement.bind(replica, at: 4)
-            try statement.bind(.integer(Int64(stamp.seq)), at: 5)
-            do {
-                while try statement.step() {}
-            } catch let error as StoreError where error.sqliteCode.map({ $0 & 0xFF }) == MergeEngine.sqliteConstraint {
+            guard try writer.insert(object) else {
                 throw SyncError(.conflictingChangeSet, "change set \(current.dot), operation \(index): creates \(object.entity) \(object.id), which already exists")
             }
             let created = ObjectInfo(creation: stamp, hasRow: true, mayBeDeleted: false)
@@ -100,7 +88,7 @@ extension MergeEngine {
         var relationship: String
         var target: UUID
 
-        /// `_sync_edge`'s primary-key order (the rest of the key is the change set's dot).
+        /// ``EdgeTable``'s primary-key order (the rest of the key is the change set's dot).
         func precedes(_ other: PendingLink) -> Bool {
             if source != other.source { return source < other.source }
             if relationship != other.relationship { return relationship < other.relationship }
@@ -112,13 +100,10 @@ extension MergeEngine {
     /// and deletes of an object that existed before the save are judged again (see ``touchRoots(of:)``).
     private func recordLinks(_ links: inout [PendingLink]) throws {
         guard !links.isEmpty else { return }
-        let stamp = current.stamp
-        let replica = SQLValue.text(stamp.replica.storageText)
         var relationship: (source: String, name: String, canonical: SyncSchema.Relationship, what: String)?
         var touched: Set<ObjectKey> = []
         try flushPendingInserts()
-        let statement = try connection.cachedStatement(
-            "INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let writer = try EdgeTable.AdditionWriter(added: current.stamp, on: connection)
         for link in links.sorted(by: { $0.precedes($1) }) {
             try atOperation(link.index) {
                 // Links of one relationship come together: look each up once.
@@ -134,15 +119,7 @@ extension MergeEngine {
                 try check(link.source)
                 try check(ObjectKey(entity: canonical.target, id: link.target))
             }
-            statement.reset()
-            try statement.bind(.text(link.source.entity), at: 1)
-            try statement.bind(storageTextOf: link.source.id, at: 2)
-            try statement.bind(.text(link.relationship), at: 3)
-            try statement.bind(storageTextOf: link.target, at: 4)
-            try statement.bind(replica, at: 5)
-            try statement.bind(.integer(Int64(stamp.seq)), at: 6)
-            try statement.bind(.integer(Int64(bitPattern: stamp.hlc.rawValue)), at: 7)
-            while try statement.step() {}
+            try writer.insert(from: link.source, link.relationship, to: link.target)
         }
         links.removeAll(keepingCapacity: true)
     }

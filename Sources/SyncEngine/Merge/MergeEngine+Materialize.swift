@@ -67,7 +67,7 @@ extension MergeEngine {
         try connection.run("INSERT INTO \(quoteIdentifier(entity.table)) (\(names)) VALUES (\(placeholders))",
                            [.text(object.id.storageText)] + columns.map { values[$0] ?? .null })
         try flushPendingInserts()
-        try connection.run("UPDATE _sync_object SET tombstone = NULL WHERE entity = ? AND id = ?", [.text(object.entity), .text(object.id.storageText)])
+        try ObjectMetadataTable.setTombstone(nil, of: object, on: connection)
         objects[object]?.hasRow = true
         detachedValues[object] = nil
     }
@@ -177,13 +177,7 @@ extension MergeEngine {
 
     /// `members` sorted by their position keys, then by the stamp that placed them; members without a key go last, by identifier.
     func ordered(_ members: [UUID], owner: ObjectKey, relationship: String) throws -> [UUID] {
-        var keys: [UUID: (key: String, stamp: Stamp)] = [:]
-        for row in try connection.rows("SELECT member, key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
-                                       [.text(owner.entity), .text(owner.id.storageText), .text(relationship)]) {
-            guard case .text(let text) = row[0], let member = UUID(storageText: text), case .text(let key) = row[1],
-                  let stamp = MergeEngine.stamp(row[2], row[3], row[4]) else { continue }
-            keys[member] = (key, stamp)
-        }
+        let keys = try PositionTable.positions(in: owner, relationship, on: connection)
         return members.sorted { left, right in
             switch (keys[left], keys[right]) {
             case (let l?, let r?):

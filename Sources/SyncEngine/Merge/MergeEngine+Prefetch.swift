@@ -54,63 +54,20 @@ extension MergeEngine {
     /// delete, and keeps them for the batch; returns those found.
     func loadObjects(_ entity: String, _ ids: ArraySlice<UUID>) throws -> [UUID: ObjectInfo] {
         var loaded: [UUID: ObjectInfo] = [:]
-        try connection.forEachRow(
-            """
-            SELECT id, hlc, replica, seq, tombstone IS NULL,
-                EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
-            FROM _sync_object AS o WHERE entity = ? AND id IN (\(MergeEngine.placeholders(ids.count)))
-            """, [.text(entity)] + ids.map { .text($0.storageText) }
-        ) { row in
-            guard let id = row.uuid(at: 0), let stamp = MergeEngine.stamp(row, at: 1) else { return }
-            let known = ObjectInfo(creation: stamp, hasRow: row.integer(at: 4) == 1, mayBeDeleted: row.integer(at: 5) != 0)
-            loaded[id] = known
-            objects[ObjectKey(entity: entity, id: id)] = known
+        try ObjectMetadataTable.objects(entity, ids, on: connection) { stored in
+            let known = ObjectInfo(creation: stored.creation, hasRow: stored.hasRow, mayBeDeleted: stored.hasDeletes)
+            loaded[stored.id] = known
+            objects[ObjectKey(entity: entity, id: stored.id)] = known
         }
         return loaded
     }
 
-    /// Reads the `_sync_field` stamps of these objects of `entity` (none stored: an empty set).
+    /// Reads the ``FieldStampTable`` stamps of these objects of `entity` (none stored: an empty set).
     func loadFieldStamps(_ entity: String, of loaded: [UUID: ObjectInfo]) throws {
         guard !loaded.isEmpty else { return }
         for known in loaded.values { known.storedFieldStamps = [:] }
-        // Rows come in primary-key order, an object's fields together, from a few replicas:
-        // parse an identifier only when it differs from the previous row's.
-        var object = RepeatedUUID(), replica = RepeatedUUID()
-        var stamps: [String: Stamp] = [:]
-        var owner: ObjectInfo?
-        try connection.forEachRow(
-            "SELECT id, field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id IN (\(MergeEngine.placeholders(loaded.count)))",
-            [.text(entity)] + loaded.keys.map { .text($0.storageText) }
-        ) { row in
-            if object.update(row.textBytes(at: 0)) {
-                owner?.storedFieldStamps = stamps
-                owner = object.value.flatMap { loaded[$0] }
-                // What an earlier run of this object's rows gave, should SQLite ever split them.
-                stamps = owner?.storedFieldStamps ?? [:]
-            }
-            guard owner != nil, case .text(let field) = row.value(at: 1) else { return }
-            replica.update(row.textBytes(at: 3))
-            guard let replicaID = replica.value else { return }
-            stamps[field] = Stamp(hlc: HLC(rawValue: UInt64(bitPattern: row.integer(at: 2))), replica: replicaID, seq: UInt64(row.integer(at: 4)))
-        }
-        owner?.storedFieldStamps = stamps
-    }
-
-    /// The UUID of the text in a column that often repeats the previous row's.
-    private struct RepeatedUUID {
-        private var text: [UInt8] = []
-        private(set) var value: UUID?
-
-        /// Takes `bytes` (parsing them if they differ from the last ones); true if they differed.
-        @discardableResult
-        mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            if bytes.count == text.count,
-               bytes.isEmpty || text.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
-                return false
-            }
-            text = Array(bytes)
-            value = UUID(storageTextBytes: bytes)
-            return true
+        for (id, stamps) in try FieldStampTable.stamps(entity, loaded.keys, on: connection) {
+            loaded[id]?.storedFieldStamps = stamps
         }
     }
 

@@ -43,16 +43,16 @@ final class MergeEngine {
     /// class, so the many operations on one object share one lookup).
     final class ObjectInfo {
         let creation: Stamp
-        /// Whether the object has a row in its entity table; if not, its values are in `_sync_object.tombstone`.
+        /// Whether the object has a row in its entity table; if not, its values are in its tombstone (``ObjectMetadataTable``).
         var hasRow: Bool
-        /// False only when `_sync_delete` surely has no row for the object, so the lookups deletes
+        /// False only when ``DeleteTable`` surely has no row for the object, so the lookups deletes
         /// need can be skipped for the (many) objects nobody deleted.
         var mayBeDeleted: Bool
         /// The change set of this batch that created the object, if one did.
         var createdBy: Dot?
-        /// `_sync_field`'s stamps of the object's attributes, once read.
+        /// ``FieldStampTable``'s stamps of the object's attributes, once read.
         var storedFieldStamps: [String: Stamp]?
-        /// Stamps of writes this batch won, not yet in `_sync_field`.
+        /// Stamps of writes this batch won, not yet in ``FieldStampTable``.
         var pendingFieldStamps: [String: Stamp] = [:]
         /// The row's attribute columns (in ``SyncSchema/Entity/attributeColumns`` order), once read (for the journal).
         var storedRowValues: [SQLValue]?
@@ -84,11 +84,11 @@ final class MergeEngine {
     var reorderedOwners: Set<ObjectKey> = []
     /// Objects whose stored attribute values a remote write changed.
     var rewrittenAttributes: Set<UUID> = []
-    /// `_sync_object` and `_sync_edge` rows not written yet (see ``flushPendingInserts()``).
-    var pendingObjectRows = PendingInserts("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone)", columnCount: 6)
+    /// ``ObjectMetadataTable`` and ``EdgeTable`` rows not written yet (see ``flushPendingInserts()``).
+    var pendingObjectRows = ObjectMetadataTable.PendingRows()
     /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
     var pendingJournal = JournalBatch()
-    var pendingEdgeRows = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
+    var pendingEdgeRows = EdgeTable.PendingRows()
     /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
     var rowCandidates: [String: [UUID]] = [:]
     /// Entities whose sets in the current change set were already taken as row candidates.
@@ -103,16 +103,7 @@ final class MergeEngine {
         self.schema = schema
         self.connection = connection
         self.isLocal = isLocal
-        for row in try connection.rows("SELECT replica, seq, root FROM _sync_void") {
-            if let root = MergeEngine.deleteRoot(row[0], row[1], row[2]) { voided.insert(root) }
-        }
-    }
-
-    static func deleteRoot(_ replica: SQLValue, _ seq: SQLValue, _ root: SQLValue) -> DeleteRoot? {
-        guard case .text(let replicaText) = replica, let replicaID = UUID(storageText: replicaText),
-              case .integer(let number) = seq, let seq = UInt64(exactly: number),
-              case .text(let rootText) = root, let rootID = UUID(storageText: rootText) else { return nil }
-        return DeleteRoot(dot: Dot(replica: replicaID, seq: seq), root: rootID)
+        voided = try VoidedDeleteTable.roots(on: connection)
     }
 
     /// Applies one change set's operations to the metadata and the rows of existing objects.
@@ -126,7 +117,7 @@ final class MergeEngine {
                 try apply(operation, known: prefetched.isEmpty ? nil : prefetched[index], deletedValues: deletedValues)
             }
         }
-        try SyncTables.advanceVector(to: changeSet.dot, on: connection)
+        try VersionVectorTable.advance(to: changeSet.dot, on: connection)
     }
 
     /// Runs `body`, naming the current change set and the operation in a ``SyncError`` it throws.
@@ -163,9 +154,7 @@ final class MergeEngine {
             throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which already exists")
         }
         let stamp = current.stamp
-        pendingObjectRows.append(
-            [.text(object.entity), .text(object.id.storageText), .integer(Int64(bitPattern: stamp.hlc.rawValue)),
-             .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), isLocal ? .null : .text("{}")])
+        pendingObjectRows.append(object, creation: stamp, hasRow: isLocal)
         let created = ObjectInfo(creation: stamp, hasRow: isLocal, mayBeDeleted: false)
         created.createdBy = current.dot
         created.storedFieldStamps = [:]
@@ -181,18 +170,6 @@ final class MergeEngine {
         return try loadObjects(object.entity, [object.id])[object.id]
     }
 
-    static func stamp(_ hlc: SQLValue, _ replica: SQLValue, _ seq: SQLValue) -> Stamp? {
-        guard case .integer(let clock) = hlc, case .text(let replicaText) = replica, let replicaID = UUID(storageText: replicaText),
-              case .integer(let number) = seq, let seq = UInt64(exactly: number) else { return nil }
-        return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: clock)), replica: replicaID, seq: seq)
-    }
-
-    /// The stamp in columns `hlc, replica, seq` starting at `index` of the statement's row.
-    static func stamp(_ row: SQLiteStatement, at index: Int) -> Stamp? {
-        guard let replica = row.uuid(at: index + 1) else { return nil }
-        return Stamp(hlc: HLC(rawValue: UInt64(bitPattern: row.integer(at: index))), replica: replica, seq: UInt64(row.integer(at: index + 2)))
-    }
-
     func requireInfo(_ object: ObjectKey, for what: @autoclosure () -> String) throws -> ObjectInfo {
         guard let known = try info(object) else {
             throw SyncError(.schemaMismatch, "\(what()) names \(object.entity) \(object.id), which was never created")
@@ -200,7 +177,7 @@ final class MergeEngine {
         return known
     }
 
-    /// Writes the `_sync_object` and `_sync_edge` rows kept in memory; called before anything
+    /// Writes the ``ObjectMetadataTable`` and ``EdgeTable`` rows kept in memory; called before anything
     /// reads or updates those tables.
     func flushPendingInserts() throws {
         try pendingObjectRows.flush(on: connection)
@@ -247,10 +224,7 @@ final class MergeEngine {
         _ = try schema.requireEntity(object.entity, in: "delete of \(object.id)")
         let known = try requireInfo(object, for: "delete")
         objects[object]?.mayBeDeleted = true
-        try connection.run(
-            "INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, 0)",
-            [.text(object.entity), .text(object.id.storageText), .text(current.dot.replica.storageText),
-             .integer(Int64(current.dot.seq)), .text(root.storageText)])
+        try DeleteTable.insert(object, root: DeleteRoot(dot: current.dot, root: root), implicit: false, on: connection)
         if isLocal {
             // LocalStore removed the row; keep its values in case a concurrent reference voids the delete.
             objects[object]?.hasRow = false
@@ -277,8 +251,7 @@ final class MergeEngine {
     func storeTombstone(_ values: [String: SQLValue], for object: ObjectKey) throws {
         let json = try Tombstone.json(values)
         try flushPendingInserts()
-        try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?",
-                           [.text(json), .text(object.entity), .text(object.id.storageText)])
+        try ObjectMetadataTable.setTombstone(json, of: object, on: connection)
     }
 
     // MARK: Relationships
@@ -320,9 +293,7 @@ final class MergeEngine {
                 }
             }
         }
-        pendingEdgeRows.append(
-            [.text(source.entity), .text(source.id.storageText), .text(name), .text(target.storageText),
-             .text(stamp.replica.storageText), .integer(Int64(stamp.seq)), .integer(Int64(bitPattern: stamp.hlc.rawValue))])
+        pendingEdgeRows.append(from: source, name, to: target, added: stamp)
         try touchEdge(source, targetKey, relationship)
     }
 
@@ -334,15 +305,7 @@ final class MergeEngine {
         let root = deletionRoot(of: source) ?? deletionRoot(of: targetKey)
         try flushPendingInserts()
         for dot in observed {
-            try connection.run(
-                """
-                UPDATE _sync_edge SET removed_replica = ?, removed_seq = ?, removed_root = ?
-                WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
-                AND (removed_replica IS NULL OR (removed_root IS NOT NULL AND ? IS NULL))
-                """,
-                [.text(current.dot.replica.storageText), .integer(Int64(current.dot.seq)), root.map { .text($0.storageText) } ?? .null,
-                 .text(source.entity), .text(source.id.storageText), .text(name), .text(target.storageText),
-                 .text(dot.replica.storageText), .integer(Int64(dot.seq)), root.map { .text($0.storageText) } ?? .null])
+            try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, root: root, on: connection)
         }
         try touchEdge(source, targetKey, relationship)
     }
@@ -380,23 +343,18 @@ final class MergeEngine {
             throw SyncError(.schemaMismatch, "positions a member in \(owner.entity).\(name), which is not an ordered relationship")
         }
         let incoming = current.stamp
-        let existing = try connection.rows(
-            "SELECT key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ? AND member = ?",
-            [.text(owner.entity), .text(owner.id.storageText), .text(name), .text(member.storageText)]).first
-        let previous = existing.flatMap { MergeEngine.stamp($0[1], $0[2], $0[3]) }
-        if let previous, let row = existing, !current.vector.covers(previous.dot), !isLocal {
+        let existing = try PositionTable.position(of: member, in: owner, name, on: connection)
+        let previous = existing?.stamp
+        if let previous, let existing, !current.vector.covers(previous.dot), !isLocal {
             let (winner, loser) = incoming > previous
-                ? ((key, incoming), (row[0].textValue ?? "", previous)) : ((row[0].textValue ?? "", previous), (key, incoming))
+                ? ((key, incoming), (existing.key, previous)) : ((existing.key, previous), (key, incoming))
             try journal(
                 .move, entity: owner.entity, object: owner.id, property: name,
                 winner: side("\"\(winner.0)\"", winner.1), loser: side("\"\(loser.0)\"", loser.1), cause: incoming.dot,
                 detail: "member \(member) of \(owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")
         }
         guard previous.map({ incoming > $0 }) ?? true else { return }
-        try connection.run(
-            "INSERT OR REPLACE INTO _sync_position (entity, id, relationship, member, key, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [.text(owner.entity), .text(owner.id.storageText), .text(name), .text(member.storageText), .text(key),
-             .integer(Int64(bitPattern: incoming.hlc.rawValue)), .text(incoming.replica.storageText), .integer(Int64(incoming.seq))])
+        try PositionTable.setPosition(of: member, in: owner, name, key: key, stamp: incoming, on: connection)
         if !isLocal {
             affected.insert(owner)
             reorderedOwners.insert(owner)

@@ -3,7 +3,7 @@ import LocalStoreCore
 
 /// Rows for one table, kept in memory and written with multi-row INSERT statements.
 ///
-/// A save of many new objects records a `_sync_object` row for each and a `_sync_edge` row for
+/// A save of many new objects records an ``ObjectMetadataTable`` row for each and an ``EdgeTable`` row for
 /// each reference; one statement per hundred rows costs a fraction of one per row. The engine
 /// writes them before anything reads the table (``MergeEngine/flushPendingInserts()``).
 struct PendingInserts {

@@ -2,7 +2,7 @@ import Codecs
 import Foundation
 import LocalStoreCore
 
-/// The column values of a deleted object, kept in `_sync_object.tombstone` so that a delete
+/// The column values of a deleted object, kept in ``ObjectMetadataTable`` so that a delete
 /// voided by a deny rule can bring the object back with its last values, and so that
 /// ``SyncReplica/lastKnownRecord(_:id:)`` can show what was deleted.
 ///

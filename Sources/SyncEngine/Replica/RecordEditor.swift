@@ -142,8 +142,7 @@ public final class RecordEditor {
             ordered = (ObjectKey(entity: inverse.entity, id: member), inverse.name, object)
         }
         guard let ordered else { return }
-        let last = try connection.rows("SELECT max(key) FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
-                                       [.text(ordered.owner.entity), .text(ordered.owner.id.storageText), .text(ordered.name)]).first?.first?.textValue
+        let last = try PositionTable.lastKey(in: ordered.owner, ordered.name, on: connection)
         positions.append(.position(entity: ordered.owner.entity, id: ordered.owner.id, relationship: ordered.name,
                                    member: ordered.member, key: PositionKey.between(last, nil)))
     }

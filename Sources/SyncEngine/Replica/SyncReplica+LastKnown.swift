@@ -22,9 +22,7 @@ extension SyncReplica {
             throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
         }
         return try withConnection { connection in
-            guard case .text(let json)? = try connection.rows(
-                "SELECT tombstone FROM _sync_object WHERE entity = ? AND id = ?", [.text(entity), .text(id.storageText)]).first?.first
-            else { return nil }
+            guard let json = try ObjectMetadataTable.tombstone(of: ObjectKey(entity: entity, id: id), on: connection) else { return nil }
             let columns = try Tombstone.columns(json, of: "\(entity) \(id)")
             return Record(
                 entity: entity, id: id,

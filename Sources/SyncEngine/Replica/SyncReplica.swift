@@ -42,34 +42,25 @@ public final class SyncReplica: Sendable {
         store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
     }
 
-    /// Runs `body` with this replica's own connection (for servers and tools built on SyncKit).
-    package func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    /// Runs `body` with this replica's own connection.
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withConnection(body)
     }
 
     /// The highest seq applied from every replica.
     public func versionVector() throws -> VersionVector {
-        try withConnection { try SyncTables.vector(on: $0) }
+        try withConnection { try VersionVectorTable.vector(on: $0) }
     }
 
     /// This replica's latest HLC (issued or observed).
     public func latestHLC() throws -> HLC {
-        try withConnection { HLC(rawValue: try SyncTables.integerState("hlc", on: $0)) }
+        try withConnection { HLC(rawValue: try SyncStateTable.value(of: .hlc, on: $0)) }
     }
 
     /// The change sets this replica has that a peer with `vector` lacks, in an order that
     /// respects causality (by `(HLC, replica ID)`).
     public func changeSets(missingFrom vector: VersionVector, limit: Int? = nil) throws -> [ChangeSet] {
-        try withConnection { connection in
-            var result: [ChangeSet] = []
-            // Only the rows the peer lacks are read whole: the others can hold megabytes of operations.
-            try connection.forEachRow("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset ORDER BY hlc, replica") { row in
-                guard limit.map({ result.count < $0 }) ?? true, let replica = row.uuid(at: 0),
-                      UInt64(row.integer(at: 1)) > vector[replica] else { return }
-                result.append(try SyncTables.decodeChangeSet(row.row()))
-            }
-            return result
-        }
+        try withConnection { try ChangeSetTable.changeSets(missingFrom: vector, limit: limit, on: $0) }
     }
 
     /// What ``apply(_:)`` did.
@@ -93,12 +84,12 @@ public final class SyncReplica: Sendable {
     }
 
     /// ``apply(_:)`` with one more step in the same transaction: `alsoInTransaction` gets the
-    /// change sets actually applied, in the order they were applied (the server logs them there).
-    package func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
+    /// change sets actually applied, in the order they were applied (``SQLiteDatasetEngine`` logs them there).
+    func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
         try ChangeSet.checkStorableRanges(changeSets)
         return try withConnection { connection in
             try connection.inTransaction {
-                var vector = try SyncTables.vector(on: connection)
+                var vector = try VersionVectorTable.vector(on: connection)
                 var result = MergeResult(applied: [], alreadyApplied: [], changedObjectIDs: [])
                 var remaining: [ChangeSet] = []
                 var seen: Set<Dot> = []
@@ -111,12 +102,12 @@ public final class SyncReplica: Sendable {
                 }
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
                 var appliedInOrder: [ChangeSet] = []
-                var latest = HLC(rawValue: try SyncTables.integerState("hlc", on: connection))
+                var latest = HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection))
                 while !remaining.isEmpty {
                     var next: [ChangeSet] = []
                     for changeSet in remaining {
                         if SyncReplica.isApplicable(changeSet, to: vector) {
-                            try SyncTables.store(changeSet, status: OutboxStatus.remote.rawValue, on: connection)
+                            try ChangeSetTable.store(changeSet, status: .remote, on: connection)
                             try engine.apply(changeSet)
                             appliedInOrder.append(changeSet)
                             vector[changeSet.dot.replica] = changeSet.dot.seq
@@ -132,7 +123,7 @@ public final class SyncReplica: Sendable {
                     remaining = next
                 }
                 result.changedObjectIDs = try engine.materialize()
-                try SyncTables.setIntegerState("hlc", latest.rawValue, on: connection)
+                try SyncStateTable.set(.hlc, to: latest.rawValue, on: connection)
                 try alsoInTransaction(connection, appliedInOrder)
                 return result
             }
@@ -156,16 +147,6 @@ public final class SyncReplica: Sendable {
                          "change set \(changeSet.dot) depends on change sets neither applied nor in the batch: \(missing.joined(separator: ", "))")
     }
 
-    /// The stored change sets with these dots, in the order given; unknown dots are skipped.
-    package func storedChangeSets(_ dots: [Dot]) throws -> [ChangeSet] {
-        try withConnection { connection in
-            try dots.compactMap { dot in
-                try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
-                                    [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first.map(SyncTables.decodeChangeSet)
-            }
-        }
-    }
-
     // MARK: Editing without Swift types
 
     /// Commits the edits `body` makes as one change set, in one transaction; returns it, or
@@ -179,7 +160,7 @@ public final class SyncReplica: Sendable {
                 try body(editor)
                 let operations = editor.operations
                 guard !operations.isEmpty else { return nil }
-                let changeSet = try SyncTables.commitLocalChangeSet(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+                let changeSet = try ChangeSetTable.commitLocal(operations, replica: replicaID, wallClock: wallClock(), on: connection)
                 try engine.apply(changeSet)
                 try engine.materialize()
                 return changeSet
@@ -217,35 +198,29 @@ public final class SyncReplica: Sendable {
 
     /// A value kept in the store file for tools built on SyncKit (server URL, dataset, cursor, …).
     public func setting(_ key: String) throws -> String? {
-        try withConnection { connection in
-            try connection.rows("SELECT value FROM _sync_state WHERE key = ?", [.text("setting:" + key)]).first?.first?.textValue
-        }
+        try withConnection { try SyncStateTable.setting(key, on: $0) }
     }
 
     /// Stores (or, with `nil`, removes) a setting.
     public func setSetting(_ key: String, _ value: String?) throws {
-        try withConnection { connection in
-            if let value {
-                try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES (?, ?)", [.text("setting:" + key), .text(value)])
-            } else {
-                try connection.run("DELETE FROM _sync_state WHERE key = ?", [.text("setting:" + key)])
-            }
-        }
+        try withConnection { try SyncStateTable.setSetting(key, to: value, on: $0) }
     }
 
     /// Makes a store file copied from another replica (a server snapshot) a replica of its own:
     /// a fresh replica ID, seq restarting at 0, every change set in it counted as received.
     /// Call it before opening the file as a ``SyncReplica``.
+    ///
+    /// - Throws: ``SyncError`` `.notSyncable` when the file is not set up for sync,
+    ///   `.unsupportedStoreFormat` when a newer release wrote it.
     public static func adoptSnapshot(at path: String) throws {
         let connection = try SQLiteConnection(path: path)
         try connection.inTransaction {
-            guard !(try connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_sync_state'")).isEmpty else {
+            guard try SyncStateTable.exists(on: connection) else {
                 throw SyncError(.notSyncable, "\(path) is not a store set up for sync")
             }
-            try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(UUID().storageText)])
-            try connection.run("UPDATE _sync_state SET value = 0 WHERE key = 'seq'")
-            try connection.run("DELETE FROM _sync_state WHERE key LIKE 'setting:%'")
-            try connection.run("UPDATE _sync_changeset SET status = 'remote'")
+            try SyncFormatTable.checkReadable(on: connection)
+            try SyncStateTable.becomeNewReplica(UUID(), on: connection)
+            try ChangeSetTable.markAllRemote(on: connection)
         }
     }
 
@@ -285,19 +260,23 @@ public final class SyncReplica: Sendable {
 
     /// Local change sets with the given status, oldest first.
     public func localChangeSets(status: OutboxStatus) throws -> [ChangeSet] {
-        try withConnection { connection in
-            try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE status = ? AND replica = ? ORDER BY seq",
-                                [.text(status.rawValue), .text(replicaID.storageText)]).map(SyncTables.decodeChangeSet)
-        }
+        try withConnection { try ChangeSetTable.changeSets(of: replicaID, status: status, on: $0) }
     }
 
-    /// Marks local change sets as sent, or acknowledged.
+    /// Marks local change sets as sent, or acknowledged, in one transaction; dots of other
+    /// replicas are skipped (they are not in the outbox).
+    ///
+    /// - Throws: ``SyncError`` `.invalidOutboxTransition` when a change set is not stored or
+    ///   cannot move to `status` (see ``OutboxStatus/moving(to:changeSet:)``); nothing is marked then.
     public func mark(_ dots: [Dot], as status: OutboxStatus) throws {
         try withConnection { connection in
             try connection.inTransaction {
                 for dot in dots where dot.replica == replicaID {
-                    try connection.run("UPDATE _sync_changeset SET status = ? WHERE replica = ? AND seq = ? AND status != 'acknowledged'",
-                                       [.text(status.rawValue), .text(dot.replica.storageText), .integer(Int64(dot.seq))])
+                    guard let current = try ChangeSetTable.status(of: dot, on: connection) else {
+                        throw SyncError(.invalidOutboxTransition, "change set \(dot) cannot become \(status.rawValue): this replica has not stored it")
+                    }
+                    let next = try current.moving(to: status, changeSet: dot)
+                    if next != current { try ChangeSetTable.setStatus(next, of: dot, on: connection) }
                 }
             }
         }
@@ -305,12 +284,6 @@ public final class SyncReplica: Sendable {
 
     /// How many local change sets are not acknowledged yet.
     public func unacknowledgedCount() throws -> Int {
-        try withConnection { connection in
-            if case .integer(let count)? = try connection.rows(
-                "SELECT count(*) FROM _sync_changeset WHERE replica = ? AND status IN ('pending', 'sent')", [.text(replicaID.storageText)]).first?.first {
-                return Int(count)
-            }
-            return 0
-        }
+        try withConnection { try ChangeSetTable.unacknowledgedCount(of: replicaID, on: $0) }
     }
 }

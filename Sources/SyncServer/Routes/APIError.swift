@@ -103,6 +103,8 @@ package struct APIError: Error, Sendable {
             case .conflictingChangeSet: return APIError(.conflict, error.code.rawValue, error.message)
             case .clockSkew: return APIError(.unprocessableContent, error.code.rawValue, error.message)
             case .notSyncable: return APIError(.internalServerError, "internal_error", "the dataset's store is damaged: \(error.message)")
+            case .unsupportedStoreFormat, .invalidOutboxTransition:
+                return APIError(.internalServerError, "internal_error", "the dataset's store cannot be used: \(error.message)")
             }
         case let error as StoreError:
             switch error.code {

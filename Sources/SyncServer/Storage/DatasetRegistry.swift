@@ -11,6 +11,8 @@ package final class DatasetRegistry: @unchecked Sendable {
     package let dataDirectory: URL
     private let maxClockSkew: Double
     private let clock: @Sendable () -> UInt64
+    /// Each dataset in `DIR/datasets/<name>/store.sqlite`.
+    private let engines: SQLiteDatasetEngineProvider
     private let lock = NSLock()
     private var datasets: [String: DatasetStore] = [:]
 
@@ -19,6 +21,7 @@ package final class DatasetRegistry: @unchecked Sendable {
         self.dataDirectory = dataDirectory
         self.maxClockSkew = maxClockSkew
         self.clock = clock
+        engines = SQLiteDatasetEngineProvider(directory: dataDirectory.appendingPathComponent("datasets"))
     }
 
     /// Whether `name` is a valid dataset name: 1-64 characters of `[A-Za-z0-9._-]`, not starting with `.`.
@@ -36,9 +39,7 @@ package final class DatasetRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let dataset = datasets[name] { return dataset }
-        let dataset = DatasetStore(
-            name: name, directory: dataDirectory.appendingPathComponent("datasets").appendingPathComponent(name),
-            maxClockSkew: maxClockSkew, clock: clock)
+        let dataset = DatasetStore(name: name, directory: engines.directory(of: name), engines: engines, maxClockSkew: maxClockSkew, clock: clock)
         datasets[name] = dataset
         return dataset
     }

@@ -143,7 +143,7 @@ final class ServerFixture {
 
     /// The server's version vector, read from its store.
     func serverVector() throws -> VersionVector {
-        try service.registry.dataset("main").requireReplica().versionVector()
+        try service.registry.dataset("main").requireEngine().versionVector()
     }
 
     /// Every row of every entity and join table of `path`, sorted, as text.

@@ -2,7 +2,7 @@ import Codecs
 import Foundation
 import LocalStoreCore
 
-/// The form a change set's operations are stored in, in `_sync_changeset.operations`: a blob,
+/// The form a change set's operations are stored in, in ``ChangeSetTable``'s operations column: a blob,
 /// about a seventh the size of their JSON and several times faster to write and read.
 ///
 /// A large save stores one change set of about ten operations per object; as JSON that was

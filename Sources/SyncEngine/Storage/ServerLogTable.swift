@@ -1,21 +1,23 @@
 import Codecs
 import Foundation
 import LocalStoreCore
-import SyncEngine
 
-/// The server's log of stored change sets: `_server_log`, in the dataset's store file.
+/// `_server_log`: a server's log of the change sets it stored, in the dataset's store file.
 ///
 /// A row is written in the merge's own transaction for every change set the server applies, in
 /// application order, so the log order respects causality and a cursor (a row's `cursor`) names
 /// exactly the change sets a client has seen. `AUTOINCREMENT` keeps cursors from ever being
-/// reused.
-enum ServerLog {
-    static let createStatement = """
-        CREATE TABLE IF NOT EXISTS _server_log (cursor INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, seq INTEGER NOT NULL)
-        """
+/// reused. Clients have no use for it: ``removeFromCopy(on:)`` drops it from snapshots.
+enum ServerLogTable {
+    /// One logged change set.
+    struct Entry {
+        var cursor: Int64
+        var dot: Dot
+    }
 
     static func install(on connection: SQLiteConnection) throws {
-        try connection.execute(createStatement)
+        try connection.execute(
+            "CREATE TABLE IF NOT EXISTS _server_log (cursor INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, seq INTEGER NOT NULL)")
     }
 
     static func append(_ changeSets: [ChangeSet], on connection: SQLiteConnection) throws {
@@ -42,11 +44,6 @@ enum ServerLog {
         return max(assigned, try lastCursor(on: connection))
     }
 
-    struct Entry {
-        var cursor: Int64
-        var dot: Dot
-    }
-
     /// Up to `limit` entries after `cursor`, oldest first.
     static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [Entry] {
         try connection.rows("SELECT cursor, replica, seq FROM _server_log WHERE cursor > ? ORDER BY cursor LIMIT ?",
@@ -57,5 +54,10 @@ enum ServerLog {
             }
             return Entry(cursor: cursor, dot: Dot(replica: replica, seq: UInt64(seq)))
         }
+    }
+
+    /// Drops the log from a copy of the store file made for a client, and compacts the copy.
+    static func removeFromCopy(on connection: SQLiteConnection) throws {
+        try connection.execute("DROP TABLE IF EXISTS _server_log; DELETE FROM sqlite_sequence WHERE name = '_server_log'; VACUUM")
     }
 }

@@ -1,0 +1,99 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// The storage and merge engine behind one dataset of a sync server: everything a server
+/// needs, and all it may use, to store a dataset's change sets and hand them out again.
+///
+/// An engine keeps the dataset's merged state and a log of every change set it applied, in the
+/// order it applied them (which respects causality). Each log entry has a cursor: an integer
+/// that only grows and is never reused, so a client that has seen the log up to a cursor pulls
+/// exactly what follows it. See <doc:ServerStorage>.
+///
+/// Engines serialize their own writes and reads; a server may call them from any thread.
+public protocol DatasetEngine: AnyObject, Sendable {
+    /// The schema of the dataset's store.
+    var schema: SchemaDocument { get }
+
+    /// The highest seq applied from every replica.
+    func versionVector() throws -> VersionVector
+
+    /// Refuses a batch this engine could not store, before anything is applied (``apply(_:)``
+    /// checks again).
+    ///
+    /// - Throws: ``SyncError`` `.malformedChangeSet` naming the change set.
+    func validate(_ changeSets: [ChangeSet]) throws
+
+    /// Applies a batch of change sets atomically: validates it, merges what was not applied
+    /// before, and appends what it applied to the log, all in one transaction, or changes nothing.
+    ///
+    /// - Throws: ``SyncError`` (`.causalityViolation` when a change set needs change sets
+    ///   neither applied nor in the batch), or a ``StoreError`` from the storage.
+    func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult
+
+    /// The log after `cursor`: at most `limit` entries are read; the change sets of `excluding`
+    /// are left out of the page but still advance its cursor.
+    ///
+    /// - Throws: ``DatasetEngineError/unknownCursor(_:logEnd:)`` for a cursor the log never
+    ///   handed out (negative, or beyond its end).
+    func readLog(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage
+
+    /// Writes a consistent copy of the dataset as a store file a client can open (see
+    /// ``SyncReplica/adoptSnapshot(at:)``) to `path`, and returns the log cursor the copy includes.
+    func writeSnapshot(to path: String) throws -> Int64
+}
+
+/// Opens and creates the engines of datasets: where a server's storage backend is chosen.
+public protocol DatasetEngineProvider: Sendable {
+    /// The engine of `dataset`, or `nil` while no schema was registered for it.
+    func openEngine(for dataset: String) throws -> (any DatasetEngine)?
+
+    /// Creates `dataset` with `schema`, or migrates its store to `schema` when it has another one.
+    ///
+    /// - Throws: ``StoreError`` `.migrationImpossible` when the stored schema cannot change into
+    ///   `schema` by additive changes, `.invalidSchema` when `schema` is inconsistent.
+    func createEngine(for dataset: String, schema: SchemaDocument) throws -> any DatasetEngine
+}
+
+/// What ``DatasetEngine/apply(_:)`` did, and the state right after it.
+public struct DatasetApplyResult: Sendable, Equatable {
+    /// Change sets applied now, in the order they were logged.
+    public var applied: [Dot]
+    /// Change sets skipped because they were applied before.
+    public var alreadyApplied: [Dot]
+    /// The dataset's version vector after the batch.
+    public var vector: VersionVector
+    /// The cursor of the last log entry after the batch.
+    public var cursor: Int64
+
+    /// A result with these fields.
+    public init(applied: [Dot], alreadyApplied: [Dot], vector: VersionVector, cursor: Int64) {
+        self.applied = applied
+        self.alreadyApplied = alreadyApplied
+        self.vector = vector
+        self.cursor = cursor
+    }
+}
+
+/// One page of a dataset's log (see ``DatasetEngine/readLog(after:limit:excluding:)``).
+public struct ChangeSetLogPage: Sendable {
+    /// The change sets of the entries read, in log order.
+    public var changeSets: [ChangeSet]
+    /// The cursor of the last entry read; the cursor asked for when there was none.
+    public var cursor: Int64
+    /// Whether entries follow the last one read.
+    public var hasMore: Bool
+
+    /// A page with these fields.
+    public init(changeSets: [ChangeSet], cursor: Int64, hasMore: Bool) {
+        self.changeSets = changeSets
+        self.cursor = cursor
+        self.hasMore = hasMore
+    }
+}
+
+/// A failure of a ``DatasetEngine`` that is not a ``SyncError`` or a ``StoreError``.
+public enum DatasetEngineError: Error, Sendable, Equatable {
+    /// A cursor the log never handed out; `logEnd` is the highest it did.
+    case unknownCursor(Int64, logEnd: Int64)
+}

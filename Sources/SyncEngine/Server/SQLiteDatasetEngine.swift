@@ -1,0 +1,120 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// A ``DatasetEngine`` that keeps a dataset in one SQLite store file: the entity tables and
+/// sync metadata of a ``SyncReplica`` (the server is itself a replica and runs the same merge
+/// as clients), and the log in the same file, written in the merge's own transaction.
+public final class SQLiteDatasetEngine: DatasetEngine {
+    /// The store file.
+    public let path: String
+    private let replica: SyncReplica
+
+    /// The schema the store file has.
+    public var schema: SchemaDocument { replica.store.schemaDocument }
+
+    /// The engine of the store file at `path`, or `nil` when it has no schema: a file whose
+    /// registration never committed (the server died during it) is still unregistered.
+    public static func open(at path: String) throws -> SQLiteDatasetEngine? {
+        guard try ObjectStore.storedSchema(at: path) != nil else { return nil }
+        return try SQLiteDatasetEngine(replica: SyncReplica(store: try ObjectStore(existingAt: path)))
+    }
+
+    /// Creates the store file at `path` with `schema`, or migrates it to `schema` (additive
+    /// changes only). The file's directory must exist.
+    ///
+    /// - Throws: ``StoreError`` `.migrationImpossible` or `.invalidSchema`, leaving the file as it was.
+    public static func create(at path: String, schema: SchemaDocument) throws -> SQLiteDatasetEngine {
+        try SQLiteDatasetEngine(replica: SyncReplica(store: try ObjectStore(path: path, schema: schema, policy: .additiveOnly)))
+    }
+
+    private init(replica: SyncReplica) throws {
+        self.replica = replica
+        path = replica.store.path
+        try replica.withConnection { try ServerLogTable.install(on: $0) }
+    }
+
+    /// The store's version vector.
+    public func versionVector() throws -> VersionVector {
+        try replica.versionVector()
+    }
+
+    /// Seqs and vector entries are stored as SQLite integers: refuses values that do not fit.
+    public func validate(_ changeSets: [ChangeSet]) throws {
+        let limit = UInt64(Int64.max)
+        for changeSet in changeSets {
+            guard changeSet.dot.seq <= limit, changeSet.vector.entries.values.allSatisfy({ $0 <= limit }) else {
+                throw SyncError(.malformedChangeSet, "change set \(changeSet.dot) has a seq or vector entry above \(limit)")
+            }
+        }
+    }
+
+    /// Merges the batch as ``SyncReplica/apply(_:)`` does and logs what it applied, in the same
+    /// transaction; the vector and cursor are read right after it, on the same connection.
+    public func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult {
+        try validate(changeSets)
+        let result = try replica.apply(changeSets) { connection, applied in
+            try ServerLogTable.append(applied, on: connection)
+        }
+        return try replica.withConnection { connection in
+            DatasetApplyResult(applied: result.applied, alreadyApplied: result.alreadyApplied,
+                               vector: try VersionVectorTable.vector(on: connection), cursor: try ServerLogTable.lastCursor(on: connection))
+        }
+    }
+
+    /// Reads the log entries and then their change sets, which are committed before they are logged.
+    public func readLog(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
+        try replica.withConnection { connection in
+            let highest = try ServerLogTable.highestAssignedCursor(on: connection)
+            guard cursor >= 0, cursor <= highest else { throw DatasetEngineError.unknownCursor(cursor, logEnd: highest) }
+            let entries = try ServerLogTable.entries(after: cursor, limit: limit + 1, on: connection)
+            let page = entries.prefix(limit)
+            let changeSets = try page.compactMap { entry in
+                entry.dot.replica == excluding ? nil : try ChangeSetTable.changeSet(entry.dot, on: connection)
+            }
+            return ChangeSetLogPage(changeSets: changeSets, cursor: page.last?.cursor ?? cursor, hasMore: entries.count > limit)
+        }
+    }
+
+    /// Copies the file with SQLite's `VACUUM INTO` and drops the log from the copy: clients have
+    /// no use for it.
+    public func writeSnapshot(to path: String) throws -> Int64 {
+        try replica.withConnection { try $0.run("VACUUM INTO ?", [.text(path)]) }
+        let copy = try SQLiteConnection(path: path)
+        let cursor = try ServerLogTable.lastCursor(on: copy)
+        try ServerLogTable.removeFromCopy(on: copy)
+        return cursor
+    }
+}
+
+/// Keeps each dataset in `DIR/<dataset>/store.sqlite` (see ``SQLiteDatasetEngine``).
+public struct SQLiteDatasetEngineProvider: DatasetEngineProvider {
+    /// The directory holding one directory per dataset.
+    public let directory: URL
+
+    /// A provider keeping datasets under `directory`.
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// The directory of `dataset`'s files.
+    public func directory(of dataset: String) -> URL {
+        directory.appendingPathComponent(dataset)
+    }
+
+    /// The store file of `dataset`.
+    public func storePath(of dataset: String) -> String {
+        directory(of: dataset).appendingPathComponent("store.sqlite").path
+    }
+
+    /// The ``SQLiteDatasetEngine`` of the dataset's store file, `nil` while it has no schema.
+    public func openEngine(for dataset: String) throws -> (any DatasetEngine)? {
+        try SQLiteDatasetEngine.open(at: storePath(of: dataset))
+    }
+
+    /// Creates the dataset's directory if needed.
+    public func createEngine(for dataset: String, schema: SchemaDocument) throws -> any DatasetEngine {
+        try FileManager.default.createDirectory(at: directory(of: dataset), withIntermediateDirectories: true)
+        return try SQLiteDatasetEngine.create(at: storePath(of: dataset), schema: schema)
+    }
+}

@@ -1,0 +1,187 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// `_sync_changeset`: every change set applied here, local ones with their place in the outbox.
+///
+/// The vector column holds the wire format's JSON (full vector, not a delta), written with
+/// escaped slashes as `JSONEncoder` wrote it; the operations column holds ``StoredOperations``'
+/// blob (earlier versions stored JSON text there, which ``decode(_:)`` still reads); the status
+/// column holds an ``OutboxStatus``' raw value.
+enum ChangeSetTable {
+    static let createStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS _sync_changeset (replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            vector TEXT NOT NULL, operations TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_changeset_status ON _sync_changeset (status, hlc)",
+    ]
+
+    /// The columns ``decode(_:)`` reads, in its order.
+    private static let changeSetColumns = "replica, seq, hlc, vector, operations"
+
+    // MARK: Writing
+
+    /// Numbers, stamps and stores a new local change set (status pending), advancing the
+    /// replica's seq and HLC. Runs inside the caller's transaction, so a seq is never reused.
+    static func commitLocal(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
+        let changeSet = try numberLocal(operations, replica: replica, wallClock: wallClock, on: connection)
+        try store(changeSet, status: .pending, on: connection)
+        return changeSet
+    }
+
+    /// Numbers and stamps a new local change set, advancing the replica's seq and HLC, without
+    /// storing it: the caller must ``store(_:status:on:)`` it (status pending) in the same transaction.
+    static func numberLocal(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
+        // Read seq and HLC inside the transaction: another connection may have committed since.
+        let seq = try SyncStateTable.value(of: .seq, on: connection) + 1
+        var clock = HybridLogicalClock(latest: HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection)))
+        let hlc = clock.tick(wallClockMilliseconds: wallClock)
+        var vector = try VersionVectorTable.vector(on: connection)
+        vector[replica] = seq
+        try SyncStateTable.set(.seq, to: seq, on: connection)
+        try SyncStateTable.set(.hlc, to: hlc.rawValue, on: connection)
+        return ChangeSet(dot: Dot(replica: replica, seq: seq), hlc: hlc, vector: vector, operations: operations)
+    }
+
+    /// Inserts a change set row.
+    static func store(_ changeSet: ChangeSet, status: OutboxStatus, on connection: SQLiteConnection) throws {
+        var vector = JSONWriter(reservingCapacity: 16 + 48 * changeSet.vector.entries.count, escapingSlashes: true)
+        vector.writeReplicaMap(changeSet.vector.entries)
+        let operations = try StoredOperations.encode(changeSet.operations)
+        let statement = try connection.cachedStatement(
+            "INSERT INTO _sync_changeset (replica, seq, hlc, vector, status, operations) VALUES (?, ?, ?, ?, ?, ?)")
+        try statement.bind([.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq)),
+                            .integer(Int64(bitPattern: changeSet.hlc.rawValue)), .text(vector.string), .text(status.rawValue)])
+        // The blob can be tens of megabytes: bound from the writer's buffer.
+        try operations.withBytes { try statement.bindBlob($0, at: 6) }
+        while try statement.step() {}
+    }
+
+    // MARK: Reading
+
+    /// A change set from the columns `replica, seq, hlc, vector, operations` of its row.
+    ///
+    /// - Throws: ``SyncError`` `.notSyncable` naming the change set and what is damaged where.
+    static func decode(_ row: [SQLValue]) throws -> ChangeSet {
+        guard case .text(let replicaText) = row[0], let replica = UUID(storageText: replicaText),
+              case .integer(let seq) = row[1], seq > 0, case .integer(let hlc) = row[2], case .text(let vectorJSON) = row[3] else {
+            throw SyncError(.notSyncable, "a stored change set row is damaged")
+        }
+        let vector: VersionVector, operations: [Operation]
+        do {
+            vector = VersionVector(try JSONReader.read(vectorJSON) { reader in try JSONReadError.at(.key("vector")) { try reader.readReplicaMap() } })
+            switch row[4] {
+            case .blob(let blob):
+                operations = try blob.withUnsafeBytes { try StoredOperations.decode($0) }
+            case .text(let json):
+                // Stored by a version before the blob form.
+                operations = try JSONReader.read(json) { reader in try JSONReadError.at(.key("operations")) { try reader.readOperations() } }
+            default:
+                throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) has no operations (\(row[4].storageClassName))")
+            }
+        } catch let error as JSONReadError {
+            throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) is damaged: \(error)")
+        } catch let error as ByteReadError {
+            throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) is damaged: operations blob, \(error)")
+        }
+        return ChangeSet(dot: Dot(replica: replica, seq: UInt64(seq)), hlc: HLC(rawValue: UInt64(bitPattern: hlc)), vector: vector, operations: operations)
+    }
+
+    /// The stored change set `dot`, if any.
+    static func changeSet(_ dot: Dot, on connection: SQLiteConnection) throws -> ChangeSet? {
+        try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first.map(decode)
+    }
+
+    /// The change sets a peer with `vector` lacks, by `(HLC, replica ID)`, at most `limit`.
+    static func changeSets(missingFrom vector: VersionVector, limit: Int?, on connection: SQLiteConnection) throws -> [ChangeSet] {
+        var result: [ChangeSet] = []
+        // Only the rows the peer lacks are read whole: the others can hold megabytes of operations.
+        try connection.forEachRow("SELECT \(changeSetColumns) FROM _sync_changeset ORDER BY hlc, replica") { row in
+            guard limit.map({ result.count < $0 }) ?? true, let replica = row.uuid(at: 0),
+                  UInt64(row.integer(at: 1)) > vector[replica] else { return }
+            result.append(try decode(row.row()))
+        }
+        return result
+    }
+
+    /// The change sets of `replica` with `status`, by seq.
+    static func changeSets(of replica: ReplicaID, status: OutboxStatus, on connection: SQLiteConnection) throws -> [ChangeSet] {
+        try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE status = ? AND replica = ? ORDER BY seq",
+                            [.text(status.rawValue), .text(replica.storageText)]).map(decode)
+    }
+
+    /// The `limit` newest change sets (all when `nil`) with their status, oldest first by `(HLC, replica ID)`.
+    static func log(limit: Int?, on connection: SQLiteConnection) throws -> [(changeSet: ChangeSet, status: OutboxStatus)] {
+        var sql = "SELECT \(changeSetColumns), status FROM _sync_changeset ORDER BY hlc DESC, replica DESC"
+        var arguments: [SQLValue] = []
+        if let limit {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(limit)))
+        }
+        return try connection.rows(sql, arguments).reversed().map { row in
+            guard case .text(let status) = row[5], let outboxStatus = OutboxStatus(rawValue: status) else {
+                throw SyncError(.notSyncable, "a stored change set has an unknown status")
+            }
+            return (try decode(row), outboxStatus)
+        }
+    }
+
+    static func vector(of dot: Dot, on connection: SQLiteConnection) throws -> VersionVector? {
+        guard case .text(let json)? = try connection.rows(
+            "SELECT vector FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first?.first
+        else { return nil }
+        do {
+            return VersionVector(try JSONReader.read(json) { try $0.readReplicaMap() })
+        } catch let error as JSONReadError {
+            throw SyncError(.notSyncable, "the stored vector of change set \(dot) is damaged: \(error)")
+        }
+    }
+
+    /// The HLC of the stored change set `dot`, `nil` if it is not stored.
+    static func hlc(of dot: Dot, on connection: SQLiteConnection) throws -> HLC? {
+        guard case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first?.first
+        else { return nil }
+        return HLC(rawValue: UInt64(bitPattern: value))
+    }
+
+    // MARK: Outbox
+
+    /// The status of the stored change set `dot`, `nil` if it is not stored.
+    ///
+    /// - Throws: ``SyncError`` `.notSyncable` when the stored status is not an ``OutboxStatus``.
+    static func status(of dot: Dot, on connection: SQLiteConnection) throws -> OutboxStatus? {
+        guard let value = try connection.rows("SELECT status FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first?.first else {
+            return nil
+        }
+        guard case .text(let text) = value, let status = OutboxStatus(rawValue: text) else {
+            throw SyncError(.notSyncable, "the stored change set \(dot) has an unknown outbox status \(value)")
+        }
+        return status
+    }
+
+    /// Stores a status ``OutboxStatus/moving(to:changeSet:)`` allowed.
+    static func setStatus(_ status: OutboxStatus, of dot: Dot, on connection: SQLiteConnection) throws {
+        try connection.run("UPDATE _sync_changeset SET status = ? WHERE replica = ? AND seq = ?", [.text(status.rawValue)] + arguments(dot))
+    }
+
+    /// How many change sets of `replica` are pending or sent.
+    static func unacknowledgedCount(of replica: ReplicaID, on connection: SQLiteConnection) throws -> Int {
+        if case .integer(let count)? = try connection.rows(
+            "SELECT count(*) FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
+            [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]).first?.first {
+            return Int(count)
+        }
+        return 0
+    }
+
+    /// Counts every stored change set as received from another replica (for a copied file
+    /// that becomes a replica of its own: its outbox belonged to the original).
+    static func markAllRemote(on connection: SQLiteConnection) throws {
+        try connection.run("UPDATE _sync_changeset SET status = ?", [.text(OutboxStatus.remote.rawValue)])
+    }
+
+    private static func arguments(_ dot: Dot) -> [SQLValue] {
+        [.text(dot.replica.storageText), .integer(Int64(dot.seq))]
+    }
+}

@@ -1,0 +1,81 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// `_sync_delete`: the deletes of objects, one row per object and delete root; `implicit` rows
+/// are the root's cascade, recomputed as edges change.
+enum DeleteTable {
+    static let createStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS _sync_delete (entity TEXT NOT NULL, id TEXT NOT NULL, replica TEXT NOT NULL,
+            seq INTEGER NOT NULL, root TEXT NOT NULL, implicit INTEGER NOT NULL,
+            PRIMARY KEY (entity, id, replica, seq, root)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_delete_root ON _sync_delete (replica, seq, root)",
+    ]
+
+    /// Which deletes of a root to read.
+    enum Kind {
+        /// Those the root's change set made.
+        case explicit
+        /// Those its cascade made.
+        case implicit
+        /// Both.
+        case any
+    }
+
+    /// Records that `root` deletes `object` (explicitly or by cascade); a delete stored before is kept.
+    static func insert(_ object: ObjectKey, root: DeleteRoot, implicit: Bool, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, ?)",
+                           object.values + root.values + [.integer(implicit ? 1 : 0)])
+    }
+
+    /// Removes the cascade delete of `object` by `root`.
+    static func removeImplicit(_ object: ObjectKey, root: DeleteRoot, on connection: SQLiteConnection) throws {
+        try connection.run("DELETE FROM _sync_delete WHERE entity = ? AND id = ? AND replica = ? AND seq = ? AND root = ? AND implicit = 1",
+                           object.values + root.values)
+    }
+
+    /// The roots of every delete of `object`, in force or void, by `(replica, seq, root)`.
+    static func roots(deleting object: ObjectKey, on connection: SQLiteConnection) throws -> [DeleteRoot] {
+        try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ? ORDER BY replica, seq, root", object.values)
+            .compactMap { DeleteRoot(replica: $0[0], seq: $0[1], root: $0[2]) }
+    }
+
+    /// The objects `root` deletes.
+    static func objects(deletedBy root: DeleteRoot, _ kind: Kind, on connection: SQLiteConnection) throws -> [ObjectKey] {
+        let condition: String
+        switch kind {
+        case .explicit: condition = " AND implicit = 0"
+        case .implicit: condition = " AND implicit = 1"
+        case .any: condition = ""
+        }
+        return try connection.rows("SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ?" + condition, root.values)
+            .compactMap { ObjectKey(entity: $0[0], id: $0[1]) }
+    }
+
+    /// The entity of the object the delete started at, `nil` if no delete of `root` names it.
+    static func rootEntity(of root: DeleteRoot, on connection: SQLiteConnection) throws -> String? {
+        try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
+                            root.values + [.text(root.root.storageText)]).first?.first?.textValue
+    }
+}
+
+/// `_sync_void`: the delete roots a deny rule voided; their deletes delete nothing.
+enum VoidedDeleteTable {
+    static let createStatements = [
+        "CREATE TABLE IF NOT EXISTS _sync_void (replica TEXT NOT NULL, seq INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (replica, seq, root)) WITHOUT ROWID",
+    ]
+
+    static func roots(on connection: SQLiteConnection) throws -> Set<DeleteRoot> {
+        Set(try connection.rows("SELECT replica, seq, root FROM _sync_void").compactMap { DeleteRoot(replica: $0[0], seq: $0[1], root: $0[2]) })
+    }
+
+    static func setVoided(_ root: DeleteRoot, _ isVoid: Bool, on connection: SQLiteConnection) throws {
+        if isVoid {
+            try connection.run("INSERT OR IGNORE INTO _sync_void (replica, seq, root) VALUES (?, ?, ?)", root.values)
+        } else {
+            try connection.run("DELETE FROM _sync_void WHERE replica = ? AND seq = ? AND root = ?", root.values)
+        }
+    }
+}

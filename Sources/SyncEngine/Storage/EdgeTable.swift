@@ -1,0 +1,120 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// `_sync_edge`: one row per edge addition (`link`) through a canonical relationship, marked
+/// removed by the `unlink`s that saw it (with the delete root of an unlink a delete caused).
+enum EdgeTable {
+    static let createStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS _sync_edge (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
+            target TEXT NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            removed_replica TEXT, removed_seq INTEGER, removed_root TEXT,
+            PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (entity, relationship, target)",
+    ]
+
+    /// One stored edge addition.
+    struct StoredEdge {
+        var source: UUID
+        var target: UUID
+        var added: Stamp
+        /// Whether an `unlink` removed it.
+        var isRemoved: Bool
+        /// The delete root of the unlink that removed it, when a delete caused the unlink.
+        var removalRoot: DeleteRoot?
+    }
+
+    private static let columns = "id, target, hlc, replica, seq, removed_replica, removed_seq, removed_root"
+
+    /// Additions kept in memory and written with multi-row INSERTs (an addition stored before is kept).
+    struct PendingRows {
+        private var inserts = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
+
+        mutating func append(from source: ObjectKey, _ relationship: String, to target: UUID, added stamp: Stamp) {
+            inserts.append([.text(source.entity), .text(source.id.storageText), .text(relationship), .text(target.storageText),
+                            stamp.replicaValue, stamp.seqValue, stamp.hlcValue])
+        }
+
+        mutating func flush(on connection: SQLiteConnection) throws {
+            try inserts.flush(on: connection)
+        }
+    }
+
+    /// Inserts the additions of a local save one statement at a time, binding identifiers
+    /// without making strings (the rows of a save come in primary-key order).
+    struct AdditionWriter {
+        private let statement: SQLiteStatement
+        private let stamp: Stamp
+        private let replica: SQLValue
+
+        init(added stamp: Stamp, on connection: SQLiteConnection) throws {
+            statement = try connection.cachedStatement(
+                "INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            self.stamp = stamp
+            replica = stamp.replicaValue
+        }
+
+        func insert(from source: ObjectKey, _ relationship: String, to target: UUID) throws {
+            statement.reset()
+            try statement.bind(.text(source.entity), at: 1)
+            try statement.bind(storageTextOf: source.id, at: 2)
+            try statement.bind(.text(relationship), at: 3)
+            try statement.bind(storageTextOf: target, at: 4)
+            try statement.bind(replica, at: 5)
+            try statement.bind(stamp.seqValue, at: 6)
+            try statement.bind(stamp.hlcValue, at: 7)
+            while try statement.step() {}
+        }
+    }
+
+    /// Every addition from `source` through `relationship`, removed or not.
+    static func edges(from source: ObjectKey, _ relationship: String, on connection: SQLiteConnection) throws -> [StoredEdge] {
+        try edges("SELECT \(columns) FROM _sync_edge WHERE entity = ? AND id = ? AND relationship = ?",
+                  source.values + [.text(relationship)], on: connection)
+    }
+
+    /// Every addition into `target` through `relationship` of `sourceEntity`, removed or not.
+    static func edges(to target: UUID, _ relationship: String, of sourceEntity: String, on connection: SQLiteConnection) throws -> [StoredEdge] {
+        try edges("SELECT \(columns) FROM _sync_edge WHERE entity = ? AND relationship = ? AND target = ?",
+                  [.text(sourceEntity), .text(relationship), .text(target.storageText)], on: connection)
+    }
+
+    private static func edges(_ sql: String, _ arguments: [SQLValue], on connection: SQLiteConnection) throws -> [StoredEdge] {
+        try connection.rows(sql, arguments).compactMap { row in
+            guard case .text(let sourceText) = row[0], let source = UUID(storageText: sourceText),
+                  case .text(let targetText) = row[1], let target = UUID(storageText: targetText),
+                  let added = Stamp(hlc: row[2], replica: row[3], seq: row[4]) else { return nil }
+            return StoredEdge(source: source, target: target, added: added, isRemoved: !row[5].isNull,
+                              removalRoot: DeleteRoot(replica: row[5], seq: row[6], root: row[7]))
+        }
+    }
+
+    /// Marks the addition `added` of the edge as removed by the change set `remover` (with the
+    /// root of the delete that caused the unlink, if one did). An addition already removed stays
+    /// so, unless a delete removed it and this unlink is not a delete's: then this one stands.
+    static func markRemoved(
+        from source: ObjectKey, _ relationship: String, to target: UUID, added: Dot, by remover: Dot, root: UUID?, on connection: SQLiteConnection
+    ) throws {
+        let rootValue = root.map { SQLValue.text($0.storageText) } ?? .null
+        try connection.run(
+            """
+            UPDATE _sync_edge SET removed_replica = ?, removed_seq = ?, removed_root = ?
+            WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
+            AND (removed_replica IS NULL OR (removed_root IS NOT NULL AND ? IS NULL))
+            """,
+            [.text(remover.replica.storageText), .integer(Int64(remover.seq)), rootValue]
+                + source.values + [.text(relationship), .text(target.storageText), .text(added.replica.storageText), .integer(Int64(added.seq)), rootValue])
+    }
+
+    /// The edges whose removal came from the deletes of `root`: `(source, relationship, target)`.
+    static func edges(removedBy root: DeleteRoot, on connection: SQLiteConnection) throws -> [(source: ObjectKey, relationship: String, target: UUID)] {
+        try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?",
+                            root.values).compactMap { row in
+            guard let source = ObjectKey(entity: row[0], id: row[1]), case .text(let name) = row[2],
+                  case .text(let targetText) = row[3], let target = UUID(storageText: targetText) else { return nil }
+            return (source, name, target)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// `_sync_format`: one row, the layout version of the sync tables in this file.
+///
+/// Its own layout never changes, so any release can read the version before touching the other
+/// tables. Stores written before the version was recorded have no row: they are version 0, and
+/// open as the first step of ``migrate(on:)`` finds them.
+enum SyncFormatTable {
+    /// The layout this release reads and writes.
+    static let currentVersion: Int64 = 1
+
+    /// Turns layout `version` into `version + 1`, inside the caller's transaction.
+    private static func step(from version: Int64, on connection: SQLiteConnection) throws {
+        switch version {
+        case 0:
+            // The layout of stores written before the version was recorded (or a new file): the
+            // tables may be missing, and older stores keep their conflict journal one row per entry.
+            for statement in SyncTables.statements { try connection.execute(statement) }
+            try ConflictJournal.migrateLegacyTable(on: connection)
+        default:
+            preconditionFailure("no migration step from sync format version \(version)")
+        }
+    }
+
+    /// The stored version: 0 when no version was recorded.
+    static func storedVersion(on connection: SQLiteConnection) throws -> Int64 {
+        guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_format'").isEmpty,
+              case .integer(let version)? = try connection.rows("SELECT max(version) FROM _sync_format").first?.first
+        else { return 0 }
+        return version
+    }
+
+    /// Refuses a file written by a newer release.
+    ///
+    /// - Throws: ``SyncError`` `.unsupportedStoreFormat` naming the file and both versions.
+    static func checkReadable(on connection: SQLiteConnection) throws {
+        try checkReadable(try storedVersion(on: connection), on: connection)
+    }
+
+    private static func checkReadable(_ stored: Int64, on connection: SQLiteConnection) throws {
+        guard stored <= currentVersion else {
+            throw SyncError(.unsupportedStoreFormat,
+                            "\(connection.path) has sync tables in format version \(stored), newer than this release reads (version \(currentVersion)): open it with a newer release")
+        }
+    }
+
+    /// Brings the sync tables to ``currentVersion``, step by step, and records it. Runs inside
+    /// the caller's transaction, so a failed step leaves the file as it was.
+    static func migrate(on connection: SQLiteConnection) throws {
+        let stored = try storedVersion(on: connection)
+        try checkReadable(stored, on: connection)
+        guard stored < currentVersion else { return }
+        for version in stored..<currentVersion { try step(from: version, on: connection) }
+        try connection.execute("CREATE TABLE IF NOT EXISTS _sync_format (version INTEGER NOT NULL)")
+        try connection.execute("DELETE FROM _sync_format")
+        try connection.run("INSERT INTO _sync_format (version) VALUES (?)", [.integer(currentVersion)])
+    }
+}

@@ -1,0 +1,75 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// `_sync_state`: key-value pairs of the replica — its ID, counters and the settings of tools
+/// built on SyncKit (kept under `setting:<key>`).
+enum SyncStateTable {
+    /// The counters kept in the table.
+    enum Counter: String {
+        /// The seq of this replica's last local change set.
+        case seq
+        /// The latest HLC this replica issued or observed.
+        case hlc
+        /// The number the next conflict journal entry gets.
+        case journalNext = "journal_next"
+    }
+
+    static let createStatements = [
+        "CREATE TABLE IF NOT EXISTS _sync_state (key TEXT PRIMARY KEY NOT NULL, value NOT NULL)",
+    ]
+
+    /// Whether the file has the table, that is, was ever set up for sync.
+    static func exists(on connection: SQLiteConnection) throws -> Bool {
+        try !connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_sync_state'").isEmpty
+    }
+
+    /// The replica's ID, `nil` before ``initialize(replica:on:)``.
+    ///
+    /// - Throws: ``SyncError`` `.notSyncable` when the stored ID is not a UUID.
+    static func replicaID(on connection: SQLiteConnection) throws -> ReplicaID? {
+        guard case .text(let text)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'replica'").first?.first else {
+            return nil
+        }
+        guard let replica = UUID(storageText: text) else {
+            throw SyncError(.notSyncable, "the store's replica ID '\(text)' is not a UUID")
+        }
+        return replica
+    }
+
+    /// Records the replica's ID, with seq and HLC at 0.
+    static func initialize(replica: ReplicaID, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT INTO _sync_state (key, value) VALUES ('replica', ?), ('seq', 0), ('hlc', 0)", [.text(replica.storageText)])
+    }
+
+    static func value(of counter: Counter, on connection: SQLiteConnection) throws -> UInt64 {
+        if case .integer(let value)? = try connection.rows("SELECT value FROM _sync_state WHERE key = ?", [.text(counter.rawValue)]).first?.first {
+            return UInt64(bitPattern: value)
+        }
+        return 0
+    }
+
+    static func set(_ counter: Counter, to value: UInt64, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES (?, ?)", [.text(counter.rawValue), .integer(Int64(bitPattern: value))])
+    }
+
+    static func setting(_ key: String, on connection: SQLiteConnection) throws -> String? {
+        try connection.rows("SELECT value FROM _sync_state WHERE key = ?", [.text("setting:" + key)]).first?.first?.textValue
+    }
+
+    /// Stores (or, with `nil`, removes) a setting.
+    static func setSetting(_ key: String, to value: String?, on connection: SQLiteConnection) throws {
+        if let value {
+            try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES (?, ?)", [.text("setting:" + key), .text(value)])
+        } else {
+            try connection.run("DELETE FROM _sync_state WHERE key = ?", [.text("setting:" + key)])
+        }
+    }
+
+    /// Gives a copied file a replica identity of its own: a new ID, seq back at 0, no settings.
+    static func becomeNewReplica(_ replica: ReplicaID, on connection: SQLiteConnection) throws {
+        try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(replica.storageText)])
+        try connection.run("UPDATE _sync_state SET value = 0 WHERE key = 'seq'")
+        try connection.run("DELETE FROM _sync_state WHERE key LIKE 'setting:%'")
+    }
+}

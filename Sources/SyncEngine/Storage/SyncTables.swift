@@ -1,0 +1,45 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// The tables sync keeps in the store file, next to the entity tables, so that change
+/// capture and merges commit atomically with the data.
+///
+/// Every statement on these tables is in this folder, one type per table, and the rest of
+/// SyncKit calls their typed methods:
+///
+/// - ``SyncFormatTable``: the layout version of these tables, checked and migrated on open.
+/// - ``SyncStateTable``: this replica's ID, last seq and latest HLC (never reused, even after a
+///   crash), the journal's next entry number and the settings of tools built on SyncKit.
+/// - ``VersionVectorTable``: the store's version vector.
+/// - ``ChangeSetTable``: every change set applied here (local ones with their ``OutboxStatus``),
+///   its vector as JSON and its operations as ``StoredOperations``' blob (JSON text in older rows).
+/// - ``ObjectMetadataTable``: each object's creation stamp, and its column values while it is
+///   deleted (so a delete voided by a deny rule can bring it back with its last values).
+/// - ``FieldStampTable``: the stamp of the last write to each column (absent: the creation stamp).
+/// - ``EdgeTable``: one row per edge addition (`link`), marked removed by `unlink`.
+/// - ``PositionTable``: ordered-relationship keys, one per member.
+/// - ``DeleteTable``, ``VoidedDeleteTable``: deletes (explicit and by cascade) and voided delete roots.
+/// - ``ConflictTable``: the conflict journal (see ``ConflictJournal``).
+/// - ``ServerLogTable``: a server's log of the change sets it stored, in application order.
+enum SyncTables {
+    /// Creates every table and index that does not exist yet.
+    static let statements = SyncStateTable.createStatements + VersionVectorTable.createStatements
+        + ChangeSetTable.createStatements + ObjectMetadataTable.createStatements + FieldStampTable.createStatements
+        + EdgeTable.createStatements + PositionTable.createStatements + DeleteTable.createStatements
+        + VoidedDeleteTable.createStatements + ConflictTable.createStatements
+
+    /// Checks the tables' format (migrating an older one in place), creates the tables if needed
+    /// and returns this replica's ID, choosing `newReplicaID` the first time. One transaction.
+    ///
+    /// - Throws: ``SyncError`` `.unsupportedStoreFormat` when the file was written by a newer
+    ///   release, naming the file and both versions.
+    static func install(on connection: SQLiteConnection, newReplicaID: ReplicaID) throws -> ReplicaID {
+        try connection.inTransaction {
+            try SyncFormatTable.migrate(on: connection)
+            if let replica = try SyncStateTable.replicaID(on: connection) { return replica }
+            try SyncStateTable.initialize(replica: newReplicaID, on: connection)
+            return newReplicaID
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
+
+/// The contract of ``DatasetEngine`` as the SQLite engine keeps it: batches applied and logged
+/// together, pages of the log by cursor, cursors it never handed out refused, and snapshots a
+/// client can adopt.
+@Suite struct SQLiteDatasetEngineTests {
+    private static func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path
+    }
+
+    @Test func batchesAreLoggedAndReadBackByCursor() throws {
+        let a = try TestReplica(name: "client")
+        for name in ["one", "two", "three"] {
+            let team = Team()
+            team.name = name
+            a.context.insert(team)
+            try a.context.save()
+        }
+        let path = SQLiteDatasetEngineTests.temporaryPath("engine")
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        #expect(try SQLiteDatasetEngine.open(at: path) == nil)
+        let engine = try SQLiteDatasetEngine.create(at: path, schema: a.store.schemaDocument)
+        let changeSets = try a.replica.changeSets(missingFrom: VersionVector())
+
+        let first = try engine.apply(Array(changeSets.prefix(2)))
+        #expect(first.applied == changeSets.prefix(2).map(\.dot) && first.alreadyApplied.isEmpty)
+        #expect(first.vector == VersionVector([a.replica.replicaID: 2]) && first.cursor == 2)
+        let second = try engine.apply(changeSets)
+        #expect(second.applied == [changeSets[2].dot] && second.alreadyApplied == changeSets.prefix(2).map(\.dot))
+        #expect(second.cursor == 3)
+
+        let page = try engine.readLog(after: 0, limit: 2, excluding: nil)
+        #expect(page.changeSets == Array(changeSets.prefix(2)) && page.cursor == 2 && page.hasMore)
+        let excluded = try engine.readLog(after: 2, limit: 5, excluding: a.replica.replicaID)
+        #expect(excluded.changeSets.isEmpty && excluded.cursor == 3 && !excluded.hasMore)
+        for unknown: Int64 in [-1, 4] {
+            #expect(throws: DatasetEngineError.unknownCursor(unknown, logEnd: 3)) { try engine.readLog(after: unknown, limit: 5, excluding: nil) }
+        }
+        // Opened again, the engine finds its log.
+        #expect(try SQLiteDatasetEngine.open(at: path)?.readLog(after: 0, limit: 5, excluding: nil).cursor == 3)
+    }
+
+    @Test func aSnapshotIsAStoreFileWithoutTheLog() throws {
+        let a = try TestReplica(name: "client")
+        let team = Team()
+        team.name = "Rovers"
+        a.context.insert(team)
+        try a.context.save()
+        let path = SQLiteDatasetEngineTests.temporaryPath("engine"), copy = SQLiteDatasetEngineTests.temporaryPath("snapshot")
+        defer {
+            for file in [path, copy] { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
+        }
+        let engine = try SQLiteDatasetEngine.create(at: path, schema: a.store.schemaDocument)
+        _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()))
+
+        #expect(try engine.writeSnapshot(to: copy) == 1)
+        #expect(try SQLiteConnection(path: copy).rows("SELECT 1 FROM sqlite_master WHERE name LIKE '\\_server%' ESCAPE '\\'").isEmpty)
+        try SyncReplica.adoptSnapshot(at: copy)
+        let adopted = try SyncReplica(store: try ObjectStore(path: copy, entities: syncEntities))
+        #expect(try adopted.versionVector() == engine.versionVector())
+        #expect(try TestReplica.digest(of: copy) == a.digest())
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
+
+/// The format version of the sync tables: stores written before it was recorded open and are
+/// migrated in place, in one transaction; stores written by a newer release are refused.
+@Suite struct StoreFormatTests {
+    /// The sync tables as the release without a format version created them, verbatim.
+    static let unversionedLayout = [
+        "CREATE TABLE IF NOT EXISTS _sync_state (key TEXT PRIMARY KEY NOT NULL, value NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS _sync_vector (replica TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_changeset (replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            vector TEXT NOT NULL, operations TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_changeset_status ON _sync_changeset (status, hlc)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_object (entity TEXT NOT NULL, id TEXT NOT NULL, hlc INTEGER NOT NULL,
+            replica TEXT NOT NULL, seq INTEGER NOT NULL, tombstone TEXT, PRIMARY KEY (entity, id)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_field (entity TEXT NOT NULL, id TEXT NOT NULL, field TEXT NOT NULL,
+            hlc INTEGER NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (entity, id, field)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_edge (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
+            target TEXT NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            removed_replica TEXT, removed_seq INTEGER, removed_root TEXT,
+            PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (entity, relationship, target)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_position (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
+            member TEXT NOT NULL, key TEXT NOT NULL, hlc INTEGER NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL,
+            PRIMARY KEY (entity, id, relationship, member)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_delete (entity TEXT NOT NULL, id TEXT NOT NULL, replica TEXT NOT NULL,
+            seq INTEGER NOT NULL, root TEXT NOT NULL, implicit INTEGER NOT NULL,
+            PRIMARY KEY (entity, id, replica, seq, root)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_delete_root ON _sync_delete (replica, seq, root)",
+        "CREATE TABLE IF NOT EXISTS _sync_void (replica TEXT NOT NULL, seq INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (replica, seq, root)) WITHOUT ROWID",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_conflict (first INTEGER PRIMARY KEY, count INTEGER NOT NULL,
+            cause_replica TEXT NOT NULL, cause_seq INTEGER NOT NULL, entries BLOB NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_conflict_cause ON _sync_conflict (cause_replica, cause_seq)",
+    ]
+
+    /// The `sqlite_master` rows of the sync tables of the file at `path`, but the format's own.
+    static func syncLayout(at path: String) throws -> [[SQLValue]] {
+        try SQLiteConnection(path: path).rows(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name LIKE '\\_sync\\_%' ESCAPE '\\' AND name != '_sync_format' ORDER BY name")
+    }
+
+    /// A store written by the release without a format version: a synced store with data, whose
+    /// sync tables are then exactly that release's (checked against its statements).
+    static func unversionedStore() throws -> (replica: TestReplica, team: Team) {
+        let a = try TestReplica(name: "unversioned")
+        let team = Team()
+        team.name = "Rovers"
+        let member = Member()
+        member.name = "Ada"
+        member.team = team
+        a.context.insert(team)
+        try a.context.save()
+        team.score = 3
+        try a.context.save()
+        try a.replica.mark([Dot(replica: a.replica.replicaID, seq: 1)], as: .acknowledged)
+        try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_format")
+
+        let reference = FileManager.default.temporaryDirectory.appendingPathComponent("layout-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: reference) }
+        let connection = try SQLiteConnection(path: reference)
+        for statement in unversionedLayout { try connection.execute(statement) }
+        #expect(try syncLayout(at: a.path) == syncLayout(at: reference))
+        return (a, team)
+    }
+
+    @Test func aStoreWithoutFormatVersionOpensAndIsMigratedInPlace() throws {
+        let (a, team) = try StoreFormatTests.unversionedStore()
+        let layoutBefore = try StoreFormatTests.syncLayout(at: a.path)
+        #expect(try SyncFormatTable.storedVersion(on: SQLiteConnection(path: a.path)) == 0)
+
+        let reopened = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
+        #expect(try SyncFormatTable.storedVersion(on: SQLiteConnection(path: a.path)) == SyncFormatTable.currentVersion)
+        #expect(try StoreFormatTests.syncLayout(at: a.path) == layoutBefore)
+        #expect(reopened.replicaID == a.replica.replicaID)
+        #expect(try reopened.versionVector() == VersionVector([a.replica.replicaID: 2]))
+        #expect(try reopened.localChangeSets(status: .acknowledged).map(\.dot.seq) == [1])
+        #expect(try reopened.localChangeSets(status: .pending).map(\.dot.seq) == [2])
+        #expect(try reopened.record("Team", id: team.objectID)?.value(of: "score") == .integer(3))
+
+        // The migrated store goes on numbering its change sets and replicates whole.
+        let context = try reopened.store.makeContext()
+        let reloaded = try #require(try context.object(Team.self, id: team.objectID))
+        reloaded.name = "Rangers"
+        try context.save()
+        #expect(try reopened.versionVector() == VersionVector([a.replica.replicaID: 3]))
+        let b = try TestReplica(name: "peer")
+        _ = try b.replica.apply(try reopened.changeSets(missingFrom: VersionVector()))
+        #expect(try b.digest() == TestReplica.digest(of: a.path))
+    }
+
+    @Test func aMigrationThatFailsLeavesTheStoreAsItWas() throws {
+        let (a, _) = try StoreFormatTests.unversionedStore()
+        // An older store's one-row-per-entry journal, with an entry the migration cannot read.
+        let connection = try SQLiteConnection(path: a.path)
+        try connection.execute("""
+            CREATE TABLE _sync_journal (number INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,
+                entity TEXT NOT NULL, object TEXT NOT NULL, property TEXT, winner TEXT, loser TEXT NOT NULL,
+                cause_replica TEXT NOT NULL, cause_seq INTEGER NOT NULL, detail TEXT NOT NULL)
+            """)
+        try connection.run("INSERT INTO _sync_journal (kind, entity, object, loser, cause_replica, cause_seq, detail) VALUES ('no_such_kind', 'Team', ?, '{}', ?, 1, '')",
+                           [.text(UUID().storageText), .text(a.replica.replicaID.storageText)])
+        let error = try #require(throws: SyncError.self) { try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities)) }
+        #expect(error.code == .notSyncable)
+        #expect(error.message.contains("_sync_journal"), "\(error)")
+        #expect(try SyncFormatTable.storedVersion(on: connection) == 0)
+        #expect(try connection.rows("SELECT count(*) FROM _sync_journal").first?.first == .integer(1))
+    }
+
+    @Test func aStoreOfANewerFormatIsRefusedNamingTheFileAndBothVersions() throws {
+        let a = try TestReplica(name: "newer")
+        let newer = SyncFormatTable.currentVersion + 1
+        try SQLiteConnection(path: a.path).run("UPDATE _sync_format SET version = ?", [.integer(newer)])
+
+        let error = try #require(throws: SyncError.self) { try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities)) }
+        #expect(error.code == .unsupportedStoreFormat)
+        #expect(error.message.contains(a.path), "\(error)")
+        #expect(error.message.contains("version \(newer)") && error.message.contains("version \(SyncFormatTable.currentVersion)"), "\(error)")
+        let adoptError = try #require(throws: SyncError.self) { try SyncReplica.adoptSnapshot(at: a.path) }
+        #expect(adoptError.code == .unsupportedStoreFormat)
+        // Refused without a change: the replica keeps its identity.
+        #expect(try SyncStateTable.replicaID(on: SQLiteConnection(path: a.path)) == a.replica.replicaID)
+        #expect(try SyncFormatTable.storedVersion(on: SQLiteConnection(path: a.path)) == newer)
+    }
+}
