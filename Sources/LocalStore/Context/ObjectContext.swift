@@ -18,7 +18,7 @@ public final class ObjectContext {
     /// The store this context reads and writes.
     public let store: ObjectStore
     let connection: SQLiteConnection
-    var registeredObjects: [UUID: any PersistentEntity] = [:]
+    var registeredObjects = IdentityMap()
     var insertedObjects: [any PersistentEntity] = []
     var updatedObjects: [any PersistentEntity] = []
     var deletedObjects: [any PersistentEntity] = []
@@ -147,13 +147,137 @@ public final class ObjectContext {
         for (index, members) in state.originalRelationships {
             entity.relationships[index].accessor.replaceMembers(of: object, with: members)
         }
-        state.originalAttributes.removeAll()
-        state.originalRelationships.removeAll()
+        state.discardOriginalValues()
         state.isQueuedForUpdate = false
     }
 
     /// The registered object with this identifier, if this context has it in memory.
     public func registeredObject<Entity: PersistentEntity>(_ type: Entity.Type, id: UUID) -> Entity? {
         registeredObjects[id] as? Entity
+    }
+}
+
+/// The identity map: the one object of each stored row a context has in memory, by identifier.
+///
+/// Every fetched object is looked up and entered here, so it is a hash table of its own: open
+/// addressing with linear probing, each slot the identifier's two 64-bit halves and a plain
+/// reference, hashed with one multiplication under a per-process random key. With a
+/// `Dictionary` of existentials, SipHash and rehashing were a third of a fetch and each bucket
+/// 32 bytes; here a slot is 24. Objects come back through a cast to the protocol, which only a
+/// hit pays.
+struct IdentityMap {
+    private struct Slot {
+        var high: UInt64
+        var low: UInt64
+        /// `nil`: the slot is free.
+        var object: AnyObject?
+    }
+
+    /// A power of two in length, or empty; at most three quarters used.
+    private var slots: [Slot] = []
+    private var count = 0
+
+    /// Chosen once per process, so that identifiers from elsewhere (sync) cannot be picked to collide.
+    private static let key: (UInt64, UInt64) = {
+        var generator = SystemRandomNumberGenerator()
+        return (generator.next(), generator.next() | 1)
+    }()
+
+    subscript(id: UUID) -> (any PersistentEntity)? {
+        get {
+            let (high, low) = IdentityMap.halves(of: id)
+            guard let index = slotIndex(high, low) else { return nil }
+            return slots[index].object.map { $0 as! any PersistentEntity }
+        }
+        set {
+            let (high, low) = IdentityMap.halves(of: id)
+            if let newValue {
+                insert(newValue as AnyObject, high, low)
+            } else if let index = slotIndex(high, low) {
+                remove(at: index)
+            }
+        }
+    }
+
+    /// Every registered object, in no particular order.
+    var values: [any PersistentEntity] {
+        slots.compactMap { $0.object.map { $0 as! any PersistentEntity } }
+    }
+
+    private static func halves(of id: UUID) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: id.uuid) { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+    }
+
+    /// The high and low 64 bits of the keyed product of the two halves, folded together.
+    private func hash(_ high: UInt64, _ low: UInt64) -> Int {
+        let product = (high ^ IdentityMap.key.0).multipliedFullWidth(by: low ^ IdentityMap.key.1)
+        return Int(truncatingIfNeeded: product.high ^ product.low)
+    }
+
+    /// The slot holding this identifier, if any.
+    private func slotIndex(_ high: UInt64, _ low: UInt64) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        let mask = slots.count - 1
+        var index = hash(high, low) & mask
+        while slots[index].object != nil {
+            if slots[index].high == high && slots[index].low == low { return index }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    private mutating func insert(_ object: AnyObject, _ high: UInt64, _ low: UInt64) {
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let mask = slots.count - 1
+        var index = hash(high, low) & mask
+        while slots[index].object != nil {
+            if slots[index].high == high && slots[index].low == low {
+                slots[index].object = object
+                return
+            }
+            index = (index + 1) & mask
+        }
+        slots[index] = Slot(high: high, low: low, object: object)
+        count += 1
+    }
+
+    /// Doubles the table. Entries are moved, not copied: a copy retains and releases every
+    /// object, and touching each object's reference count (scattered over the heap) made growing
+    /// a fifth of loading a large relationship.
+    private mutating func grow() {
+        var old = Array(repeating: Slot(high: 0, low: 0, object: nil), count: max(16, slots.count * 2))
+        swap(&old, &slots)
+        let mask = slots.count - 1
+        old.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for position in 0..<buffer.count where base[position].object != nil {
+                let slot = (base + position).move()
+                (base + position).initialize(to: Slot(high: 0, low: 0, object: nil))
+                var index = hash(slot.high, slot.low) & mask
+                while slots[index].object != nil { index = (index + 1) & mask }
+                slots[index] = slot
+            }
+        }
+    }
+
+    /// Empties the slot at `index`, moving later entries of its probe run back so that every
+    /// entry stays reachable from its home slot without a run of free slots in between.
+    private mutating func remove(at index: Int) {
+        let mask = slots.count - 1
+        var hole = index
+        var next = (index + 1) & mask
+        while slots[next].object != nil {
+            let home = hash(slots[next].high, slots[next].low) & mask
+            // The entry may fill the hole unless its home lies cyclically after the hole and
+            // at or before its own slot.
+            let homeIsBetween = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if !homeIsBetween {
+                slots[hole] = slots[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        slots[hole] = Slot(high: 0, low: 0, object: nil)
+        count -= 1
     }
 }

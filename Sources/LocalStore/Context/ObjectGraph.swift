@@ -41,9 +41,9 @@ enum ObjectGraph {
 
     static func fault(_ object: any PersistentEntity, index: Int) {
         let state = object._$entityState
-        guard let fault = state.faults[index] else { return }
+        guard let fault = state.fault(at: index) else { return }
         guard let context = state.context else {
-            state.faults[index] = nil
+            state.setFault(nil, at: index)
             return
         }
         do {

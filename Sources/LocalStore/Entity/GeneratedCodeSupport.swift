@@ -10,7 +10,7 @@ public func _$willChangeAttribute<Root: PersistentEntity>(_ object: Root, _ name
 
 /// Loads a relationship from the store if it is still a fault. Called from generated getters.
 public func _$willReadRelationship<Root: PersistentEntity>(_ object: Root, _ name: String) {
-    guard !object._$entityState.faults.isEmpty else { return }
+    guard object._$entityState.hasFaults else { return }
     ObjectGraph.fault(object, relationshipNamed: name)
 }
 
