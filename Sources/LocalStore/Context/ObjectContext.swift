@@ -67,16 +67,19 @@ public final class ObjectContext {
         registeredObjects[state.objectID] = object
         insertedObjects.append(object)
         // New related objects come along, as they would with Core Data or SwiftData.
-        let entity = type(of: object)._$entity
-        for relationship in entity.relationships {
-            if relationship.kind == .toOne {
+        // By index, reading only the kind and accessor: copying each description per inserted
+        // object retained and released all its strings.
+        let relationships = type(of: object)._$entity.relationships
+        for index in relationships.indices {
+            let accessor = relationships[index].accessor
+            if relationships[index].kind == .toOne {
                 // Most relationships of a new object are to-ones: no member array, no cast.
-                if let related = relationship.accessor.firstMember(of: object), related._$entityState.status == .transient {
+                if let related = accessor.firstMember(of: object), related._$entityState.status == .transient {
                     insert(related)
                 }
                 continue
             }
-            for member in relationship.accessor.members(of: object) {
+            for member in accessor.members(of: object) {
                 let related = member as! any PersistentEntity
                 if related._$entityState.status == .transient { insert(related) }
             }

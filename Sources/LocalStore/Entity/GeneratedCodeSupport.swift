@@ -16,7 +16,7 @@ public func _$willReadRelationship<Root: PersistentEntity>(_ object: Root, _ nam
 
 /// Sets a to-one relationship and updates the inverse. Called from generated setters.
 public func _$setRelationship<Root: PersistentEntity, Target: PersistentEntity>(_ object: Root, _ name: String, to target: Target?) {
-    ObjectGraph.replaceMembers(of: object, relationshipNamed: name, with: target.map { [$0] } ?? [])
+    ObjectGraph.setTarget(of: object, relationshipNamed: name, to: target)
 }
 
 /// Replaces an unordered to-many relationship and updates the inverses. Called from generated setters.
