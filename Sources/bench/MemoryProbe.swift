@@ -6,13 +6,18 @@ import LocalStore
 /// Each reading runs in a child process (this executable with the internal `_rss-probe`
 /// subcommand): in the benchmark's own process, memory the allocator kept from earlier
 /// workloads would be reused and hide the growth.
+///
+/// Both sides use the same 16 MiB SQLite page cache, which a full read of the table fills up to
+/// the table's size whatever the objects cost. Before the first reading each child fills it with
+/// a query that scans every row of the table and makes no object, so the growth measured is
+/// that of the fetched objects (and of what the store keeps per object), not of the cache.
 enum MemoryProbe {
     /// The internal subcommand a child runs: `_rss-probe localstore|raw <store path>`.
     static let subcommand = "_rss-probe"
 
     /// Populates a store per count, has children fetch it both ways, and prints the growth.
     static func printFetchGrowth(counts: [Int]) throws {
-        print("memory: resident-set growth while fetching every person (each in a fresh process)")
+        print("memory: resident-set growth while fetching every person (each in a fresh process, page cache filled first)")
         print(pad("objects", to: 10, right: false) + pad("LocalStore", to: 14, right: true) + pad("bytes/object", to: 14, right: true)
               + pad("raw C", to: 14, right: true) + pad("bytes/object", to: 14, right: true))
         for count in counts where count > 0 {
@@ -52,12 +57,15 @@ enum MemoryProbe {
         switch arguments[0] {
         case "localstore":
             let context = try ObjectStore(path: path, entities: benchEntities).makeContext()
+            let email = unmatchedEmail
+            try expectNoMatch(try context.fetchCount(FetchDescriptor<Person>(predicate: #Predicate { $0.email == email })))
             let before = ProcessMemory.currentBytes()
             let people = try context.fetchAll(Person.self)
             let after = ProcessMemory.currentBytes()
             withExtendedLifetime(people) { print(after - before) }
         case "raw":
             let database = try RawDatabase(path: path)
+            try expectNoMatch(try database.countPeople(email: unmatchedEmail))
             let before = ProcessMemory.currentBytes()
             let people = try database.fetchPeople()
             let after = ProcessMemory.currentBytes()
@@ -65,5 +73,13 @@ enum MemoryProbe {
         default:
             throw BenchmarkFailure("unknown probe side \(arguments[0])")
         }
+    }
+
+    /// An e-mail no person has: counting the people with it reads every row of the table (the
+    /// column has no index) and makes no object.
+    private static let unmatchedEmail = "nobody@example.com"
+
+    private static func expectNoMatch(_ count: Int) throws {
+        if count != 0 { throw BenchmarkFailure("\(count) people have the e-mail that should match none") }
     }
 }

@@ -1,5 +1,7 @@
+import Codecs
 import CSQLite
 import Foundation
+import LocalStore
 import SyncKit
 
 // Query benchmark: LocalStore's `fetch(FetchDescriptor)` (predicate translation, SQL, object
@@ -154,6 +156,10 @@ private final class RawQueryRunner {
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             throw RawQueryError(message: "cannot open \(path)")
         }
+        // The page cache LocalStore gives its connections (ObjectStore.configure).
+        guard sqlite3_exec(handle, "PRAGMA cache_size = -16384", nil, nil, nil) == SQLITE_OK else {
+            throw RawQueryError(message: String(cString: sqlite3_errmsg(handle)))
+        }
     }
 
     deinit {
@@ -186,7 +192,12 @@ private final class RawQueryRunner {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
             guard step == SQLITE_ROW else { throw RawQueryError(message: String(cString: sqlite3_errmsg(handle))) }
-            guard let id = UUID(uuidString: text(statement, 0)) else { throw RawQueryError(message: "bad id") }
+            // Parsed from SQLite's bytes with the identifier code LocalStore uses, not Foundation's
+            // `UUID(uuidString:)` (sscanf on Linux).
+            guard let bytes = sqlite3_column_text(statement, 0),
+                  let id = UUID(storageTextBytes: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, 0)))) else {
+                throw RawQueryError(message: "bad id")
+            }
             result.append(RawPersonRow(
                 id: id, email: text(statement, 1), name: text(statement, 2), age: Int(sqlite3_column_int64(statement, 3)),
                 score: sqlite3_column_type(statement, 4) == SQLITE_NULL ? nil : sqlite3_column_double(statement, 4),

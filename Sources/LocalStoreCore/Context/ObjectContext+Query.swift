@@ -43,8 +43,9 @@ extension ObjectContext {
         let query = plan.select(columns)
         return try withPendingChanges(descriptor.includePendingChanges) {
             var objects: [Entity] = []
+            var row: [SQLValue] = []
             try run(query) { statement in
-                if let object = try materialize(plan.mapping, row: statement.row()) as? Entity { objects.append(object) }
+                if let object = try materialize(plan.mapping, statement: statement, row: &row) as? Entity { objects.append(object) }
             }
             return objects
         }

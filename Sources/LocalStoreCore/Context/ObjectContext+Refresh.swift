@@ -47,12 +47,12 @@ extension ObjectContext {
         for relationship in mapping.relationships where state.originalRelationships[relationship.index] == nil {
             if let offset = relationship.foreignKeyOffset {
                 if case .text(let text) = row[1 + offset], let target = UUID(storageText: text) {
-                    state.faults[relationship.index] = .toOne(target)
+                    state.setFault(.toOne(target), at: relationship.index)
                 } else {
-                    state.faults[relationship.index] = .toOne(nil)
+                    state.setFault(.toOne(nil), at: relationship.index)
                 }
             } else {
-                state.faults[relationship.index] = .toMany
+                state.setFault(.toMany, at: relationship.index)
             }
         }
     }
@@ -62,20 +62,19 @@ extension ObjectContext {
     private func detachDeletedInStore(_ object: any PersistentEntity) {
         let state = object._$entityState
         let entity = type(of: object)._$entity
-        for (index, relationship) in entity.relationships.enumerated() where state.faults[index] == nil {
+        for (index, relationship) in entity.relationships.enumerated() where state.fault(at: index) == nil {
             let inverseName = relationship.inverseName
             for member in relationship.accessor.members(of: object) {
                 let neighbour = member as! any PersistentEntity
                 let neighbourEntity = type(of: neighbour)._$entity
                 guard let inverseIndex = neighbourEntity.relationshipIndex(named: inverseName),
-                      neighbour._$entityState.faults[inverseIndex] == nil else { continue }
+                      neighbour._$entityState.fault(at: inverseIndex) == nil else { continue }
                 neighbourEntity.relationships[inverseIndex].accessor.remove(object, from: neighbour)
             }
             relationship.accessor.replaceMembers(of: object, with: [])
         }
-        state.faults.removeAll()
-        state.originalAttributes.removeAll()
-        state.originalRelationships.removeAll()
+        state.removeAllFaults()
+        state.discardOriginalValues()
         state.status = .deletedAndSaved
         state.isStored = false
         state.context = nil

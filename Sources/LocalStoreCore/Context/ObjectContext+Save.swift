@@ -168,16 +168,14 @@ extension ObjectContext {
         }
         for object in updatedObjects {
             let state = object._$entityState
-            state.originalAttributes.removeAll()
-            state.originalRelationships.removeAll()
+            state.discardOriginalValues()
             state.isQueuedForUpdate = false
         }
         for object in deletedObjects {
             let state = object._$entityState
             state.status = .deletedAndSaved
             state.isStored = false
-            state.originalAttributes.removeAll()
-            state.originalRelationships.removeAll()
+            state.discardOriginalValues()
             state.isQueuedForUpdate = false
             state.context = nil
             registeredObjects[state.objectID] = nil

@@ -6,11 +6,18 @@
 /// never disagrees with unsaved changes in memory.
 enum ObjectGraph {
     /// A relationship of a particular object's entity together with its inverse.
+    ///
+    /// It keeps the two entities and indices, not copies of the two descriptions: every
+    /// relationship setter makes one, and copying two descriptions retained and released a
+    /// dozen strings and references each time.
     struct Link {
         let index: Int
-        let relationship: RelationshipDescription
+        let entity: EntityDescription
         let inverseIndex: Int
-        let inverse: RelationshipDescription
+        let inverseEntity: EntityDescription
+
+        var relationship: RelationshipDescription { entity.relationships[index] }
+        var inverse: RelationshipDescription { inverseEntity.relationships[inverseIndex] }
 
         init(_ entity: EntityDescription, named name: String) {
             guard let index = entity.relationshipIndex(named: name) else {
@@ -20,15 +27,15 @@ enum ObjectGraph {
         }
 
         init(_ entity: EntityDescription, index: Int) {
-            let relationship = entity.relationships[index]
-            let target = relationship.targetType._$entity
-            guard let inverseIndex = target.relationshipIndex(named: relationship.inverseName) else {
-                preconditionFailure("LocalStore: \(entity.name).\(relationship.name) names \(target.name).\(relationship.inverseName) as its inverse, which does not exist")
+            let target = entity.relationships[index].targetType._$entity
+            let inverseName = entity.relationships[index].inverseName
+            guard let inverseIndex = target.relationshipIndex(named: inverseName) else {
+                preconditionFailure("LocalStore: \(entity.name).\(entity.relationships[index].name) names \(target.name).\(inverseName) as its inverse, which does not exist")
             }
             self.index = index
-            self.relationship = relationship
+            self.entity = entity
             self.inverseIndex = inverseIndex
-            self.inverse = target.relationships[inverseIndex]
+            self.inverseEntity = target
         }
     }
 
@@ -41,9 +48,9 @@ enum ObjectGraph {
 
     static func fault(_ object: any PersistentEntity, index: Int) {
         let state = object._$entityState
-        guard let fault = state.faults[index] else { return }
+        guard let fault = state.fault(at: index) else { return }
         guard let context = state.context else {
-            state.faults[index] = nil
+            state.setFault(nil, at: index)
             return
         }
         do {
@@ -63,19 +70,29 @@ enum ObjectGraph {
         replaceMembers(of: owner, link: link, with: members)
     }
 
+    /// Points `owner`'s to-one relationship `name` at `target` (`nil`: at nothing).
+    static func setTarget(of owner: any PersistentEntity, relationshipNamed name: String, to target: (any PersistentEntity)?) {
+        let link = Link(type(of: owner)._$entity, named: name)
+        fault(owner, index: link.index)
+        setTarget(of: owner, link: link, to: target)
+    }
+
+    /// The to-one setter: the steps of `replaceMembers` without building a set and an array per
+    /// call, which made up a fifth of inserting an object with a to-one. `owner` is loaded.
+    private static func setTarget(of owner: any PersistentEntity, link: Link, to target: (any PersistentEntity)?) {
+        if let current = link.relationship.accessor.firstMember(of: owner), current !== target {
+            remove(current, from: owner, link: link)
+        }
+        if let target, !isMember(target, of: owner, link: link) {
+            add(target, to: owner, link: link, at: nil)
+        }
+    }
+
     static func replaceMembers(of owner: any PersistentEntity, link: Link, with members: [any PersistentEntity]) {
         fault(owner, index: link.index)
         let accessor = link.relationship.accessor
         if link.relationship.kind == .toOne && members.count <= 1 {
-            // The to-one setter: the same steps as below without building a set and an array
-            // per call, which made up a fifth of inserting an object with a to-one.
-            let target = members.first
-            if let current = accessor.firstMember(of: owner), current !== target {
-                remove(current, from: owner, link: link)
-            }
-            if let target, !isMember(target, of: owner, link: link) {
-                add(target, to: owner, link: link, at: nil)
-            }
+            setTarget(of: owner, link: link, to: members.first)
             return
         }
         let wanted = Set(members.map { ObjectIdentifier($0) })

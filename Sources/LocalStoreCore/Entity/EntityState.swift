@@ -17,7 +17,7 @@ public enum ObjectStatus: Sendable, Hashable {
 }
 
 /// A relationship whose members are still in the store, not in memory.
-enum RelationshipFault {
+enum RelationshipFault: Equatable {
     /// A to-one whose target's identifier was read with the row (`nil`: no target).
     case toOne(UUID?)
     /// A to-many, loaded with one query on first access.
@@ -28,7 +28,40 @@ enum RelationshipFault {
 /// relationships and the committed values of what changed since the last save.
 ///
 /// `@Entity` adds one to every entity class; apps do not use it directly.
+///
+/// Every fetched object has one, so its common parts are packed into the object itself (one
+/// allocation of 80 bytes): the faults of up to 32 relationships as bits, with the target of one
+/// to-one inline. What most objects never need (values as last saved, further to-one targets)
+/// lives in a ``EntityStateOverflow`` made on first use. A dictionary of faults per object had
+/// made a fetched object take three times the memory of a plain Swift object.
 public final class EntityState {
+    // Declared from the widest alignment down, so the fields pack without padding.
+    weak var context: ObjectContext?
+    private var overflow: EntityStateOverflow?
+    private var storedObjectID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    /// The target of the to-one fault at `inlineFaultIndex` (meaningful when `Flags.inlineTarget` is set).
+    private var inlineFaultTarget = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    /// Bit `i` set: relationship `i` is a fault, a to-many one unless `i == inlineFaultIndex`.
+    private var faultBits: UInt32 = 0
+    var status: ObjectStatus = .transient
+    private var flags: Flags = []
+    /// The relationship whose to-one fault is held inline, or `noInlineFault`.
+    private var inlineFaultIndex = EntityState.noInlineFault
+
+    private static let noInlineFault: UInt8 = .max
+
+    private struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let hasObjectID = Flags(rawValue: 1 << 0)
+        static let isStored = Flags(rawValue: 1 << 1)
+        static let isQueuedForUpdate = Flags(rawValue: 1 << 2)
+        /// The inline to-one fault has a target (otherwise it is `.toOne(nil)`).
+        static let inlineTarget = Flags(rawValue: 1 << 3)
+    }
+
+    /// Creates the state of a new object; its identifier is drawn on first use.
+    public init() {}
+
     /// The object's stable identifier.
     ///
     /// A new object draws its random identifier the first time anything asks for it (at the
@@ -36,27 +69,124 @@ public final class EntityState {
     /// up front cost every fetched object a random UUID that was thrown away at once.
     public internal(set) var objectID: UUID {
         get {
-            if let id = storedObjectID { return id }
+            if flags.contains(.hasObjectID) { return storedObjectID }
             let id = UUID.random()
             storedObjectID = id
+            flags.insert(.hasObjectID)
             return id
         }
-        set { storedObjectID = newValue }
+        set {
+            storedObjectID = newValue
+            flags.insert(.hasObjectID)
+        }
     }
-    private var storedObjectID: UUID?
-    weak var context: ObjectContext?
-    var status: ObjectStatus = .transient
-    /// Whether the object has a row in the store (it was fetched, or inserted and saved).
-    var isStored = false
-    /// Whether the object is in its context's list of updated objects.
-    var isQueuedForUpdate = false
-    /// Relationship index -> fault, for relationships not loaded yet.
-    var faults: [Int: RelationshipFault] = [:]
-    /// Attribute index -> its column values as last saved; present only for attributes changed since.
-    var originalAttributes: [Int: [SQLValue]] = [:]
-    /// Relationship index -> its members as last saved; present only for relationships changed since.
-    var originalRelationships: [Int: [AnyObject]] = [:]
 
-    /// Creates the state of a new object; its identifier is drawn on first use.
-    public init() {}
+    /// Whether the object has a row in the store (it was fetched, or inserted and saved).
+    var isStored: Bool {
+        get { flags.contains(.isStored) }
+        set { if newValue { flags.insert(.isStored) } else { flags.remove(.isStored) } }
+    }
+
+    /// Whether the object is in its context's list of updated objects.
+    var isQueuedForUpdate: Bool {
+        get { flags.contains(.isQueuedForUpdate) }
+        set { if newValue { flags.insert(.isQueuedForUpdate) } else { flags.remove(.isQueuedForUpdate) } }
+    }
+
+    // MARK: Faults
+
+    /// Whether any relationship is still a fault.
+    var hasFaults: Bool {
+        faultBits != 0 || !(overflow?.faults.isEmpty ?? true)
+    }
+
+    /// The fault of relationship `index`, or `nil` when it is loaded.
+    func fault(at index: Int) -> RelationshipFault? {
+        if index < 32, faultBits & (1 << UInt32(index)) != 0 {
+            guard index == Int(inlineFaultIndex) else { return .toMany }
+            return .toOne(flags.contains(.inlineTarget) ? inlineFaultTarget : nil)
+        }
+        return overflow?.faults[index]
+    }
+
+    /// Makes relationship `index` a fault (`nil`: loaded).
+    func setFault(_ fault: RelationshipFault?, at index: Int) {
+        clearFault(at: index)
+        guard let fault else { return }
+        switch fault {
+        case .toMany where index < 32:
+            faultBits |= 1 << UInt32(index)
+        case .toOne(let target) where index < 32 && inlineFaultIndex == EntityState.noInlineFault:
+            faultBits |= 1 << UInt32(index)
+            inlineFaultIndex = UInt8(index)
+            if let target {
+                inlineFaultTarget = target
+                flags.insert(.inlineTarget)
+            } else {
+                flags.remove(.inlineTarget)
+            }
+        default:
+            makeOverflow().faults[index] = fault
+        }
+    }
+
+    private func clearFault(at index: Int) {
+        if index < 32 {
+            faultBits &= ~(1 << UInt32(index))
+            if index == Int(inlineFaultIndex) { inlineFaultIndex = EntityState.noInlineFault }
+        }
+        if let overflow, !overflow.faults.isEmpty { overflow.faults[index] = nil }
+    }
+
+    /// Marks every relationship as loaded.
+    func removeAllFaults() {
+        faultBits = 0
+        inlineFaultIndex = EntityState.noInlineFault
+        overflow?.faults.removeAll()
+    }
+
+    // MARK: Values as last saved
+
+    /// Attribute index -> its column values as last saved; present only for attributes changed since.
+    var originalAttributes: [Int: [SQLValue]] {
+        get { overflow?.originalAttributes ?? [:] }
+        _modify { yield &makeOverflow().originalAttributes }
+    }
+
+    /// Relationship index -> its members as last saved; present only for relationships changed since.
+    var originalRelationships: [Int: [AnyObject]] {
+        get { overflow?.originalRelationships ?? [:] }
+        _modify { yield &makeOverflow().originalRelationships }
+    }
+
+    /// Whether an attribute or relationship changed since the last save.
+    var hasOriginalValues: Bool {
+        guard let overflow else { return false }
+        return !overflow.originalAttributes.isEmpty || !overflow.originalRelationships.isEmpty
+    }
+
+    /// Forgets the values as last saved (after a save, a rollback, or a delete in the store).
+    func discardOriginalValues() {
+        guard let overflow else { return }
+        overflow.originalAttributes.removeAll()
+        overflow.originalRelationships.removeAll()
+        if overflow.faults.isEmpty { self.overflow = nil }
+    }
+
+    private func makeOverflow() -> EntityStateOverflow {
+        if let overflow { return overflow }
+        let created = EntityStateOverflow()
+        overflow = created
+        return created
+    }
+}
+
+/// The parts of an ``EntityState`` few objects need, allocated on first use.
+final class EntityStateOverflow {
+    /// Attribute index -> its column values as last saved.
+    var originalAttributes: [Int: [SQLValue]] = [:]
+    /// Relationship index -> its members as last saved.
+    var originalRelationships: [Int: [AnyObject]] = [:]
+    /// Faults the inline fields cannot hold: a second to-one, or a relationship index past 31.
+    var faults: [Int: RelationshipFault] = [:]
 }

@@ -10,13 +10,13 @@ public func _$willChangeAttribute<Root: PersistentEntity>(_ object: Root, _ name
 
 /// Loads a relationship from the store if it is still a fault. Called from generated getters.
 public func _$willReadRelationship<Root: PersistentEntity>(_ object: Root, _ name: String) {
-    guard !object._$entityState.faults.isEmpty else { return }
+    guard object._$entityState.hasFaults else { return }
     ObjectGraph.fault(object, relationshipNamed: name)
 }
 
 /// Sets a to-one relationship and updates the inverse. Called from generated setters.
 public func _$setRelationship<Root: PersistentEntity, Target: PersistentEntity>(_ object: Root, _ name: String, to target: Target?) {
-    ObjectGraph.replaceMembers(of: object, relationshipNamed: name, with: target.map { [$0] } ?? [])
+    ObjectGraph.setTarget(of: object, relationshipNamed: name, to: target)
 }
 
 /// Replaces an unordered to-many relationship and updates the inverses. Called from generated setters.

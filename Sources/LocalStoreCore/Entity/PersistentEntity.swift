@@ -40,7 +40,7 @@ extension PersistentEntity {
     public var hasChanges: Bool {
         switch _$entityState.status {
         case .inserted, .deleted: return true
-        case .persistent: return !_$entityState.originalAttributes.isEmpty || !_$entityState.originalRelationships.isEmpty
+        case .persistent: return _$entityState.hasOriginalValues
         case .transient, .deletedAndSaved: return false
         }
     }

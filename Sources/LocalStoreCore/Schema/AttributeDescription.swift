@@ -66,22 +66,45 @@ protocol AttributeAccessing: Sendable {
     func encodeConstant(_ value: Any) -> [SQLValue]?
 }
 
+/// An attribute's encoding and decoding specialized for its entity class and value type (see
+/// `PropertyDescription.valueCodingClosures`).
+@usableFromInline
+struct SpecializedValueCoding: Sendable {
+    /// Appends the object's value of the attribute as SQL values.
+    let encode: @Sendable (AnyObject, inout [SQLValue]) throws(ValueEncodingFailure) -> Void
+    /// Sets the object's value of the attribute from the SQL values at an offset.
+    let decode: @Sendable (AnyObject, [SQLValue], Int) throws(ValueDecodingFailure) -> Void
+
+    @usableFromInline
+    init(encode: @escaping @Sendable (AnyObject, inout [SQLValue]) throws(ValueEncodingFailure) -> Void,
+         decode: @escaping @Sendable (AnyObject, [SQLValue], Int) throws(ValueDecodingFailure) -> Void) {
+        self.encode = encode
+        self.decode = decode
+    }
+}
+
 final class TypedAttributeAccessor<Root: PersistentEntity, Coder: ValueCoder>: AttributeAccessing {
     let get: @Sendable (Root) -> Coder.Value
     let set: @Sendable (Root, Coder.Value) -> Void
     let coder: Coder
+    /// The specialized coding of default and `.raw` storage; the other storages go through `coder`.
+    let specializedCoding: SpecializedValueCoding?
 
-    init(get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void, coder: Coder) {
+    init(get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void, coder: Coder,
+         specializedCoding: SpecializedValueCoding?) {
         self.get = get
         self.set = set
         self.coder = coder
+        self.specializedCoding = specializedCoding
     }
 
     func encode(_ object: AnyObject, into values: inout [SQLValue]) throws(ValueEncodingFailure) {
+        if let specializedCoding { return try specializedCoding.encode(object, &values) }
         try coder.encode(get(unsafeDowncast(object, to: Root.self)), into: &values)
     }
 
     func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) {
+        if let specializedCoding { return try specializedCoding.decode(object, values, offset) }
         set(unsafeDowncast(object, to: Root.self), try coder.decode(values, at: offset))
     }
 

@@ -44,6 +44,13 @@ final class EntityMapping: Sendable {
     /// Each attribute's accessor, in declaration order: per-object loops over the attributes
     /// themselves copied every field of each description.
     let attributeAccessors: [any AttributeAccessing]
+    /// For each column of `selectList` (`id` first), whether it holds an attribute value: a
+    /// fetch reads only those as `SQLValue`s and parses the identifiers from SQLite's bytes.
+    let isAttributeColumn: [Bool]
+    /// For each relationship, the `selectList` position of its foreign-key column, or `nil` when
+    /// other rows hold it: what a fetched object's faults are made from, without copying a
+    /// `RelationshipMapping` (and retaining its strings and descriptions) per object.
+    let foreignKeyColumns: [Int?]
     /// Indices of the `.unique` attributes (a save checks only these).
     let uniqueAttributeIndices: [Int]
     /// Whether a relationship is stored as other rows' foreign key with a position column (an
@@ -64,6 +71,9 @@ final class EntityMapping: Sendable {
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         insertSQL = "INSERT INTO \(quoteIdentifier(table)) (\(selectList)) VALUES (\(placeholders))"
         attributeAccessors = description.attributes.map(\.accessor)
+        let attributeColumnCount = description.attributes.reduce(0) { $0 + $1.columns.count }
+        isAttributeColumn = [false] + columns.indices.map { $0 < attributeColumnCount }
+        foreignKeyColumns = relationships.map { $0.foreignKeyOffset.map { 1 + $0 } }
         uniqueAttributeIndices = description.attributes.indices.filter { description.attributes[$0].isUnique }
         hasOrderedInverseForeignKeys = relationships.contains {
             if case .inverseForeignKey(_, _, .some) = $0.storage { true } else { false }

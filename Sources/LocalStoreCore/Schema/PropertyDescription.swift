@@ -17,10 +17,12 @@ public enum PropertyDescription: Sendable {
 }
 
 extension PropertyDescription {
+    @usableFromInline
     static func makeAttribute<Root: PersistentEntity, Coder: ValueCoder>(
         _ name: String, keyPath: AnyKeyPath & Sendable, coder: Coder, swiftType: String,
         get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void,
-        options: [AttributeOption], persistentName: String?, originalName: String?
+        options: [AttributeOption], persistentName: String?, originalName: String?,
+        specializedCoding: SpecializedValueCoding? = nil
     ) -> PropertyDescription {
         let base = persistentName ?? name
         let shapes = coder.columns
@@ -37,37 +39,59 @@ extension PropertyDescription {
             name: name, persistentName: base, originalName: originalName, options: Set(options),
             storage: coder.storage, isOptional: shapes.count == 1 ? shapes[0].isNullable : swiftType.hasSuffix("?"),
             swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields,
-            accessor: TypedAttributeAccessor(get: get, set: set, coder: coder)))
+            accessor: TypedAttributeAccessor(get: get, set: set, coder: coder, specializedCoding: specializedCoding)))
+    }
+
+    /// Closures that move an attribute's value between the object and SQL values, made here, in
+    /// inlinable code, so that the compiler specializes them in the entity's own module for its
+    /// class and the attribute's type. The same steps through ``TypedAttributeAccessor``'s
+    /// generic code went through a witness table and value witnesses for every value, a fifth
+    /// of fetching an object.
+    @inlinable
+    static func valueCodingClosures<Root: PersistentEntity, Coder: ValueCoder>(
+        _ coder: Coder, get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void
+    ) -> SpecializedValueCoding {
+        SpecializedValueCoding(
+            encode: { object, values throws(ValueEncodingFailure) in try coder.encode(get(unsafeDowncast(object, to: Root.self)), into: &values) },
+            decode: { object, values, offset throws(ValueDecodingFailure) in
+                set(unsafeDowncast(object, to: Root.self), try coder.decode(values, at: offset))
+            })
     }
 
     /// An attribute with default storage (the type is an ``AttributeValue``).
+    @inlinable
     public static func attribute<Root: PersistentEntity, Value: AttributeValue>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: DefaultCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      specializedCoding: valueCodingClosures(DefaultCoder<Value>(), get: get, set: set))
     }
 
     /// An attribute with `.raw` storage.
+    @inlinable
     public static func rawAttribute<Root: PersistentEntity, Value: RawRepresentable>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription where Value.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: RawCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      specializedCoding: valueCodingClosures(RawCoder<Value>(), get: get, set: set))
     }
 
     /// An optional attribute with `.raw` storage.
+    @inlinable
     public static func rawAttribute<Root: PersistentEntity, Wrapped: RawRepresentable>(
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription where Wrapped.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: OptionalRawCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      specializedCoding: valueCodingClosures(OptionalRawCoder<Wrapped>(), get: get, set: set))
     }
 
     /// An attribute with `.codable` storage.

@@ -27,8 +27,11 @@ public struct DefaultCoder<Value: AttributeValue>: ValueCoder {
     public var columns: [ColumnShape] {
         [ColumnShape(suffix: nil, type: Value.attributeType, isNullable: Value.isOptionalAttribute)]
     }
-    public func encode(_ value: Value, into values: inout [SQLValue]) { values.append(value.sqlValue) }
-    public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
+    // Inlinable, like the encoders and decoders of `RawCoder` and `OptionalRawCoder`: the
+    // attribute builders specialize them into the entity's module (see
+    // `PropertyDescription.valueCodingClosures`).
+    @inlinable public func encode(_ value: Value, into values: inout [SQLValue]) { values.append(value.sqlValue) }
+    @inlinable public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
         try Value.decode(values[offset])
     }
 }
@@ -40,8 +43,8 @@ public struct RawCoder<Value: RawRepresentable>: ValueCoder where Value.RawValue
     public var columns: [ColumnShape] {
         [ColumnShape(suffix: nil, type: Value.RawValue.attributeType, isNullable: false)]
     }
-    public func encode(_ value: Value, into values: inout [SQLValue]) { values.append(value.rawValue.sqlValue) }
-    public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
+    @inlinable public func encode(_ value: Value, into values: inout [SQLValue]) { values.append(value.rawValue.sqlValue) }
+    @inlinable public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
         let raw = try Value.RawValue.decode(values[offset])
         guard let value = Value(rawValue: raw) else {
             throw ValueDecodingFailure(expected: "a raw value of \(Value.self)", found: values[offset])
@@ -58,10 +61,10 @@ public struct OptionalRawCoder<Wrapped: RawRepresentable>: ValueCoder where Wrap
     public var columns: [ColumnShape] {
         [ColumnShape(suffix: nil, type: Wrapped.RawValue.attributeType, isNullable: true)]
     }
-    public func encode(_ value: Wrapped?, into values: inout [SQLValue]) {
+    @inlinable public func encode(_ value: Wrapped?, into values: inout [SQLValue]) {
         values.append(value?.rawValue.sqlValue ?? .null)
     }
-    public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
+    @inlinable public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
         if values[offset].isNull { return nil }
         return try RawCoder<Wrapped>().decode(values, at: offset)
     }

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import LocalStoreCore
+
+/// The context's identity map against a `Dictionary` doing the same inserts, replacements and
+/// removals: removals shift later entries of a probe run back, and a mistake there loses entries.
+struct IdentityMapTests {
+    @Test func agreesWithADictionaryThroughInsertsReplacementsAndRemovals() {
+        var map = IdentityMap()
+        var reference: [UUID: HandPlace] = [:]
+        var generator = SystemRandomNumberGenerator()
+        var ids: [UUID] = []
+        for round in 0..<20 {
+            // Grow, replace some entries, then remove about half, in random order.
+            for _ in 0..<(200 + round * 50) {
+                let id = UUID.random()
+                let place = HandPlace()
+                ids.append(id)
+                map[id] = place
+                reference[id] = place
+            }
+            for id in ids.shuffled(using: &generator).prefix(ids.count / 10) {
+                let replacement = HandPlace()
+                map[id] = replacement
+                reference[id] = replacement
+            }
+            for id in ids.shuffled(using: &generator).prefix(ids.count / 2) {
+                map[id] = nil
+                reference[id] = nil
+            }
+            ids = Array(reference.keys)
+            for (id, place) in reference {
+                #expect(map[id] as? HandPlace === place, "round \(round): \(id) lost or wrong")
+            }
+            #expect(map.values.count == reference.count, "round \(round)")
+            #expect(map[UUID.random()] == nil)
+        }
+        for id in ids { map[id] = nil }
+        #expect(map.values.isEmpty)
+    }
+}
