@@ -76,7 +76,7 @@ final class SmallFileSystem {
     }
 
     @Test func aFullDiskIs507AndTheDatasetRecoversOnceSpaceIsFreed() throws {
-        let disk = try SmallFileSystem(megabytes: 8)
+        let disk = try SmallFileSystem(megabytes: 24)
         let server = try ServerFixture(dataDirectory: disk.url.appendingPathComponent("data"))
         try server.registerSchema()
         let small = try ClientReplica()
