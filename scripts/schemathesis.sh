@@ -39,26 +39,15 @@ bin="$(swift build -c "$configuration" --show-bin-path)"
 [ -x "$bin/syncd" ] || die "no syncd in $bin (build it or drop --no-build)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/syncd-schemathesis.XXXXXX")" || die "mktemp failed"
-syncd_pid=""
+# shellcheck source=lib/syncd.sh
+. "$root/scripts/lib/syncd.sh"
 cleanup() {
-    if [ -n "$syncd_pid" ]; then
-        kill "$syncd_pid" 2>/dev/null
-        wait "$syncd_pid" 2>/dev/null
-    fi
+    stop_syncd
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-"$bin/syncd" serve --data "$work/data" --host 127.0.0.1 --port 0 2>"$work/syncd.log" &
-syncd_pid=$!
-url=""
-for _ in $(seq 1 100); do
-    url="$(sed -n 's/^syncd listening on \(http:\/\/127\.0\.0\.1:[0-9]*\)$/\1/p' "$work/syncd.log" | head -n 1)"
-    [ -n "$url" ] && break
-    kill -0 "$syncd_pid" 2>/dev/null || { cat "$work/syncd.log" >&2; die "syncd exited before listening"; }
-    sleep 0.1
-done
-[ -n "$url" ] || die "syncd did not print its listening line"
+start_syncd "$bin" "$work/data" "$work/syncd.log"
 
 dataset=demo
 token="$(timeout 30 "$bin/syncd" token add --dataset "$dataset" --data "$work/data" 2>/dev/null)" || die "token add failed"

@@ -38,6 +38,10 @@ package final class TokenStore: Sendable {
     ///   another connection is refused at most this long (plus one lookup) after the revocation
     ///   commits. `.zero` checks the file on every lookup.
     package init(path: String, revalidationInterval: Duration = TokenStore.defaultRevalidationInterval) throws {
+        // Only hashes are stored, but which datasets exist and who may write them is still
+        // nobody else's business: owner-only, like a client's store.
+        try OwnerOnlyFile.create(atPath: path)
+        try OwnerOnlyFile.restrictStore(atPath: path)
         let connection = try SQLiteConnection(path: path)
         _ = try connection.rows("PRAGMA journal_mode = WAL")
         try connection.execute("""

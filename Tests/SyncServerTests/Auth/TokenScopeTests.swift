@@ -6,6 +6,12 @@ import Testing
 
 @testable import SyncServer
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What a token may do: read-only tokens read, read-write tokens also write; expired tokens are
 /// refused with a message that says so; token files from before scopes keep working.
 @Suite struct TokenScopeTests {
@@ -61,8 +67,11 @@ import Testing
             try old.execute("CREATE TABLE tokens (hash TEXT PRIMARY KEY NOT NULL, dataset TEXT NOT NULL, created INTEGER NOT NULL)")
             try old.run("INSERT INTO tokens (hash, dataset, created) VALUES (?, 'main', 1700000000)", [.text(TokenStore.hash(token))])
         }
+        #expect(chmod(path, 0o644) == 0)
         let store = try TokenStore(path: path)
         #expect(try store.grant(forToken: token) == TokenGrant(dataset: "main", scope: .readWrite, expires: nil))
+        let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600, "the token file is owner-only")
         #expect(try store.list().map(\.scope) == [.readWrite])
         // Opening again (columns present) changes nothing.
         #expect(try TokenStore(path: path).grant(forToken: token)?.scope == .readWrite)
