@@ -49,6 +49,10 @@ enum Command {
                 subcommands: [
                     CommandDescription(
                         name: "add", summary: "create a token for dataset NAME and print it (only once)",
+                        discussion: """
+                            Prints the token alone on stdout (for scripts) and its scope and expiry on stderr.
+                            Without --read-only the token is read-write; without --expires it never expires.
+                            """,
                         options: [
                             .value("dataset", valueName: "NAME", "the dataset the token opens", required: true),
                             .flag("read-only", "the token may pull, read the schema and take snapshots, but not push or register schemas"),
