@@ -52,30 +52,18 @@ bin="$(swift build -c release "${scratch[@]}" --show-bin-path)" || die "swift bu
 [ -x "$bin/syncd" ] && [ -x "$bin/bench" ] || die "no syncd or bench in $bin (build them or drop --no-build)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/syncd-bench-http.XXXXXX")" || die "mktemp failed"
-syncd_pid=""
+# shellcheck source=lib/syncd.sh
+. "$root/scripts/lib/syncd.sh"
 sampler_pid=""
 cleanup() {
     [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
-    if [ -n "$syncd_pid" ]; then
-        kill "$syncd_pid" 2>/dev/null
-        wait "$syncd_pid" 2>/dev/null
-    fi
+    stop_syncd
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# syncd logs one line per request to stderr: to a file, as a production log would.
-"$bin/syncd" serve --data "$work/data" --host 127.0.0.1 --port 0 2>"$work/syncd.log" &
-syncd_pid=$!
-url=""
-for _ in $(seq 1 100); do
-    url="$(sed -n 's/^syncd listening on \(http:\/\/127\.0\.0\.1:[0-9]*\)$/\1/p' "$work/syncd.log" | head -n 1)"
-    [ -n "$url" ] && break
-    kill -0 "$syncd_pid" 2>/dev/null || { cat "$work/syncd.log" >&2; die "syncd exited before listening"; }
-    sleep 0.1
-done
-[ -n "$url" ] || die "syncd did not print its listening line"
+start_syncd "$bin" "$work/data" "$work/syncd.log"
 port="${url##*:}"
 
 dataset=bench

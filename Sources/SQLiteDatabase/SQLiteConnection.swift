@@ -134,6 +134,7 @@ package final class SQLiteConnection {
         case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM: storeCode = code & 0xFF == SQLITE_CANTOPEN ? .sqlite : .readOnly
         case SQLITE_BUSY, SQLITE_LOCKED: storeCode = .locked
         case SQLITE_CORRUPT: storeCode = .corrupt
+        case SQLITE_FULL: storeCode = .diskFull
         case SQLITE_CONSTRAINT where code == sqliteConstraintUnique: storeCode = .uniqueViolation
         default: storeCode = .sqlite
         }

@@ -17,6 +17,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case readOnly
         /// Another connection holds a lock for longer than the busy timeout.
         case locked
+        /// The disk (or the file system's quota) is full; the statement's transaction was rolled
+        /// back and the file is intact. Retrying works once space is freed.
+        case diskFull
         /// The database reports corruption.
         case corrupt
         /// A stored value cannot become the declared Swift value.

@@ -6,8 +6,8 @@ import SyncEngine
 let initCommand = Command(CommandDescription(
     name: "init", summary: "create a store from a schema and configure its server",
     synopses: [
-        "[<store>] --schema <json-file> --server <url> --dataset <name> --token <token>",
-        "[<store>] --snapshot --server <url> --dataset <name> --token <token>",
+        "[<store>] --schema <json-file> --server <url> --dataset <name> [--token-file <path> | --token - | --token <token>]",
+        "[<store>] --snapshot --server <url> --dataset <name> [--token-file <path> | --token - | --token <token>]",
     ],
     discussion: """
         Creates the store file (default: --store, $SYNC_STORE, else ./sync.sqlite) from a schema
@@ -18,12 +18,18 @@ let initCommand = Command(CommandDescription(
 
         With --snapshot instead of --schema, downloads the dataset's snapshot from the server as
         the new store (fast for a large dataset); the next pull continues after it.
+
+        The token is read from --token-file PATH (its first line), from standard input with
+        '--token -', or from the environment variable SYNC_TOKEN. '--token TOKEN' works too, but
+        a command line is visible to every user of the machine (ps, /proc), so prefer the others.
+        The store file keeps the token; it and its -wal/-shm files get mode 0600 (owner only).
         """,
     options: [
         .value("schema", valueName: "FILE", "the schema JSON (SchemaDocument)"),
         .value("server", valueName: "URL", "the syncd base URL, e.g. http://127.0.0.1:8080", required: true),
         .value("dataset", valueName: "NAME", "the dataset (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')", required: true),
-        .value("token", valueName: "TOKEN", "the dataset's bearer token ('syncd token add')", required: true),
+        .value("token-file", valueName: "PATH", "read the dataset's bearer token ('syncd token add') from the file PATH"),
+        .value("token", valueName: "TOKEN", "the bearer token itself ('-' reads it from standard input); default: $SYNC_TOKEN"),
         .flag("snapshot", "start from the server's snapshot instead of a schema file"),
     ],
     positionals: [PositionalDescription("store", .optional)]
@@ -36,7 +42,7 @@ let initCommand = Command(CommandDescription(
     let schemaPath = fromSnapshot ? "" : try arguments.requiredValue("schema")
     let server = try arguments.requiredValue("server")
     let dataset = try arguments.requiredValue("dataset")
-    let token = try arguments.requiredValue("token")
+    let token = try TokenSource.read(arguments)
     guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
         throw arguments.usageError("--server '\(server)' is not an http(s) URL like http://127.0.0.1:8080")
     }
@@ -74,11 +80,59 @@ let initCommand = Command(CommandDescription(
     let existed = FileManager.default.fileExists(atPath: path)
     let replica: SyncReplica
     do {
+        // The store will hold the token: created owner-only, so SQLite's -wal and -shm are too.
+        if !existed { try OwnerOnlyFile.create(atPath: path) }
         // An existing store may only grow: the same schema, or one with additions.
         replica = try SyncReplica(store: try ObjectStore(path: path, schema: schema, policy: .additiveOnly))
     } catch {
+        if !existed {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
         throw RuntimeError("cannot \(existed ? "open" : "create") the store '\(path)': \(Output.describe(error))")
     }
     try SyncClient.Configuration(serverURL: url, dataset: dataset, token: token).save(in: replica)
     Output.line("\(existed ? "updated" : "created") store \(path) (replica \(replica.replicaID.uuidString), server \(url.absoluteString), dataset \(dataset))")
+}
+
+/// Where `sync init` takes the bearer token from: `--token-file`, `--token -` (standard input),
+/// `--token`, else `$SYNC_TOKEN`.
+enum TokenSource {
+    /// The environment variable read when no option names the token.
+    static let environmentVariable = "SYNC_TOKEN"
+
+    /// The token, from the first source given.
+    static func read(_ arguments: ParsedCommand, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        let file = arguments.value("token-file")
+        let option = arguments.value("token")
+        let token: String
+        switch (file, option) {
+        case (.some, .some):
+            throw arguments.usageError("give the token once: --token-file or --token, not both")
+        case (.some(let path), nil):
+            let contents: String
+            do {
+                contents = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw RuntimeError("cannot read the token file '\(path)': \(error.localizedDescription)")
+            }
+            token = firstLine(contents)
+        case (nil, "-"):
+            token = firstLine(readLine(strippingNewline: true) ?? "")
+        case (nil, .some(let text)):
+            token = text
+        case (nil, nil):
+            guard let text = environment[environmentVariable] else {
+                throw arguments.usageError("give the dataset's token with --token-file PATH, --token - (standard input) or $\(environmentVariable)")
+            }
+            token = firstLine(text)
+        }
+        guard !token.isEmpty else { throw arguments.usageError("the token is empty") }
+        return token
+    }
+
+    /// The first line of `text`, without surrounding spaces: token files often end in a newline.
+    private static func firstLine(_ text: String) -> String {
+        String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }

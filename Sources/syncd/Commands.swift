@@ -40,13 +40,25 @@ enum Command {
                 ]),
             CommandDescription(
                 name: "token", summary: "add, list and revoke the datasets' bearer tokens",
-                discussion: "A token opens exactly one dataset. Only its SHA-256 is stored in DIR/tokens.sqlite.",
+                discussion: """
+                    A token opens exactly one dataset, read-write (push, register schemas, pull, snapshot) or
+                    read-only (pull, read the schema, snapshot), until it expires or is revoked. Only its
+                    SHA-256 is stored in DIR/tokens.sqlite.
+                    """,
                 options: [data],
                 subcommands: [
                     CommandDescription(
                         name: "add", summary: "create a token for dataset NAME and print it (only once)",
-                        options: [.value("dataset", valueName: "NAME", "the dataset the token opens", required: true)]),
-                    CommandDescription(name: "list", summary: "list tokens: hash prefix, dataset, creation time"),
+                        discussion: """
+                            Prints the token alone on stdout (for scripts) and its scope and expiry on stderr.
+                            Without --read-only the token is read-write; without --expires it never expires.
+                            """,
+                        options: [
+                            .value("dataset", valueName: "NAME", "the dataset the token opens", required: true),
+                            .flag("read-only", "the token may pull, read the schema and take snapshots, but not push or register schemas"),
+                            .value("expires", valueName: "DURATION", "the token stops working after DURATION: a number and s, m, h or d (e.g. 30d)"),
+                        ]),
+                    CommandDescription(name: "list", summary: "list tokens: hash prefix, dataset, scope, creation time, expiry"),
                     CommandDescription(
                         name: "revoke", summary: "remove the tokens whose hash starts with HASH_PREFIX (8+ hex digits)",
                         positionals: [PositionalDescription("HASH_PREFIX")]),
@@ -150,13 +162,29 @@ enum Command {
             guard DatasetRegistry.isValidName(dataset) else {
                 throw options.usageError("'\(dataset)' is not a dataset name: 1-64 characters of A-Z a-z 0-9 . _ -, not starting with '.'")
             }
+            let scope: TokenScope = options.isSet("read-only") ? .readOnly : .readWrite
+            var expires: Date?
+            if let text = options.value("expires") {
+                guard let seconds = parseDuration(text) else {
+                    throw options.usageError("--expires must be a positive whole number followed by s, m, h or d (e.g. 30d), not '\(text)'")
+                }
+                expires = Date(timeIntervalSinceNow: seconds)
+            }
             tokens = try open()
-            print(try tokens.add(dataset: dataset))
+            print(try tokens.add(dataset: dataset, scope: scope, expires: expires))
+            // The token alone goes to stdout, so scripts can capture it; the rest is for the operator.
+            writeError("syncd: \(scope.rawValue) token for '\(dataset)', " + (expires.map { "expires \(iso8601($0))" } ?? "never expires"))
         case "list":
             tokens = try open()
+            let now = Date()
             for entry in try tokens.list() {
-                let created = Date(timeIntervalSince1970: TimeInterval(entry.created)).formatted(.iso8601)
-                print("\(entry.hash.prefix(16))  \(entry.dataset)  \(created)")
+                let created = iso8601(Date(timeIntervalSince1970: TimeInterval(entry.created)))
+                var expiry = "never-expires"
+                if let expires = entry.expires {
+                    let date = Date(timeIntervalSince1970: TimeInterval(expires))
+                    expiry = (date <= now ? "expired " : "expires ") + iso8601(date)
+                }
+                print("\(entry.hash.prefix(16))  \(entry.dataset)  \(entry.scope.rawValue)  \(created)  \(expiry)")
             }
         case "revoke":
             let prefix = options.positionals[0]
@@ -171,6 +199,23 @@ enum Command {
             throw options.usageError("unknown command")
         }
     }
+}
+
+/// Seconds in a duration such as `90s`, `15m`, `12h` or `30d`; `nil` for anything else
+/// (including zero and amounts beyond a hundred years).
+func parseDuration(_ text: String) -> TimeInterval? {
+    let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+    guard let unit = text.last, let seconds = units[unit] else { return nil }
+    let digits = text.dropLast()
+    guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+          let amount = Int(digits), amount > 0 else { return nil }
+    let total = TimeInterval(amount) * seconds
+    return total <= 100 * 365 * 86400 ? total : nil
+}
+
+/// A date as ISO 8601 in UTC, to the second.
+func iso8601(_ date: Date) -> String {
+    date.formatted(.iso8601)
 }
 
 /// stderr for every line syncd writes there, so access lines and messages keep their order and

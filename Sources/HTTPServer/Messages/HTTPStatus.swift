@@ -71,6 +71,8 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let serviceUnavailable = HTTPStatus(code: 503)
     /// `505 HTTP Version Not Supported`
     public static let httpVersionNotSupported = HTTPStatus(code: 505)
+    /// `507 Insufficient Storage`
+    public static let insufficientStorage = HTTPStatus(code: 507)
 
     /// The IANA-registered reason phrase for `code`, or a generic one for unknown codes.
     public static func standardReasonPhrase(for code: Int) -> String {
@@ -115,6 +117,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
         case 503: return "Service Unavailable"
         case 504: return "Gateway Timeout"
         case 505: return "HTTP Version Not Supported"
+        case 507: return "Insufficient Storage"
         default:
             switch code {
             case 100..<200: return "Informational"

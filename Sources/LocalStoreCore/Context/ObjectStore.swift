@@ -79,6 +79,14 @@ public final class ObjectStore: Sendable {
     }
 
     private static func open(_ path: String, migratingTo document: SchemaDocument, policy: MigrationPolicy) throws {
+        // Before the file is touched: a table named like the store's own would be created over
+        // them or fail halfway through a migration.
+        do {
+            try document.validateTableNames()
+        } catch var error as StoreError {
+            error.path = path
+            throw error
+        }
         let connection = try SQLiteConnection(path: path)
         if connection.isReadOnly {
             throw StoreError(.readOnly, "the store file cannot be written", path: path)

@@ -26,7 +26,9 @@ extension SyncClient {
         // Writing and opening the store blocks on file and SQLite calls: off the cooperative pool.
         try await run(on: DispatchQueue(label: "SyncClient.snapshot", qos: .utility)) { () throws(SyncClientError) in
             do {
-                try snapshot.data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
+                // Created owner-only before any byte is written: it will hold the token.
+                try OwnerOnlyFile.create(atPath: path)
+                try snapshot.data.write(to: URL(fileURLWithPath: path))
                 try SyncReplica.adoptSnapshot(at: path)
                 let replica = try SyncReplica(store: try ObjectStore(existingAt: path))
                 try configuration.save(in: replica)

@@ -59,7 +59,11 @@ public final class SyncClient: Sendable {
         }
 
         /// Saves server URL, dataset and token in the store file (so tools like `sync` find them).
+        ///
+        /// The token is a secret: the store file and its `-wal`/`-shm` files are first given mode
+        /// `0600` (owner only), whatever the umask was when they were created.
         public func save(in replica: SyncReplica) throws {
+            try OwnerOnlyFile.restrictStore(atPath: replica.store.path)
             try replica.setSetting(SettingKey.server, serverURL.absoluteString)
             try replica.setSetting(SettingKey.dataset, dataset)
             try replica.setSetting(SettingKey.token, token)

@@ -8,9 +8,10 @@ import LocalStoreCore
 /// retried per ``Backoff``; once the attempts are spent they surface as ``network(_:)`` and
 /// ``server(code:message:status:)``.
 public enum SyncClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `401 unauthorized`: the token is missing or not valid.
+    /// `401 unauthorized`: the token is missing, not valid, revoked or expired (the message says which).
     case unauthorized(String)
-    /// `403 forbidden`: the token belongs to another dataset.
+    /// `403 forbidden`: the token belongs to another dataset; or `403 insufficient_scope`: the
+    /// token is read-only and the request writes (a push or a schema registration).
     case forbidden(String)
     /// `409 schema_incompatible`: the server holds a schema this store's cannot migrate to; the
     /// message names the difference.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which dataset each recently accepted token hash opens, so a request with a known token costs a
+/// What each recently accepted token hash grants (dataset, scope, expiry), so a request with a known token costs a
 /// hash and a dictionary lookup instead of a SQLite query.
 ///
 /// Staleness is bounded by revalidation: at most every `interval`, ``TokenStore`` reads the token
@@ -20,7 +20,7 @@ final class TokenCache: @unchecked Sendable {
 
     private let interval: UInt64
     private let lock = NSLock()
-    private var datasets: [String: String] = [:]
+    private var grants: [String: TokenGrant] = [:]
     private var dataVersion: Int64?
     private var nextRevalidation: UInt64 = 0
 
@@ -44,23 +44,23 @@ final class TokenCache: @unchecked Sendable {
     func revalidated(dataVersion version: Int64) {
         lock.lock()
         defer { lock.unlock() }
-        if let dataVersion, dataVersion != version { datasets.removeAll() }
+        if let dataVersion, dataVersion != version { grants.removeAll() }
         dataVersion = version
     }
 
-    /// The dataset remembered for `hash`.
-    func dataset(forHash hash: String) -> String? {
+    /// The grant remembered for `hash`.
+    func grant(forHash hash: String) -> TokenGrant? {
         lock.lock()
         defer { lock.unlock() }
-        return datasets[hash]
+        return grants[hash]
     }
 
     /// Remembers a lookup the file just answered.
-    func store(_ dataset: String, for hash: String) {
+    func store(_ grant: TokenGrant, for hash: String) {
         lock.lock()
         defer { lock.unlock() }
-        if datasets.count >= TokenCache.maxEntries { datasets.removeAll() }
-        datasets[hash] = dataset
+        if grants.count >= TokenCache.maxEntries { grants.removeAll() }
+        grants[hash] = grant
     }
 
     /// Forgets everything and forces a check of the file on the next lookup (after this store's
@@ -68,7 +68,7 @@ final class TokenCache: @unchecked Sendable {
     func removeAll() {
         lock.lock()
         defer { lock.unlock() }
-        datasets.removeAll()
+        grants.removeAll()
         nextRevalidation = 0
     }
 }

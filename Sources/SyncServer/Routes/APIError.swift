@@ -56,6 +56,22 @@ package struct APIError: Error, Sendable {
         APIError(.forbidden, "forbidden", "the token does not belong to the dataset '\(dataset)'")
     }
 
+    /// A token used after its expiry: 401 like an unknown token, with a message that says why.
+    static func tokenExpired(at expires: Int64) -> APIError {
+        let date = Date(timeIntervalSince1970: TimeInterval(expires)).formatted(.iso8601)
+        return APIError(.unauthorized, "unauthorized", "the bearer token expired at \(date); ask for a new one ('syncd token add')",
+                        headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\", error_description=\"the token expired\""])
+    }
+
+    /// A token of the right dataset whose scope does not allow the request (a read-only token
+    /// pushing or registering a schema).
+    static func insufficientScope(dataset: String, granted: TokenScope) -> APIError {
+        APIError(.forbidden, "insufficient_scope",
+                 "the token is \(granted.rawValue) for the dataset '\(dataset)'; pushing and registering a schema need a read-write token",
+                 extra: ["scope": .string(granted.rawValue), "requiredScope": .string(TokenScope.readWrite.rawValue)],
+                 headers: ["WWW-Authenticate": "Bearer error=\"insufficient_scope\", scope=\"read-write\""])
+    }
+
     static func invalidDataset(_ name: String) -> APIError {
         APIError(.badRequest, "invalid_dataset",
                  "dataset names are 1-64 characters of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.'; got '\(name.prefix(80))'")
@@ -114,15 +130,29 @@ package struct APIError: Error, Sendable {
                 return APIError(.conflict, "schema_incompatible", error.message)
             case .invalidSchema:
                 return APIError(.badRequest, "invalid_schema", error.message)
+            case .diskFull:
+                return insufficientStorage(error.message)
             case .uniqueViolation, .countViolation, .deleteDenied, .objectNotFound:
                 // The merge resolves these itself; reaching here means the batch does not fit the schema.
                 return APIError(.unprocessableContent, "schema_mismatch", error.message)
             default:
                 return APIError(.internalServerError, "internal_error", "the server could not complete the request: \(error.code.rawValue): \(error.message)")
             }
+        case let error as CocoaError where error.code == .fileWriteOutOfSpace:
+            return insufficientStorage(error.localizedDescription)
+        case let error as NSError where error.domain == NSPOSIXErrorDomain && error.code == Int(ENOSPC):
+            return insufficientStorage(error.localizedDescription)
         default:
             return APIError(.internalServerError, "internal_error", "the server could not complete the request: \(error)")
         }
+    }
+
+    /// The server's disk is full: nothing was stored, the dataset is as it was, and the same
+    /// request succeeds once the operator frees space.
+    static func insufficientStorage(_ detail: String) -> APIError {
+        APIError(.insufficientStorage, "insufficient_storage",
+                 "the server has no space left to store this; nothing was changed, retry once space is freed (\(detail))",
+                 headers: ["Retry-After": "60"])
     }
 }
 

@@ -15,7 +15,7 @@ enum ChangeSetRoutes {
 
     static func register(in router: inout Router, _ context: RouteContext) {
         router.add(.post, pattern) { request, parameters in
-            let dataset = try context.authorizedDataset(request, parameters)
+            let dataset = try context.authorizedDataset(request, parameters, for: .readWrite)
             let result = try dataset.push(request.body)
             context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
             func dots(_ dots: [Dot]) -> JSONValue {

@@ -10,7 +10,7 @@ enum SchemaRoutes {
 
     static func register(in router: inout Router, _ context: RouteContext) {
         router.add(.put, pattern) { request, parameters in
-            let dataset = try context.authorizedDataset(request, parameters)
+            let dataset = try context.authorizedDataset(request, parameters, for: .readWrite)
             let (document, _) = try dataset.registerSchema(request.body)
             return .json(data: JSONValue.object(["versionHash": .string(document.versionHash), "dataset": .string(dataset.name)]).data)
         }

@@ -36,11 +36,13 @@ public final class SyncService: Sendable {
     package let metrics = Metrics()
     private let router: Router
 
-    /// Opens (creating if needed) the data directory and its token file.
+    /// Opens (creating if needed) the data directory and its token file, and removes snapshot
+    /// copies a stopped server left behind.
     public init(configuration: SyncServiceConfiguration) throws {
         self.configuration = configuration
         try FileManager.default.createDirectory(
             at: configuration.dataDirectory.appendingPathComponent("datasets"), withIntermediateDirectories: true)
+        DatasetRegistry.removeLeftoverSnapshots(in: configuration.dataDirectory)
         registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock)
         tokens = try TokenStore(dataDirectory: configuration.dataDirectory, revalidationInterval: configuration.tokenRevalidationInterval)
         let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics)
@@ -105,23 +107,30 @@ struct RouteContext: Sendable {
     let tokens: TokenStore
     let metrics: Metrics
 
-    /// The dataset named in the path, once the request's bearer token is known to belong to it.
+    /// The dataset named in the path, once the request's bearer token is known to belong to it
+    /// and to allow `access`.
     ///
-    /// 401 without a valid token (with `WWW-Authenticate: Bearer`), 400 for an invalid dataset
-    /// name, 403 when the token belongs to another dataset.
-    func authorizedDataset(_ request: HTTPRequest, _ parameters: Router.Parameters) throws -> DatasetStore {
+    /// 401 without a valid token (with `WWW-Authenticate: Bearer`) or with an expired one, 400
+    /// for an invalid dataset name, 403 `forbidden` when the token belongs to another dataset,
+    /// 403 `insufficient_scope` when a read-only token asks for `.readWrite`.
+    func authorizedDataset(_ request: HTTPRequest, _ parameters: Router.Parameters, for access: TokenScope = .readOnly,
+                           now: Date = Date()) throws -> DatasetStore {
         guard let header = request.headers["Authorization"] else {
             throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header")
         }
         guard let token = RouteContext.bearerToken(in: header) else {
             throw APIError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
-        guard !token.isEmpty, token.utf8.count <= 256, let owner = try tokens.dataset(forToken: String(token)) else {
+        guard !token.isEmpty, token.utf8.count <= 256, let grant = try tokens.grant(forToken: String(token)) else {
             throw APIError.unauthorized("the bearer token is not valid")
+        }
+        if grant.isExpired(at: now), let expires = grant.expires {
+            throw APIError.tokenExpired(at: expires)
         }
         let name = parameters["dataset"] ?? ""
         guard DatasetRegistry.isValidName(name) else { throw APIError.invalidDataset(name) }
-        guard owner == name else { throw APIError.forbidden(name) }
+        guard grant.dataset == name else { throw APIError.forbidden(name) }
+        if access == .readWrite && grant.scope == .readOnly { throw APIError.insufficientScope(dataset: name, granted: grant.scope) }
         return registry.dataset(name)
     }
 

@@ -94,14 +94,17 @@ final class ClientReplica {
 /// tokens for the datasets `main` and `other`. Requests go straight to the handler, no sockets.
 final class ServerFixture {
     let temporary: TemporaryDirectory
-    var directory: URL { temporary.url }
+    /// The server's data directory.
+    let directory: URL
     let service: SyncService
     let token: String
     let otherToken: String
 
-    init(maxClockSkew: Double = 300, now: UInt64 = serverNow) throws {
+    /// - Parameter dataDirectory: where the server keeps its data; a new temporary directory by default.
+    init(maxClockSkew: Double = 300, now: UInt64 = serverNow, dataDirectory: URL? = nil) throws {
         temporary = try TemporaryDirectory(prefix: "syncd-test")
-        var configuration = SyncServiceConfiguration(dataDirectory: temporary.url)
+        directory = dataDirectory ?? temporary.url
+        var configuration = SyncServiceConfiguration(dataDirectory: directory)
         configuration.maxClockSkew = maxClockSkew
         configuration.clock = { now }
         service = try SyncService(configuration: configuration)

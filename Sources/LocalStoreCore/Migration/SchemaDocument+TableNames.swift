@@ -1,0 +1,46 @@
+import SQLiteDatabase
+
+extension SchemaDocument {
+    /// Prefixes of table names that belong to SQLite, LocalStore, SyncKit and syncd, compared
+    /// case-insensitively as SQLite compares identifiers.
+    public static let reservedTablePrefixes = ["sqlite_", "_localstore_", "_sync_", "_server_"]
+
+    /// Checks that every table the schema creates (an entity's table, a join table) has a name
+    /// of its own: not reserved (``reservedTablePrefixes``), not another entity's table, not a
+    /// join table of another relationship. SQLite compares table names case-insensitively, so
+    /// this does too.
+    ///
+    /// Every store checks its schema with this before touching its file, and so does syncd
+    /// before registering one, so a schema is refused the same way everywhere.
+    ///
+    /// - Throws: ``StoreError`` `.invalidSchema` naming the entity (and relationship) and the table.
+    public func validateTableNames() throws {
+        var owners: [String: (description: String, pair: String)] = [:]
+        func claim(_ table: String, entity: String, relationship: String?, pair: String) throws {
+            let what = relationship.map { "the relationship \(entity).\($0) uses the join table" } ?? "the entity \(entity) uses the table"
+            func invalid(_ reason: String) -> StoreError {
+                StoreError(.invalidSchema, "\(what) '\(table)', \(reason)", entity: entity, relationship: relationship)
+            }
+            let key = table.lowercased()
+            if let prefix = SchemaDocument.reservedTablePrefixes.first(where: { key.hasPrefix($0) }) {
+                throw invalid("but table names starting with '\(prefix)' are reserved for the store and sync; choose another name")
+            }
+            if let owner = owners[key] {
+                // Both sides of a many-to-many name the same join table; that is one table, not a collision.
+                guard owner.pair != pair else { return }
+                throw invalid("which \(owner.description) already uses; choose another name")
+            }
+            owners[key] = (relationship.map { "the relationship \(entity).\($0)" } ?? "the entity \(entity)", pair)
+        }
+        for entity in entities {
+            try claim(entity.table, entity: entity.name, relationship: nil, pair: "entity \(entity.name)")
+        }
+        for entity in entities {
+            for relationship in entity.relationships where relationship.storage.kind == "joinTable" {
+                guard let table = relationship.storage.table else { continue }
+                let sides = ["\(entity.name).\(relationship.name)", "\(relationship.target).\(relationship.inverse)"].sorted()
+                try claim(table, entity: entity.name, relationship: relationship.name, pair: "join \(sides.joined(separator: " "))")
+            }
+        }
+    }
+}
