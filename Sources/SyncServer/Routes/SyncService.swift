@@ -61,6 +61,16 @@ public final class SyncService: Sendable {
         return response
     }
 
+    /// Refuses a request with a body before the body is read when its head already shows it would
+    /// fail: no such route, a method the route does not allow, or a dataset route without a bearer
+    /// token for that dataset. Pass it as the ``HTTPServer`` admission check, so unauthenticated
+    /// uploads cost the server neither memory nor time.
+    @Sendable public func admit(_ head: HTTPRequestHead) -> RequestAdmission {
+        guard var response = router.refusal(for: head) else { return .proceed }
+        response.headers.replaceOrAdd(name: "Sync-Protocol", value: SyncService.protocolVersion)
+        return .respond(response)
+    }
+
     /// Records a finished exchange in the metrics and the access log; pass it to
     /// ``HTTPServerConfiguration/onRequestCompleted``.
     @Sendable public func requestCompleted(_ summary: HTTPRequestSummary) {
@@ -110,7 +120,18 @@ struct RouteContext: Sendable {
     /// 401 without a valid token (with `WWW-Authenticate: Bearer`), 400 for an invalid dataset
     /// name, 403 when the token belongs to another dataset.
     func authorizedDataset(_ request: HTTPRequest, _ parameters: Router.Parameters) throws -> DatasetStore {
-        guard let header = request.headers["Authorization"] else {
+        registry.dataset(try authorizedDatasetName(request.headers, parameters))
+    }
+
+    /// The admission check of the dataset routes: the checks of ``authorizedDataset(_:_:)``, made
+    /// on the head so a request without the right token is refused before its body is read.
+    var datasetAdmission: Router.Admission {
+        { [self] head, parameters in _ = try authorizedDatasetName(head.headers, parameters) }
+    }
+
+    /// The name of the dataset in the path, once the bearer token in `headers` is known to open it.
+    private func authorizedDatasetName(_ headers: HTTPHeaders, _ parameters: Router.Parameters) throws -> String {
+        guard let header = headers["Authorization"] else {
             throw APIError.unauthorized("this route needs an Authorization: Bearer <token> header")
         }
         guard let token = RouteContext.bearerToken(in: header) else {
@@ -122,7 +143,7 @@ struct RouteContext: Sendable {
         let name = parameters["dataset"] ?? ""
         guard DatasetRegistry.isValidName(name) else { throw APIError.invalidDataset(name) }
         guard owner == name else { throw APIError.forbidden(name) }
-        return registry.dataset(name)
+        return name
     }
 
     /// The credentials of `Bearer <token>` (scheme case-insensitive, spaces and tabs around the
