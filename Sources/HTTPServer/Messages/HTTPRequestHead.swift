@@ -23,22 +23,6 @@ public struct HTTPRequestHead: Sendable {
     public var contentLength: Int?
     /// The peer's address as `host:port`.
     public var remoteAddress: String
-
-    /// Creates a request head; the server does this, tests and routers may too.
-    public init(
-        method: HTTPMethod, target: String, path: String, queryItems: [HTTPRequest.QueryItem] = [],
-        version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders(), contentLength: Int? = nil,
-        remoteAddress: String = ""
-    ) {
-        self.method = method
-        self.target = target
-        self.path = path
-        self.queryItems = queryItems
-        self.version = version
-        self.headers = headers
-        self.contentLength = contentLength
-        self.remoteAddress = remoteAddress
-    }
 }
 
 /// What an ``HTTPServer/Admission`` check decides about a request whose body has not been read.

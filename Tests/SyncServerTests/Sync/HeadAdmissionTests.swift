@@ -20,12 +20,18 @@ struct HeadAdmissionTests {
         }, admission: fixture.service.admit, handler: fixture.service.handle, body)
     }
 
+    /// Connects and sends a request head with `Host` and `fields`, and nothing of the body.
+    func sendHead(_ server: HTTPServer, _ requestLine: String, _ fields: [String]) throws -> RawHTTPClient {
+        let client = try RawHTTPClient(port: server.port)
+        client.send(requestLine + " HTTP/1.1\r\nHost: x\r\n" + fields.map { $0 + "\r\n" }.joined() + "\r\n")
+        return client
+    }
+
     @Test("an unauthenticated push declaring a large body is answered 401 while only its head was sent")
     func unauthenticatedPushIsRefusedBeforeTheBody() throws {
         let fixture = try ServerFixture()
         try withSyncServer(fixture) { server in
-            let client = try RawHTTPClient(port: server.port)
-            client.send("POST /v1/datasets/main/changesets HTTP/1.1\r\nHost: x\r\nContent-Length: 30000000\r\n\r\n")
+            let client = try sendHead(server, "POST /v1/datasets/main/changesets", ["Content-Length: 30000000"])
             let response = try client.readResponse(timeout: 3)
             #expect(response.status == 401)
             #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
@@ -40,12 +46,11 @@ struct HeadAdmissionTests {
     func forbiddenAndUnknownAreRefusedBeforeTheBody() throws {
         let fixture = try ServerFixture()
         try withSyncServer(fixture) { server in
-            let forbidden = try RawHTTPClient(port: server.port)
-            forbidden.send("PUT /v1/datasets/main/schema HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.otherToken)\r\nContent-Length: 1000000\r\n\r\n")
+            let forbidden = try sendHead(
+                server, "PUT /v1/datasets/main/schema", ["Authorization: Bearer \(fixture.otherToken)", "Content-Length: 1000000"])
             #expect(try forbidden.readResponse(timeout: 3).status == 403)
 
-            let unknown = try RawHTTPClient(port: server.port)
-            unknown.send("POST /v1/nowhere HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let unknown = try sendHead(server, "POST /v1/nowhere", ["Transfer-Encoding: chunked"])
             let response = try unknown.readResponse(timeout: 3)
             #expect(response.status == 404)
             #expect(response.bodyText.contains(#""code":"not_found""#))
@@ -57,12 +62,11 @@ struct HeadAdmissionTests {
         let fixture = try ServerFixture()
         let schema = try ClientReplica().store.exportSchema()
         try withSyncServer(fixture) { server in
-            let refused = try RawHTTPClient(port: server.port)
-            refused.send("PUT /v1/datasets/main/schema HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nExpect: 100-continue\r\nContent-Length: \(schema.count)\r\n\r\n")
+            let fields = ["Expect: 100-continue", "Content-Length: \(schema.count)"]
+            let refused = try sendHead(server, "PUT /v1/datasets/main/schema", ["Authorization: Bearer wrong"] + fields)
             #expect(try refused.readResponse(timeout: 3).status == 401)
 
-            let admitted = try RawHTTPClient(port: server.port)
-            admitted.send("PUT /v1/datasets/main/schema HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.token)\r\nExpect: 100-continue\r\nContent-Length: \(schema.count)\r\n\r\n")
+            let admitted = try sendHead(server, "PUT /v1/datasets/main/schema", ["Authorization: Bearer \(fixture.token)"] + fields)
             #expect(try admitted.readResponse(timeout: 3).status == 100)
             admitted.send(Array(schema))
             #expect(try admitted.readResponse(timeout: 3).status == 200)
@@ -81,13 +85,17 @@ struct HeadAdmissionTests {
             // Three kinds of slow client: silent, trickling a head, trickling an admitted body.
             var slow: [RawHTTPClient] = []
             for index in 0..<300 {
-                let client = try RawHTTPClient(port: server.port)
                 switch index % 3 {
-                case 0: break
-                case 1: client.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-                default: client.send("POST /v1/datasets/main/changesets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.token)\r\nContent-Length: 100000\r\n\r\n")
+                case 0:
+                    slow.append(try RawHTTPClient(port: server.port))
+                case 1:
+                    let client = try RawHTTPClient(port: server.port)
+                    client.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                    slow.append(client)
+                default:
+                    slow.append(try sendHead(
+                        server, "POST /v1/datasets/main/changesets", ["Authorization: Bearer \(fixture.token)", "Content-Length: 100000"]))
                 }
-                slow.append(client)
             }
             let trickling = Trickler(slow)
             defer { trickling.stop() }
@@ -101,8 +109,9 @@ struct HeadAdmissionTests {
                 #expect(healthSeconds < 2, "/health took \(healthSeconds) s")
 
                 let pushStart = Date()
-                let push = try RawHTTPClient(port: server.port)
-                push.send(Array("POST /v1/datasets/main/changesets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.token)\r\nContent-Length: \(batch.count)\r\n\r\n".utf8) + Array(batch))
+                let push = try sendHead(
+                    server, "POST /v1/datasets/main/changesets", ["Authorization: Bearer \(fixture.token)", "Content-Length: \(batch.count)"])
+                push.send(Array(batch))
                 let response = try push.readResponse(timeout: 5)
                 #expect(response.status == 200, "\(response.bodyText)")
                 let pushSeconds = Date().timeIntervalSince(pushStart)
