@@ -31,12 +31,24 @@ enum Command {
 
                     Prints "syncd listening on http://HOST:PORT" to stderr once ready, then one line per request:
                     <ISO8601 time> <remote> <method> <path> <status> <bytes> <ms>ms
+
+                    A request with a body is checked (route, bearer token, dataset) as soon as its head
+                    arrives: a refused one is answered 401/403/404 before any of its body is read.
+                    Requests too slow to arrive get 408; a body that would push the memory held by
+                    unfinished bodies past --max-body-memory gets 503 with Retry-After. At
+                    --max-connections a new connection displaces the longest-idle connection, else the
+                    one that has been sending its request for longest; connections with a request being
+                    handled or a response being written are never displaced.
                     """,
                 options: [
                     data,
                     .value("host", valueName: "HOST", "numeric address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)"),
                     .value("port", valueName: "PORT", "TCP port (default 8080; 0 picks a free port, printed at start)"),
                     .value("max-clock-skew", valueName: "SECONDS", "how far a change set's clock may run ahead of the server's (default 300)"),
+                    .value("max-connections", valueName: "N", "open client connections at most (default 4096)"),
+                    .value("head-timeout", valueName: "SECONDS", "time for a request head to arrive after its first byte, and the longest pause within a body (default 10)"),
+                    .value("body-timeout", valueName: "SECONDS", "time for a whole request body to arrive after its head (default 60)"),
+                    .value("max-body-memory", valueName: "MIB", "memory all unfinished request bodies may hold together, in MiB (default 256)"),
                 ]),
             CommandDescription(
                 name: "token", summary: "add, list and revoke the datasets' bearer tokens",
@@ -115,6 +127,13 @@ enum Command {
             }
             serviceConfiguration.maxClockSkew = seconds
         }
+        if let count = try positiveInteger(options, "max-connections") { configuration.maxConnections = count }
+        if let seconds = try positiveSeconds(options, "head-timeout") { configuration.readTimeout = seconds }
+        if let seconds = try positiveSeconds(options, "body-timeout") { configuration.bodyTimeout = seconds }
+        if let mebibytes = try positiveInteger(options, "max-body-memory") {
+            guard mebibytes <= Int.max >> 20 else { throw options.usageError("--max-body-memory is too large: \(mebibytes)") }
+            configuration.maxBufferedBodyBytes = mebibytes << 20
+        }
         // Access lines are only queued here; the writer's thread writes them in batches.
         serviceConfiguration.log = { line in standardError.write(line) }
 
@@ -127,7 +146,7 @@ enum Command {
         FileDescriptorLimit.raiseSoftLimitToHardLimit()
         configuration.onRequestCompleted = service.requestCompleted
         configuration.errorResponse = service.transportErrorResponse
-        let server = HTTPServer(configuration: configuration, handler: service.handle)
+        let server = HTTPServer(configuration: configuration, admission: service.admit, handler: service.handle)
         service.setOpenConnectionsSource { server.statistics.openConnections }
         let signals = server.shutdownOnSignals { number in
             writeError("syncd: received signal \(number), shutting down")
@@ -142,6 +161,22 @@ enum Command {
         server.wait()
         signals.cancel()
         writeError("syncd: stopped")
+    }
+
+    /// The value of option `name` as an integer of at least 1, or `nil` when it is absent.
+    static func positiveInteger(_ options: ParsedCommand, _ name: String) throws -> Int? {
+        guard let text = options.value(name) else { return nil }
+        guard let value = Int(text), value >= 1 else { throw options.usageError("--\(name) must be a whole number >= 1, not '\(text)'") }
+        return value
+    }
+
+    /// The value of option `name` as a duration of more than zero seconds, or `nil` when it is absent.
+    static func positiveSeconds(_ options: ParsedCommand, _ name: String) throws -> Duration? {
+        guard let text = options.value(name) else { return nil }
+        guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 * 365 else {
+            throw options.usageError("--\(name) must be a number of seconds > 0, not '\(text)'")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
     // MARK: token

@@ -1,3 +1,5 @@
+import Foundation
+@testable import HTTPServer
 import TestSupport
 import Testing
 
@@ -79,9 +81,14 @@ struct LimitTests {
         }
     }
 
-    @Test("connections beyond the limit get 503 and are closed; capacity returns after closing")
+    @Test("at the limit a new connection displaces the longest-idle one; only when every connection is busy is it refused with 503")
     func connectionLimit() throws {
-        try withTestServer(configure: { $0.maxConnections = 3 }) { server in
+        let release = DispatchSemaphore(value: 0)
+        let handler: HTTPServer.Handler = { request in
+            if request.path == "/wait" { release.wait() }
+            return echoHandler(request)
+        }
+        try withTestServer(configure: { $0.maxConnections = 3 }, handler: handler) { server in
             var clients: [RawHTTPClient] = []
             for _ in 0..<3 {
                 let client = try RawHTTPClient(port: server.port)
@@ -91,18 +98,28 @@ struct LimitTests {
             }
             #expect(server.statistics.openConnections == 3)
 
+            let newcomer = try RawHTTPClient(port: server.port)
+            newcomer.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try newcomer.readResponse().status == 200)
+            let displaced = clients.removeFirst()
+            #expect(displaced.waitForClose(timeout: 3))
+            #expect(displaced.unreadBytes.isEmpty, "an idle connection is closed without a response")
+            #expect(server.statistics.shedConnections == 1)
+
+            // Connections whose requests are with the handler are never displaced.
+            clients.append(newcomer)
+            for client in clients { client.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n") }
+            #expect(waitUntil(timeout: 3) { server.statistics.activeRequests == 3 })
             let extra = try RawHTTPClient(port: server.port)
             let refused = try extra.readResponse()
             #expect(refused.status == 503)
             #expect(refused.header("Connection") == "close")
+            #expect(refused.header("Retry-After") == "1")
             #expect(extra.waitForClose())
             #expect(server.statistics.rejectedConnections == 1)
 
-            clients.removeLast()  // closes one connection
-            #expect(waitUntil(timeout: 2) { server.statistics.openConnections == 2 })
-            let replacement = try RawHTTPClient(port: server.port)
-            replacement.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try replacement.readResponse().status == 200)
+            for _ in clients { release.signal() }
+            for client in clients { #expect(try client.readResponse().status == 200) }
         }
     }
 }

@@ -23,7 +23,7 @@ struct RequestParserTests {
             var requests: [HTTPRequestParser.ParsedRequest] = []
             for part in [bytes[0..<split], bytes[split...]] {
                 part.withUnsafeBytes { parser.append($0) }
-                while let request = try parser.nextRequest() { requests.append(request) }
+                while let request = try parser.nextAdmittedRequest() { requests.append(request) }
             }
             #expect(requests.map(\.method.rawValue) == ["POST", "GET", "PUT"], "split at \(split)")
             #expect(requests.map(\.path) == ["/a", "/b", "/c"])
@@ -39,7 +39,7 @@ struct RequestParserTests {
         let head = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
         let body = "3\r\nabc\r\n0\r\n\r\n"
         feed(&parser, head + body)
-        let request = try #require(try parser.nextRequest())
+        let request = try #require(try parser.nextAdmittedRequest())
         #expect(request.wireByteCount == head.utf8.count + body.utf8.count)
     }
 
@@ -47,16 +47,16 @@ struct RequestParserTests {
     func partialTracking() throws {
         var parser = HTTPRequestParser(limits: Self.limits)
         feed(&parser, "\r\n")
-        #expect(try parser.nextRequest() == nil)
+        #expect(try parser.nextAdmittedRequest() == nil)
         #expect(!parser.hasPartialRequest)
         feed(&parser, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n")
-        #expect(try parser.nextRequest() == nil)
+        #expect(try parser.nextAdmittedRequest() == nil)
         #expect(parser.hasPartialRequest && !parser.isReceivingBody)
         feed(&parser, "\r\na")
-        #expect(try parser.nextRequest() == nil)
+        #expect(try parser.nextAdmittedRequest() == nil)
         #expect(parser.isReceivingBody)
         feed(&parser, "b")
-        #expect(try parser.nextRequest() != nil)
+        #expect(try parser.nextAdmittedRequest() != nil)
         #expect(!parser.hasPartialRequest)
     }
 
@@ -64,8 +64,8 @@ struct RequestParserTests {
     func stickyErrors() {
         var parser = HTTPRequestParser(limits: Self.limits)
         feed(&parser, "BAD\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(throws: HTTPParseError.self) { try parser.nextRequest() }
-        #expect(throws: HTTPParseError.self) { try parser.nextRequest() }
+        #expect(throws: HTTPParseError.self) { try parser.nextAdmittedRequest() }
+        #expect(throws: HTTPParseError.self) { try parser.nextAdmittedRequest() }
     }
 
     @Test("a head exactly at the limit is accepted, one byte more is 431")
@@ -75,11 +75,11 @@ struct RequestParserTests {
         let exact = "GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "v", count: padding))\r\n\r\n"
         var parser = HTTPRequestParser(limits: Self.limits)
         feed(&parser, exact)
-        #expect(try parser.nextRequest() != nil)
+        #expect(try parser.nextAdmittedRequest() != nil)
 
         var over = HTTPRequestParser(limits: Self.limits)
         feed(&over, exact.replacingOccurrences(of: "X: v", with: "X: vv"))
-        #expect(throws: HTTPParseError.headersTooLarge(limit: Self.limits.maxHeadBytes)) { try over.nextRequest() }
+        #expect(throws: HTTPParseError.headersTooLarge(limit: Self.limits.maxHeadBytes)) { try over.nextAdmittedRequest() }
     }
 
     @Test("percent-decoding of paths and queries")

@@ -3,7 +3,9 @@ import Foundation
 /// An incremental HTTP/1.1 request parser for one connection.
 ///
 /// Bytes are appended as they arrive; ``nextRequest()`` returns a request only once its head and
-/// whole body are buffered, so the handler never waits on the network. Pipelined requests stay
+/// whole body are buffered, so the handler never waits on the network. A request with a body
+/// stops after its head (``headAwaitingAdmission(remoteAddress:)``) until the connection calls
+/// ``admitBody()``, so nothing of the body is parsed before the request has been admitted. Pipelined requests stay
 /// buffered and come out one per call, in order. Every limit is checked before memory is
 /// committed, and any syntax error is final: the connection is answered and closed, because
 /// after a framing error the position of the next request cannot be trusted.
@@ -58,6 +60,8 @@ struct HTTPRequestParser {
         /// Looking for the blank line that ends the head; `scannedCount` bytes after `readIndex`
         /// are known not to contain it, so each append only scans new bytes.
         case head(scannedCount: Int)
+        /// The head of a request with a body is complete; its body waits for ``admitBody()``.
+        case awaitingAdmission(Head, Framing)
         case contentLengthBody(Head, length: Int)
         case chunkedBody(Head, ChunkedBodyDecoder)
         case failed(HTTPParseError)
@@ -81,7 +85,7 @@ struct HTTPRequestParser {
     var hasPartialRequest: Bool {
         switch state {
         case .head: return readIndex < buffer.count
-        case .contentLengthBody, .chunkedBody: return true
+        case .awaitingAdmission, .contentLengthBody, .chunkedBody: return true
         case .failed: return false
         }
     }
@@ -90,8 +94,44 @@ struct HTTPRequestParser {
     var isReceivingBody: Bool {
         switch state {
         case .contentLengthBody, .chunkedBody: return true
-        case .head, .failed: return false
+        case .head, .awaitingAdmission, .failed: return false
         }
+    }
+
+    /// Bytes of the current request's body held in memory: received but not yet returned, plus,
+    /// for a chunked body, what has been decoded so far. `0` outside a body.
+    var bodyBytesHeld: Int {
+        switch state {
+        case .contentLengthBody(_, let length): return min(length, buffer.count - readIndex)
+        case .chunkedBody(_, let decoder): return decoder.decodedBody.count + buffer.count - readIndex
+        case .head, .awaitingAdmission, .failed: return 0
+        }
+    }
+
+    /// The head of a request whose body is not read until ``admitBody()``, or `nil` when no
+    /// request is waiting for admission.
+    func headAwaitingAdmission(remoteAddress: String) -> HTTPRequestHead? {
+        guard case .awaitingAdmission(let head, let framing) = state else { return nil }
+        var contentLength: Int?
+        if case .contentLength(let length) = framing { contentLength = length }
+        return HTTPRequestHead(
+            method: head.method, target: head.target, path: head.decodedTarget.path,
+            queryItems: head.decodedTarget.queryItems, version: head.version, headers: head.headers,
+            contentLength: contentLength, remoteAddress: remoteAddress)
+    }
+
+    /// Lets the request waiting for admission read its body. Arms ``takeContinueRequest()`` when
+    /// the client sent `Expect: 100-continue`, so the interim response only goes to admitted
+    /// requests.
+    mutating func admitBody() {
+        guard case .awaitingAdmission(let head, let framing) = state else { return }
+        switch framing {
+        case .noBody: state = .head(scannedCount: 0)
+        case .contentLength(let length): state = .contentLengthBody(head, length: length)
+        case .chunked: state = .chunkedBody(head, ChunkedBodyDecoder(limits: limits))
+        }
+        continuePending = head.version == .http1_1
+            && head.headers.values(for: "Expect").contains { HTTPHeaders.namesMatch($0, "100-continue") }
     }
 
     /// Number of buffered bytes not yet consumed.
@@ -128,16 +168,11 @@ struct HTTPRequestParser {
                 throw error
             case .head(let scannedCount):
                 guard let head = try parseHeadIfComplete(scannedCount: scannedCount) else { return nil }
-                switch try framing(of: head) {
-                case .noBody:
-                    return finish(head, body: Data(), bodyWireBytes: 0)
-                case .contentLength(let length):
-                    state = .contentLengthBody(head, length: length)
-                case .chunked:
-                    state = .chunkedBody(head, ChunkedBodyDecoder(limits: limits))
-                }
-                continuePending = head.version == .http1_1
-                    && head.headers.values(for: "Expect").contains { HTTPHeaders.namesMatch($0, "100-continue") }
+                let framing = try framing(of: head)
+                if case .noBody = framing { return finish(head, body: Data(), bodyWireBytes: 0) }
+                state = .awaitingAdmission(head, framing)
+            case .awaitingAdmission:
+                return nil
             case .contentLengthBody(let head, let length):
                 guard buffer.count - readIndex >= length else { return nil }
                 let body = Data(buffer[readIndex..<(readIndex + length)])

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One client connection: buffering, parsing, handing complete requests to a worker, writing
-/// responses, keep-alive, timeouts and closing.
+/// One client connection: buffering, parsing, admitting requests before their bodies are read,
+/// handing complete requests to a worker, writing responses, keep-alive, timeouts and closing.
 ///
 /// Ownership, not locking, keeps it thread-safe: the event loop owns the connection except
 /// while a request runs on a worker, which then owns it exclusively until it hands it back with
@@ -12,7 +12,7 @@ final class HTTPConnection: @unchecked Sendable {
     private enum Phase {
         /// Owned by the loop: reading requests and writing responses.
         case active
-        /// Owned by a worker thread running the handler.
+        /// Owned by a worker thread running the admission check or the handler.
         case processing
         /// Final response sent and write side shut down; discarding input until EOF or timeout.
         case lingering(deadline: UInt64)
@@ -46,9 +46,17 @@ final class HTTPConnection: @unchecked Sendable {
     private var writeFailed = false
     private var pendingSummary: PendingSummary?
     private var lingerDiscardedBytes = 0
+    /// The admission check's verdict, set by the worker that ran it and acted on once the loop
+    /// takes the connection back.
+    private var admissionOutcome: RequestAdmission?
+    /// Bytes of the server-wide body memory budget this connection holds for its current body.
+    private var reservedBodyBytes = 0
 
     /// Monotonic timestamps driving the timeouts in ``checkTimeouts(now:)``.
     private var requestStartedAt: UInt64?
+    /// When the current request's head was admitted; the whole body must arrive within
+    /// ``HTTPServerConfiguration/bodyTimeout`` of it.
+    private var bodyStartedAt: UInt64?
     private var lastReadAt: UInt64
     private var lastWriteProgressAt: UInt64
     private var idleSince: UInt64
@@ -64,7 +72,8 @@ final class HTTPConnection: @unchecked Sendable {
         lastWriteProgressAt = now
         idleSince = now
         if isRefused {
-            let refusal = core.errorResponse(.serviceUnavailable, "too many connections")
+            var refusal = core.errorResponse(.serviceUnavailable, "too many connections")
+            refusal.headers.replaceOrAdd(name: "Retry-After", value: String(HTTPServerCore.retryAfterSeconds))
             HTTPResponseSerializer.serialize(
                 refusal, omitBody: false, connection: .close, date: core.currentDate(), into: &output)
             closesAfterOutput = true
@@ -98,6 +107,8 @@ final class HTTPConnection: @unchecked Sendable {
     func resumeAfterProcessing() {
         guard case .processing = phase else { return }
         phase = .active
+        // The handler has returned, so the body it was given is no longer held for this request.
+        releaseBodyReservation()
         if writeFailed || core.isStopped {
             close()
         } else {
@@ -124,13 +135,30 @@ final class HTTPConnection: @unchecked Sendable {
                 beginLingering()
                 continue
             }
+            if let outcome = admissionOutcome {
+                admissionOutcome = nil
+                settleAdmission(outcome)
+                continue
+            }
             do {
                 if let request = try parser.nextRequest() {
                     dispatch(request)
                     return
                 }
+                if let head = parser.headAwaitingAdmission(remoteAddress: remoteAddress) {
+                    if core.admission != nil {
+                        dispatchAdmission(head)
+                        return
+                    }
+                    settleAdmission(.proceed)
+                    continue
+                }
                 if parser.takeContinueRequest() {
                     output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                    continue
+                }
+                if parser.isReceivingBody, let refusal = reserveBodyMemory(parser.bodyBytesHeld) {
+                    respondWithError(refusal)
                     continue
                 }
             } catch {
@@ -156,7 +184,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    /// Applies the read, idle, write and linger timeouts. Loop thread only.
+    /// Applies the read, body, idle, write and linger timeouts. Loop thread only.
     func checkTimeouts(now: UInt64) {
         let timeouts = core.timeouts
         switch phase {
@@ -171,11 +199,16 @@ final class HTTPConnection: @unchecked Sendable {
         if outputOffset < output.count {
             if now &- lastWriteProgressAt >= timeouts.write { close() }
         } else if let startedAt = requestStartedAt {
-            let reference = parser.isReceivingBody ? lastReadAt : startedAt
-            if now &- reference >= timeouts.read {
-                let milliseconds = timeouts.read / 1_000_000
-                respondWithError(
-                    HTTPParseError(status: .requestTimeout, message: "request not received within \(milliseconds) ms"))
+            let expired: String?
+            if parser.isReceivingBody, let bodyStartedAt, now &- bodyStartedAt >= timeouts.body {
+                expired = "request body not received within \(timeouts.body / 1_000_000) ms"
+            } else if now &- (parser.isReceivingBody ? lastReadAt : startedAt) >= timeouts.read {
+                expired = "request not received within \(timeouts.read / 1_000_000) ms"
+            } else {
+                expired = nil
+            }
+            if let expired {
+                respondWithError(HTTPParseError(status: .requestTimeout, message: expired))
                 process()
             }
         } else if now &- idleSince >= timeouts.idle {
@@ -183,10 +216,41 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// How much shedding this connection would cost, for ``HTTPServerCore`` making room for a new
+    /// one at the connection limit: a lower `priority` goes first, and within one priority the
+    /// earliest `since`. `nil` when it must not be shed: a worker owns it or a response is being
+    /// written. Loop thread only.
+    func sheddingRank() -> (priority: Int, since: UInt64)? {
+        switch phase {
+        case .processing, .closed:
+            return nil
+        case .lingering(let deadline):
+            // Already answered; only waiting for the client to go away.
+            return (0, deadline)
+        case .active:
+            break
+        }
+        if outputOffset < output.count { return nil }
+        if let requestStartedAt { return (2, requestStartedAt) }
+        return (1, idleSince)
+    }
+
+    /// Closes the connection to make room for a new one, first trying (without waiting) to tell a
+    /// client that is part-way through a request to retry. Loop thread only.
+    func shed() {
+        if case .active = phase, requestStartedAt != nil, outputOffset == output.count {
+            respondWithError(HTTPParseError(
+                status: .serviceUnavailable, message: "the server is at its connection limit and closed the slowest request"))
+            _ = writePendingOutput()
+        }
+        close()
+    }
+
     /// Closes the socket and unregisters the connection. Loop thread only.
     func close() {
         if case .closed = phase { return }
         phase = .closed
+        releaseBodyReservation()
         if pendingSummary != nil { reportSummary(responseBytesWritten: outputOffset) }
         core.loop.deregister(descriptor)
         Socket.closeDescriptor(descriptor)
@@ -221,18 +285,81 @@ final class HTTPConnection: @unchecked Sendable {
         core.loop.setInterest(descriptor, .none)
         let startedAt = requestStartedAt ?? MonotonicTime.nanoseconds()
         requestStartedAt = nil
+        bodyStartedAt = nil
         core.submitToWorker { [self] in
             processOnWorker(request, startedAt: startedAt)
         }
     }
 
+    /// Hands a head waiting for admission to a worker: the check may block (e.g. looking a token
+    /// up in SQLite), which the event loop must never do.
+    private func dispatchAdmission(_ head: HTTPRequestHead) {
+        phase = .processing
+        core.loop.setInterest(descriptor, .none)
+        core.submitToWorker { [self] in
+            if !core.isStopped, let admission = core.admission {
+                admissionOutcome = admission(head)
+            }
+            handBackToLoop()
+        }
+    }
+
+    /// Acts on an admission verdict: a refusal is sent at once and the connection closes without
+    /// reading the body; an admitted body must fit the server's body memory budget, and its
+    /// overall deadline starts now.
+    private func settleAdmission(_ outcome: RequestAdmission) {
+        switch outcome {
+        case .respond(let response):
+            let head = parser.headAwaitingAdmission(remoteAddress: remoteAddress)
+            respond(with: response, method: head?.method.rawValue ?? "-", path: head?.path ?? "-")
+        case .proceed:
+            let declaredLength = parser.headAwaitingAdmission(remoteAddress: remoteAddress)?.contentLength ?? 0
+            parser.admitBody()
+            let now = MonotonicTime.nanoseconds()
+            bodyStartedAt = now
+            lastReadAt = now
+            if let refusal = reserveBodyMemory(declaredLength) {
+                respondWithError(refusal)
+            }
+        }
+    }
+
+    /// Grows this connection's share of the server-wide body memory budget to `bytes`; returns the
+    /// `503` to send when the budget cannot cover it.
+    private func reserveBodyMemory(_ bytes: Int) -> HTTPParseError? {
+        guard bytes > reservedBodyBytes else { return nil }
+        guard core.reserveBodyMemory(bytes - reservedBodyBytes) else {
+            return HTTPParseError(
+                status: .serviceUnavailable,
+                message: "the server is holding too many unfinished request bodies; retry shortly")
+        }
+        reservedBodyBytes = bytes
+        return nil
+    }
+
+    private func releaseBodyReservation() {
+        guard reservedBodyBytes > 0 else { return }
+        core.releaseBodyMemory(reservedBodyBytes)
+        reservedBodyBytes = 0
+    }
+
     private func respondWithError(_ error: HTTPParseError) {
+        var response = core.errorResponse(error.status, error.message)
+        if error.status == .serviceUnavailable {
+            response.headers.replaceOrAdd(name: "Retry-After", value: String(HTTPServerCore.retryAfterSeconds))
+        }
+        respond(with: response, method: "-", path: "-")
+    }
+
+    /// Queues a final response sent before the request reached the handler, then closes.
+    private func respond(with response: HTTPResponse, method: String, path: String) {
         let startedAt = requestStartedAt ?? MonotonicTime.nanoseconds()
         requestStartedAt = nil
+        bodyStartedAt = nil
         let written = HTTPResponseSerializer.serialize(
-            core.errorResponse(error.status, error.message), omitBody: false, connection: .close, date: core.currentDate(), into: &output)
+            response, omitBody: false, connection: .close, date: core.currentDate(), into: &output)
         pendingSummary = PendingSummary(
-            method: "-", path: "-", status: error.status.code, requestBytes: parser.bufferedByteCount,
+            method: method, path: path, status: response.status.code, requestBytes: parser.bufferedByteCount,
             responseBytes: written, startedAt: startedAt)
         closesAfterOutput = true
     }

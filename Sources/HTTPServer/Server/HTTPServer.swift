@@ -14,17 +14,28 @@ import Foundation
 /// _ = signals
 /// ```
 ///
-/// Only complete requests reach the handler, so a slow client never occupies a worker.
+/// Only complete requests reach the handler, so a slow client never occupies a worker. A request
+/// with a body first passes the optional admission check, as soon as its head has arrived and
+/// before any of its body is read, so an application can refuse an unauthenticated upload without
+/// buffering it.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked: the mutable fields below are guarded by `condition`.
 
     /// The application's request handler. It runs on a worker thread and may block.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
+    /// Decides, from its head alone, whether a request's body is read at all. It runs on a worker
+    /// thread and may block; it is called only for requests with a body (`Content-Length` above
+    /// zero or chunked), since the handler sees the others at no extra cost. Returning
+    /// ``RequestAdmission/respond(_:)`` sends that response and closes the connection; a client
+    /// that sent `Expect: 100-continue` gets `100 Continue` only after ``RequestAdmission/proceed``.
+    public typealias Admission = @Sendable (HTTPRequestHead) -> RequestAdmission
+
     /// The configuration the server was created with.
     public let configuration: HTTPServerConfiguration
 
     private let handler: Handler
+    private let admission: Admission?
     private let counters = HTTPServerCounters()
     private let condition = NSCondition()
     private var core: HTTPServerCore?
@@ -34,8 +45,16 @@ public final class HTTPServer: @unchecked Sendable {
     private var shutdownRequestedBeforeStart = false
 
     /// Creates a server; nothing is bound until ``start()``.
-    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), handler: @escaping Handler) {
+    ///
+    /// - Parameters:
+    ///   - admission: checks each request with a body before the body is read; `nil` admits all.
+    ///   - handler: answers each complete request.
+    public init(
+        configuration: HTTPServerConfiguration = HTTPServerConfiguration(), admission: Admission? = nil,
+        handler: @escaping Handler
+    ) {
         self.configuration = configuration
+        self.admission = admission
         self.handler = handler
     }
 
@@ -77,7 +96,7 @@ public final class HTTPServer: @unchecked Sendable {
         do {
             core = try HTTPServerCore(
                 configuration: configuration, listener: listener.descriptor, counters: counters,
-                handler: handler)
+                admission: admission, handler: handler)
         } catch {
             Socket.closeDescriptor(listener.descriptor)
             throw error

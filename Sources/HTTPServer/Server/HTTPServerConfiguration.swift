@@ -17,15 +17,30 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxHeaderCount: Int = 100
     /// Maximum request body bytes after removing chunked framing; larger bodies get `413`.
     public var maxBodyBytes: Int = 32 * 1024 * 1024
-    /// Maximum simultaneously open client connections. Connections beyond it are answered with
-    /// `503` and closed. Each open connection needs a file descriptor: see
-    /// ``FileDescriptorLimit/raiseSoftLimitToHardLimit()``.
+    /// Maximum bytes all unfinished request bodies may hold together. A body is charged its
+    /// declared `Content-Length` once admitted, a chunked body what it has grown to; a request
+    /// that would exceed what is left gets `503` with `Retry-After` and is closed. A body's share
+    /// returns when its handler finishes or its connection closes.
+    public var maxBufferedBodyBytes: Int = 256 * 1024 * 1024
+    /// Maximum simultaneously open client connections. Each open connection needs a file
+    /// descriptor: see ``FileDescriptorLimit/raiseSoftLimitToHardLimit()``.
+    ///
+    /// A connection arriving at the limit makes room by shedding one open connection: one already
+    /// answered and lingering first, else the longest-idle one (keep-alive, or connected without
+    /// sending anything), else the one that has been receiving its request for longest (told
+    /// `503` with `Retry-After` if the socket takes it). Connections whose request is being
+    /// handled or whose response is being written are never shed; only when nothing else is left
+    /// is the new connection answered `503` and closed. Slow or silent clients therefore cannot
+    /// hold every slot against clients that send their requests promptly.
     public var maxConnections: Int = 4096
 
     /// How long a request may take to arrive: the head must be complete this long after its first
     /// byte, and while the body arrives every gap between reads must be shorter. Expiry sends
     /// `408` and closes, so slowloris clients cannot hold connections.
     public var readTimeout: Duration = .seconds(10)
+    /// How long the whole body may take to arrive, from the moment its head was admitted,
+    /// however steadily it trickles in. Expiry sends `408` and closes.
+    public var bodyTimeout: Duration = .seconds(60)
     /// How long a keep-alive connection may sit idle between requests before it is closed.
     public var idleTimeout: Duration = .seconds(60)
     /// How long a response write may make no progress (the client stopped reading) before the
@@ -48,7 +63,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var onRequestCompleted: (@Sendable (HTTPRequestSummary) -> Void)?
 
     /// Builds the responses the server itself sends when it refuses a request before the handler
-    /// sees it (malformed `400`, `408`, `413`, `431`, too many connections `503`), from the status
+    /// sees it (malformed `400`, `408`, `413`, `431`, too many connections or too much body memory
+    /// `503`), from the status
     /// and a sentence saying why; `nil` sends plain text. An application whose errors are JSON
     /// sets this so clients see one error format. Framing fields it sets are ignored as usual.
     public var errorResponse: (@Sendable (_ status: HTTPStatus, _ message: String) -> HTTPResponse)?

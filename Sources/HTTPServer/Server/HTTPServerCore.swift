@@ -15,6 +15,7 @@ final class HTTPServerCore: @unchecked Sendable {
     /// Timeouts converted once to nanoseconds for cheap comparisons in the sweep.
     struct Timeouts {
         var read: UInt64
+        var body: UInt64
         var idle: UInt64
         var write: UInt64
         var linger: UInt64
@@ -24,8 +25,14 @@ final class HTTPServerCore: @unchecked Sendable {
     /// a `503` so a connection flood cannot exhaust descriptors through the refusal path.
     private static let maxRefusedConnections = 64
 
+    /// The `Retry-After` of every `503` the server sends itself: overload here is transient (slow
+    /// bodies finish or time out), so a client should come back soon rather than give up.
+    static let retryAfterSeconds = 1
+
     let loop: EventLoop
     let handler: HTTPServer.Handler
+    /// Decides about requests with a body before the body is read; `nil` admits every request.
+    let admission: HTTPServer.Admission?
     let parserLimits: HTTPRequestParser.Limits
     let timeouts: Timeouts
     /// Scratch space for reads, shared by all connections because only the loop thread reads.
@@ -52,16 +59,20 @@ final class HTTPServerCore: @unchecked Sendable {
     private var refusedCount = 0
     private var acceptPaused = false
     private var shutdownDeadline: UInt64?
+    /// Bytes of ``HTTPServerConfiguration/maxBufferedBodyBytes`` held by unfinished bodies.
+    private var bufferedBodyBytes = 0
 
     init(
         configuration: HTTPServerConfiguration,
         listener: Int32,
         counters: HTTPServerCounters,
+        admission: HTTPServer.Admission?,
         handler: @escaping HTTPServer.Handler
     ) throws(HTTPServerError) {
         self.configuration = configuration
         self.listener = listener
         self.counters = counters
+        self.admission = admission
         self.handler = handler
         loop = try EventLoop(forcePoll: configuration.usesPortablePoller)
         try loop.register(listener, interest: .read)
@@ -71,11 +82,12 @@ final class HTTPServerCore: @unchecked Sendable {
             maxHeaderCount: max(1, configuration.maxHeaderCount))
         timeouts = Timeouts(
             read: configuration.readTimeout.clampedNanoseconds,
+            body: configuration.bodyTimeout.clampedNanoseconds,
             idle: configuration.idleTimeout.clampedNanoseconds,
             write: configuration.writeTimeout.clampedNanoseconds,
             linger: configuration.lingerTimeout.clampedNanoseconds)
         // Sweep often enough that a timeout fires within ~25% of its configured value.
-        let shortest = [timeouts.read, timeouts.idle, timeouts.write, timeouts.linger].min() ?? 1_000_000_000
+        let shortest = [timeouts.read, timeouts.body, timeouts.idle, timeouts.write, timeouts.linger].min() ?? 1_000_000_000
         tickInterval = min(max(shortest / 4, 5_000_000), 250_000_000)
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         dateCache = configuration.sendsDateHeader ? HTTPDateCache() : nil
@@ -149,6 +161,26 @@ final class HTTPServerCore: @unchecked Sendable {
         configuration.onRequestCompleted?(summary)
     }
 
+    /// Takes `bytes` from the server-wide budget for unfinished bodies; `false` (taking nothing)
+    /// when too little is left. Loop thread only: only the loop reads bodies.
+    func reserveBodyMemory(_ bytes: Int) -> Bool {
+        guard bytes <= configuration.maxBufferedBodyBytes - bufferedBodyBytes else {
+            counters.update { $0.bodiesRefusedForMemory += 1 }
+            return false
+        }
+        bufferedBodyBytes += bytes
+        let total = bufferedBodyBytes
+        counters.update { $0.bufferedBodyBytes = total }
+        return true
+    }
+
+    /// Gives back what ``reserveBodyMemory(_:)`` took. Loop thread only.
+    func releaseBodyMemory(_ bytes: Int) {
+        bufferedBodyBytes -= bytes
+        let total = bufferedBodyBytes
+        counters.update { $0.bufferedBodyBytes = total }
+    }
+
     func currentDate() -> [UInt8]? {
         dateCache?.currentDate()
     }
@@ -186,6 +218,9 @@ final class HTTPServerCore: @unchecked Sendable {
     }
 
     private func admit(descriptor: Int32, remoteAddress: String) {
+        if connections.count - refusedCount >= configuration.maxConnections {
+            shedOneConnection()
+        }
         let openCount = connections.count - refusedCount
         let refused = openCount >= configuration.maxConnections
         counters.update {
@@ -212,6 +247,27 @@ final class HTTPServerCore: @unchecked Sendable {
             refusedCount += 1
             connection.process()
         }
+    }
+
+    /// Makes room at the connection limit by closing the open connection that costs least to lose:
+    /// one already answered and lingering, else the longest-idle keep-alive (or silent new)
+    /// connection, else the one that has been receiving its request for longest, since a client
+    /// sending at a normal pace finishes in milliseconds. Connections whose request is with a
+    /// worker or whose response is being written are never shed; when only those are left, the
+    /// new connection is refused with `503` instead.
+    private func shedOneConnection() {
+        var victim: HTTPConnection?
+        var victimRank = (priority: Int.max, since: UInt64.max)
+        for connection in connections.values where !connection.isRefused {
+            guard let rank = connection.sheddingRank() else { continue }
+            if rank.priority < victimRank.priority || (rank.priority == victimRank.priority && rank.since < victimRank.since) {
+                victim = connection
+                victimRank = rank
+            }
+        }
+        guard let victim else { return }
+        counters.update { $0.shedConnections += 1 }
+        victim.shed()
     }
 
     private func sweep(now: UInt64) {

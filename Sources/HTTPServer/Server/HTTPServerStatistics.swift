@@ -8,7 +8,15 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     public var acceptedConnections: Int
     /// Connections refused with `503` because ``HTTPServerConfiguration/maxConnections`` was reached.
     public var rejectedConnections: Int
-    /// Requests currently queued for or running on a worker thread.
+    /// Open connections closed to make room for new ones at the connection limit (see
+    /// ``HTTPServerConfiguration/maxConnections``).
+    public var shedConnections: Int
+    /// Requests refused with `503` because their body would not fit in
+    /// ``HTTPServerConfiguration/maxBufferedBodyBytes``.
+    public var bodiesRefusedForMemory: Int
+    /// Bytes currently reserved for request bodies still being received.
+    public var bufferedBodyBytes: Int
+    /// Requests currently queued for or running on a worker thread (including admission checks).
     public var activeRequests: Int
     /// Exchanges completed since start, including server-generated error responses.
     public var completedRequests: Int
@@ -16,11 +24,15 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     /// Creates a snapshot.
     public init(
         openConnections: Int = 0, acceptedConnections: Int = 0, rejectedConnections: Int = 0,
+        shedConnections: Int = 0, bodiesRefusedForMemory: Int = 0, bufferedBodyBytes: Int = 0,
         activeRequests: Int = 0, completedRequests: Int = 0
     ) {
         self.openConnections = openConnections
         self.acceptedConnections = acceptedConnections
         self.rejectedConnections = rejectedConnections
+        self.shedConnections = shedConnections
+        self.bodiesRefusedForMemory = bodiesRefusedForMemory
+        self.bufferedBodyBytes = bufferedBodyBytes
         self.activeRequests = activeRequests
         self.completedRequests = completedRequests
     }

@@ -14,7 +14,7 @@ enum ChangeSetRoutes {
     static let emptyBatch: Data? = try? ChangeSetCoding.encode([], base: VersionVector())
 
     static func register(in router: inout Router, _ context: RouteContext) {
-        router.add(.post, pattern) { request, parameters in
+        router.add(.post, pattern, admission: context.datasetAdmission(for: .readWrite)) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters, for: .readWrite)
             let result = try dataset.push(request.body)
             context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
@@ -26,7 +26,7 @@ enum ChangeSetRoutes {
                 "vector": .vector(result.vector), "cursor": .string(String(result.cursor)),
             ]).data)
         }
-        router.add(.get, pattern) { request, parameters in
+        router.add(.get, pattern, admission: context.datasetAdmission) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters)
             let query = try PullQuery(request)
             let page = try dataset.pull(after: query.after, limit: query.limit, excluding: query.exclude)

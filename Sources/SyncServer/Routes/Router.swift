@@ -6,15 +6,21 @@ import HTTPServer
 ///
 /// A path that matches no pattern is `404 not_found`; one that matches a pattern but not its
 /// method is `405 method_not_allowed` with `Allow`. `GET` routes also answer `HEAD`.
+///
+/// A route may also check a request's head before its body is read (``refusal(for:)``), so a
+/// request that is going to fail anyway is answered without the server receiving its body.
 package struct Router: Sendable {
     /// Values of a matched pattern's `{parameters}`.
     package typealias Parameters = [String: String]
     package typealias Handler = @Sendable (HTTPRequest, Parameters) throws -> HTTPResponse
+    /// Throws the error a request would get, judged from its head alone (e.g. its credentials).
+    package typealias Admission = @Sendable (HTTPRequestHead, Parameters) throws -> Void
 
     struct Route: Sendable {
         let method: HTTPMethod
         let pattern: String
         let segments: [Segment]
+        let admission: Admission?
         let handler: Handler
     }
 
@@ -25,7 +31,7 @@ package struct Router: Sendable {
 
     /// The outcome of matching.
     package enum Match {
-        case found(pattern: String, parameters: Parameters, handler: Handler)
+        case found(pattern: String, parameters: Parameters, handler: Handler, admission: Admission?)
         case methodNotAllowed(pattern: String, allowed: [HTTPMethod])
         case notFound
     }
@@ -35,7 +41,11 @@ package struct Router: Sendable {
     package init() {}
 
     /// Adds a route; `pattern` segments written `{name}` match any one non-empty segment.
-    package mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+    /// `admission`, if given, runs before the body of a request with one is read; the handler must
+    /// still make the same checks, because requests without a body skip it.
+    package mutating func add(
+        _ method: HTTPMethod, _ pattern: String, admission: Admission? = nil, _ handler: @escaping Handler
+    ) {
         var pattern = pattern
         let parts = pattern.withUTF8 { bytes in
             Router.segmentRanges(bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
@@ -44,7 +54,7 @@ package struct Router: Sendable {
             if segment.hasPrefix("{") && segment.hasSuffix("}") { return .parameter(String(segment.dropFirst().dropLast())) }
             return .literal(segment)
         }
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, segments: segments, admission: admission, handler: handler))
     }
 
     /// The route for `method` and `path`.
@@ -57,7 +67,9 @@ package struct Router: Sendable {
             for route in routes where Router.matches(route.segments, bytes, ranges) {
                 if route.method == method || (method == .head && route.method == .get) {
                     // Parameters are bound only for the route that runs.
-                    return .found(pattern: route.pattern, parameters: Router.bind(route.segments, bytes, ranges), handler: route.handler)
+                    return .found(
+                        pattern: route.pattern, parameters: Router.bind(route.segments, bytes, ranges),
+                        handler: route.handler, admission: route.admission)
                 }
                 matchedPattern = matchedPattern ?? route.pattern
                 if !allowed.contains(route.method) { allowed.append(route.method) }
@@ -79,18 +91,39 @@ package struct Router: Sendable {
 
     /// Runs the matching route; errors it throws become their JSON error responses.
     package func handle(_ request: HTTPRequest) -> HTTPResponse {
-        switch match(method: request.method, path: request.path) {
-        case .found(_, let parameters, let handler):
-            do {
-                return try handler(request, parameters)
-            } catch {
-                return APIError.from(error).response
-            }
-        case .methodNotAllowed(_, let allowed):
-            return APIError.methodNotAllowed(request.method, allowed: allowed).response
-        case .notFound:
-            return APIError.notFound(request.path).response
+        let match = match(method: request.method, path: request.path)
+        guard case .found(_, let parameters, let handler, _) = match else {
+            return Router.unroutedResponse(match, method: request.method, path: request.path)
         }
+        do {
+            return try handler(request, parameters)
+        } catch {
+            return APIError.from(error).response
+        }
+    }
+
+    /// The error response for a request whose head alone shows it will fail (no route, a method
+    /// the path does not allow, or the route's admission check throws), or `nil` when its body
+    /// should be read.
+    package func refusal(for head: HTTPRequestHead) -> HTTPResponse? {
+        let match = match(method: head.method, path: head.path)
+        guard case .found(_, let parameters, _, let admission) = match else {
+            return Router.unroutedResponse(match, method: head.method, path: head.path)
+        }
+        do {
+            try admission?(head, parameters)
+            return nil
+        } catch {
+            return APIError.from(error).response
+        }
+    }
+
+    /// `405` or `404` for a match that found no route to run.
+    private static func unroutedResponse(_ match: Match, method: HTTPMethod, path: String) -> HTTPResponse {
+        if case .methodNotAllowed(_, let allowed) = match {
+            return APIError.methodNotAllowed(method, allowed: allowed).response
+        }
+        return APIError.notFound(path).response
     }
 
     /// The byte ranges of `path`'s segments: after the leading `/`, cut at every `/`, keeping

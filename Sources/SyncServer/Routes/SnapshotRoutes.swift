@@ -5,7 +5,7 @@ import HTTPServer
 /// cursor it includes in `Sync-Cursor`.
 enum SnapshotRoutes {
     static func register(in router: inout Router, _ context: RouteContext) {
-        router.add(.get, "/v1/datasets/{dataset}/snapshot") { request, parameters in
+        router.add(.get, "/v1/datasets/{dataset}/snapshot", admission: context.datasetAdmission) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters)
             let snapshot = try dataset.snapshot()
             return HTTPResponse(status: .ok, headers: [

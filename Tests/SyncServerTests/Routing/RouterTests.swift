@@ -19,7 +19,7 @@ import Testing
     }()
 
     func found(_ method: HTTPMethod, _ path: String) -> (pattern: String, parameters: Router.Parameters)? {
-        if case .found(let pattern, let parameters, _) = RouterTests.router.match(method: method, path: path) { return (pattern, parameters) }
+        if case .found(let pattern, let parameters, _, _) = RouterTests.router.match(method: method, path: path) { return (pattern, parameters) }
         return nil
     }
 

@@ -9,13 +9,14 @@ import Testing
 /// checks that shutdown actually completes.
 func withTestServer<Result>(
     configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    admission: HTTPServer.Admission? = nil,
     handler: @escaping HTTPServer.Handler = echoHandler,
     _ body: (HTTPServer) throws -> Result
 ) throws -> Result {
     var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
     configuration.workerCount = 2
     configure(&configuration)
-    let server = HTTPServer(configuration: configuration, handler: handler)
+    let server = HTTPServer(configuration: configuration, admission: admission, handler: handler)
     try server.start()
     defer {
         server.shutdown(gracePeriod: .milliseconds(500))
@@ -35,6 +36,18 @@ let echoHandler: HTTPServer.Handler = { request in
     ]
     for item in request.queryItems { lines.append("query:\(item.name)=\(item.value)") }
     return .text(lines.joined(separator: "\n"))
+}
+
+extension HTTPRequestParser {
+    /// The next complete request, admitting every body as the server does without an admission
+    /// check; for tests that drive the parser alone.
+    mutating func nextAdmittedRequest() throws(HTTPParseError) -> ParsedRequest? {
+        while true {
+            if let request = try nextRequest() { return request }
+            guard headAwaitingAdmission(remoteAddress: "") != nil else { return nil }
+            admitBody()
+        }
+    }
 }
 
 /// Thread-safe collector for values produced on server threads.
