@@ -72,6 +72,7 @@ import TestSupport
         try a.context.save()
         try a.replica.mark([Dot(replica: a.replica.replicaID, seq: 1)], as: .acknowledged)
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_format")
+        try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_edge_removal")
 
         let reference = FileManager.default.temporaryDirectory.appendingPathComponent("layout-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: reference) }
@@ -88,7 +89,11 @@ import TestSupport
 
         let reopened = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
         #expect(try SyncFormatTable.storedVersion(on: SQLiteConnection(path: a.path)) == SyncFormatTable.currentVersion)
-        #expect(try StoreFormatTests.syncLayout(at: a.path) == layoutBefore)
+        // Every table of the older layout is as it was; the later formats' tables were added.
+        let layoutAfter = try StoreFormatTests.syncLayout(at: a.path)
+        #expect(layoutAfter.filter { !($0[1].textValue ?? "").hasPrefix("_sync_edge_removal") } == layoutBefore)
+        #expect(layoutAfter.map { $0[1].textValue ?? "" }.filter { $0.hasPrefix("_sync_edge_removal") }
+            == ["_sync_edge_removal", "_sync_edge_removal_root"])
         #expect(reopened.replicaID == a.replica.replicaID)
         #expect(try reopened.versionVector() == VersionVector([a.replica.replicaID: 2]))
         #expect(try reopened.localChangeSets(status: .acknowledged).map(\.dot.seq) == [1])
@@ -104,6 +109,17 @@ import TestSupport
         let b = try TestReplica(name: "peer")
         _ = try b.replica.apply(try reopened.changeSets(missingFrom: VersionVector()))
         #expect(try b.digest() == TestReplica.digest(of: a.path))
+    }
+
+    @Test func aStoreOfFormatOneGainsTheTableOfFurtherEdgeRemovals() throws {
+        let a = try TestReplica(name: "format-one")
+        let connection = try SQLiteConnection(path: a.path)
+        try connection.execute("DROP TABLE _sync_edge_removal")
+        try connection.run("UPDATE _sync_format SET version = 1")
+        _ = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
+        #expect(try SyncFormatTable.storedVersion(on: connection) == 2)
+        #expect(try connection.rows("SELECT name FROM sqlite_master WHERE name LIKE '\\_sync\\_edge\\_removal%' ESCAPE '\\' ORDER BY name")
+            .map { $0[0].textValue ?? "" } == ["_sync_edge_removal", "_sync_edge_removal_root"])
     }
 
     @Test func aMigrationThatFailsLeavesTheStoreAsItWas() throws {

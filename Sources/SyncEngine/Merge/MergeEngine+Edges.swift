@@ -14,8 +14,9 @@ extension MergeEngine {
     private func edges(_ stored: [EdgeTable.StoredEdge], includingRemoved: Bool = false) -> [EdgeRecord] {
         stored.compactMap { edge in
             if edge.isRemoved && !includingRemoved {
-                // Removed, unless the removal came from a delete that was voided since.
-                guard let root = edge.removalRoot, voided.contains(root) else { return nil }
+                // Removed, unless the removal came from a delete that was voided since, and so did
+                // every other removal of the same addition.
+                guard let root = edge.removalRoot, voided.contains(root), edge.furtherRemovalRoots.allSatisfy(voided.contains) else { return nil }
             }
             return EdgeRecord(source: edge.source, target: edge.target, added: edge.added)
         }

@@ -4,6 +4,10 @@ import LocalStoreCore
 
 /// `_sync_edge`: one row per edge addition (`link`) through a canonical relationship, marked
 /// removed by the `unlink`s that saw it (with the delete root of an unlink a delete caused).
+///
+/// `_sync_edge_removal`: the further removals of an addition that a delete already removed, each
+/// by another delete. Every one stands on its own delete, so the addition returns only when all
+/// of those deletes are voided, whichever removal arrived first.
 enum EdgeTable {
     static let createStatements = [
         """
@@ -13,6 +17,17 @@ enum EdgeTable {
             PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (entity, relationship, target)",
+    ] + removalStatements
+
+    /// The table of further removals (format version 2).
+    static let removalStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS _sync_edge_removal (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
+            target TEXT NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL,
+            removed_replica TEXT NOT NULL, removed_seq INTEGER NOT NULL, removed_root TEXT NOT NULL,
+            PRIMARY KEY (entity, id, relationship, target, replica, seq, removed_replica, removed_seq, removed_root)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_edge_removal_root ON _sync_edge_removal (removed_replica, removed_seq, removed_root)",
     ]
 
     /// One stored edge addition.
@@ -24,9 +39,11 @@ enum EdgeTable {
         var isRemoved: Bool
         /// The delete root of the unlink that removed it, when a delete caused the unlink.
         var removalRoot: DeleteRoot?
+        /// The roots of the other deletes that removed it too (read only for an addition a delete removed).
+        var furtherRemovalRoots: [DeleteRoot] = []
     }
 
-    private static let columns = "id, target, hlc, replica, seq, removed_replica, removed_seq, removed_root"
+    private static let columns = "id, target, hlc, replica, seq, removed_replica, removed_seq, removed_root, entity, relationship"
 
     /// Additions kept in memory and written with multi-row INSERTs (an addition stored before is kept).
     struct PendingRows {
@@ -86,8 +103,18 @@ enum EdgeTable {
             guard case .text(let sourceText) = row[0], let source = UUID(storageText: sourceText),
                   case .text(let targetText) = row[1], let target = UUID(storageText: targetText),
                   let added = Stamp(hlc: row[2], replica: row[3], seq: row[4]) else { return nil }
-            return StoredEdge(source: source, target: target, added: added, isRemoved: !row[5].isNull,
-                              removalRoot: DeleteRoot(replica: row[5], seq: row[6], root: row[7]))
+            let removalRoot = DeleteRoot(replica: row[5], seq: row[6], root: row[7])
+            var edge = StoredEdge(source: source, target: target, added: added, isRemoved: !row[5].isNull, removalRoot: removalRoot)
+            if removalRoot != nil {
+                edge.furtherRemovalRoots = try connection.rows(
+                    """
+                    SELECT removed_replica, removed_seq, removed_root FROM _sync_edge_removal
+                    WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
+                    """,
+                    [row[8], row[0], row[9], row[1], added.replicaValue, added.seqValue]
+                ).compactMap { DeleteRoot(replica: $0[0], seq: $0[1], root: $0[2]) }
+            }
+            return edge
         }
     }
 
@@ -106,12 +133,29 @@ enum EdgeTable {
             """,
             [.text(remover.replica.storageText), .integer(Int64(remover.seq)), rootValue]
                 + source.values + [.text(relationship), .text(target.storageText), .text(added.replica.storageText), .integer(Int64(added.seq)), rootValue])
+        guard let root, connection.changes == 0 else { return }
+        // Another delete removed the addition already: this delete's removal is kept beside it.
+        try connection.run(
+            """
+            INSERT OR IGNORE INTO _sync_edge_removal
+                (entity, id, relationship, target, replica, seq, removed_replica, removed_seq, removed_root)
+            SELECT entity, id, relationship, target, replica, seq, ?, ?, ? FROM _sync_edge
+            WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
+            AND removed_root IS NOT NULL AND NOT (removed_replica = ? AND removed_seq = ? AND removed_root = ?)
+            """,
+            [.text(remover.replica.storageText), .integer(Int64(remover.seq)), .text(root.storageText)]
+                + source.values + [.text(relationship), .text(target.storageText), .text(added.replica.storageText), .integer(Int64(added.seq)),
+                                   .text(remover.replica.storageText), .integer(Int64(remover.seq)), .text(root.storageText)])
     }
 
     /// The edges whose removal came from the deletes of `root`: `(source, relationship, target)`.
     static func edges(removedBy root: DeleteRoot, on connection: SQLiteConnection) throws -> [(source: ObjectKey, relationship: String, target: UUID)] {
-        try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?",
-                            root.values).compactMap { row in
+        let removed = try connection.rows(
+            "SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?", root.values)
+            + connection.rows(
+                "SELECT entity, id, relationship, target FROM _sync_edge_removal WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?",
+                root.values)
+        return removed.compactMap { row in
             guard let source = ObjectKey(entity: row[0], id: row[1]), case .text(let name) = row[2],
                   case .text(let targetText) = row[3], let target = UUID(storageText: targetText) else { return nil }
             return (source, name, target)

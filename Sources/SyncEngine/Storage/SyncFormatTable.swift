@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 1
+    static let currentVersion: Int64 = 2
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -19,6 +19,9 @@ enum SyncFormatTable {
             // tables may be missing, and older stores keep their conflict journal one row per entry.
             for statement in SyncTables.statements { try connection.execute(statement) }
             try ConflictJournal.migrateLegacyTable(on: connection)
+        case 1:
+            // Further delete-caused removals of an edge addition get their own table.
+            for statement in EdgeTable.removalStatements { try connection.execute(statement) }
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

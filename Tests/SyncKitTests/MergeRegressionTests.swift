@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import SyncEngine
+import SyncKit
+
+/// Small hand-built scenarios, each around one way the merge could depend on the order change sets
+/// arrive in. Every scenario is exchanged in both orders; every replica, authors and an observer,
+/// must end with the same graph and the same resolutions.
+@Suite struct MergeRegressionTests {
+    /// Which of two concurrent sides reaches the others first.
+    enum FirstArrival: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case first, second
+        var testDescription: String { "\(rawValue) side first" }
+    }
+
+    /// An edge addition removed by two deletes stays removed while either delete stands.
+    ///
+    /// B adds `member` to `team` and then deletes `member`; C, having seen the addition, makes
+    /// `report` report to `member`, deletes `report`, takes `kept` out of the team and deletes
+    /// `team` (cascading to `member`). B's delete is void (it had not seen the new report), C's
+    /// stands. A, concurrently with all of it, deletes `team` with `kept`. Both removals of the
+    /// edge `member.team` carry their delete: if only the first to arrive were kept, a replica
+    /// that got B's first would see the edge back, A's delete would cascade to `member`, whose
+    /// report voids it, and `kept` would survive there only.
+    @Test(arguments: FirstArrival.allCases)
+    func edgeRemovedByTwoDeletesStaysRemovedWhileOneStands(first: FirstArrival) throws {
+        let a = try TestReplica(name: "a"), b = try TestReplica(name: "b"), c = try TestReplica(name: "c")
+        let observer = try TestReplica(name: "observer")
+        let team = Team(), bystander = Team(), member = Member(), kept = Member(), report = Member()
+        team.name = "T"; bystander.name = "bystander"; member.name = "member"; kept.name = "kept"; report.name = "report"
+        team.addToMembers(kept)
+        for object in [member, report] { a.context.insert(object) }
+        for object in [team, bystander] { a.context.insert(object) }
+        try a.context.save()
+        for replica in [b, c, observer] { try replica.pull(from: a) }
+
+        try b.object(Member.self, member.objectID).team = try b.object(Team.self, team.objectID)
+        try b.context.save()
+        try c.pull(from: b)
+        b.context.delete(try b.object(Member.self, member.objectID))
+        try b.context.save()
+        let voidedDelete = Dot(replica: b.replica.replicaID, seq: try b.replica.versionVector()[b.replica.replicaID])
+
+        try c.object(Member.self, report.objectID).manager = try c.object(Member.self, member.objectID)
+        try c.context.save()
+        c.context.delete(try c.object(Member.self, report.objectID))
+        try c.context.save()
+        try c.object(Member.self, kept.objectID).team = nil
+        try c.context.save()
+        c.context.delete(try c.object(Team.self, team.objectID))
+        try c.context.save()
+        #expect(try !c.exists(Member.self, member.objectID), "C's delete of the team cascades to the member")
+
+        a.context.delete(try a.object(Team.self, team.objectID))
+        try a.context.save()
+
+        let (early, late) = first == .first ? (b, c) : (c, b)
+        // The observer gets A's delete first, then each side in its own batch.
+        try observer.pull(from: a)
+        try a.pull(from: early)
+        try a.pull(from: late)
+        try observer.pull(from: early)
+        try observer.pull(from: late)
+        try b.pull(from: a)
+        try b.pull(from: c)
+        try c.pull(from: a)
+        try c.pull(from: b)
+
+        let replicas = [("A", a), ("B", b), ("C", c), ("observer", observer)]
+        // Of the whole graph only the team nobody touched is left.
+        let digest = "Team: '\(bystander.objectID.uuidString)' | 'bystander' | 0 | NULL"
+        for (name, replica) in replicas {
+            #expect(try replica.digest() == digest, "graph of \(name)")
+            #expect(try replica.integrityProblems() == [], "integrity of \(name)")
+            for (object, label) in [(member, "member"), (kept, "kept"), (report, "report")] {
+                #expect(try !replica.exists(Member.self, object.objectID), "\(label) on \(name)")
+            }
+            #expect(try !replica.exists(Team.self, team.objectID), "team on \(name)")
+            let journal = try replica.replica.conflicts()
+            // Only B's delete is void; A's and C's stand.
+            #expect(journal.map(\.kind) == [.voidedDelete], "journal of \(name): \(journal)")
+            #expect(journal.first?.entity == "Member")
+            #expect(journal.first?.objectID == member.objectID)
+            #expect(journal.first?.property == "reports")
+            #expect(journal.first?.cause == voidedDelete)
+            #expect(journal.first?.loser.dot == voidedDelete)
+            #expect(journal.first?.winner == nil)
+        }
+    }
+}
