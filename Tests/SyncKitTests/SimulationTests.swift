@@ -9,13 +9,15 @@ import Testing
 /// exchange change sets in random orders, batches, duplicates and partitions. After a full
 /// exchange every replica must hold the identical graph, and the graph must be whole.
 ///
-/// CI runs 500 seeds. `SIMULATION_SEEDS=5000` runs more; `SIMULATION_SEED=42` replays one.
+/// CI runs 500 seeds. `SIMULATION_SEEDS=5000` runs more; `SIMULATION_FIRST_SEED=5001` starts
+/// further on (so several processes can share a long run); `SIMULATION_SEED=42` replays one.
 @Suite struct SimulationTests {
     static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let one = environment["SIMULATION_SEED"].flatMap(UInt64.init) { return [one] }
         let count = environment["SIMULATION_SEEDS"].flatMap(UInt64.init) ?? 500
-        return Array(1...count)
+        let first = environment["SIMULATION_FIRST_SEED"].flatMap(UInt64.init) ?? 1
+        return Array(first..<(first + count))
     }
 
     @Test func replicasConvergeForEverySeed() throws {
