@@ -87,6 +87,57 @@ import Testing
         #expect(try a.replica.conflicts().isEmpty)
     }
 
+    /// `changeSet` with every name it sets replaced: the same dot, other contents.
+    private func forged(_ changeSet: ChangeSet) -> ChangeSet {
+        var forged = changeSet
+        forged.operations = changeSet.operations.map { operation in
+            guard case .set(let entity, let id, "name", _) = operation else { return operation }
+            return .set(entity: entity, id: id, attribute: "name", values: [.text("forged")])
+        }
+        return forged
+    }
+
+    @Test func aStoredDotWithOtherContentsIsRefusedAndChangesNothing() throws {
+        let clock = FakeClock()
+        let a = try TestReplica(clock: clock, name: "a")
+        let b = try TestReplica(clock: clock, name: "b")
+        _ = try makeHistory(on: a)
+        let batch = try a.replica.changeSets(missingFrom: VersionVector())
+        _ = try b.replica.apply(Array(batch.prefix(1)))
+        let before = try snapshot(b)
+
+        let forgedFirst = forged(batch[0])
+        #expect(forgedFirst != batch[0])
+        let error = #expect(throws: SyncError.self) { try b.replica.apply([forgedFirst] + batch.dropFirst()) }
+        #expect(error?.code == .conflictingChangeSet)
+        #expect(error?.message.contains("\(batch[0].dot)") == true)
+        #expect(try snapshot(b) == before)
+
+        var laterClock = batch[0]
+        laterClock.hlc = HLC(rawValue: batch[0].hlc.rawValue + 1)
+        #expect(throws: SyncError(.conflictingChangeSet, "change set \(batch[0].dot) was applied before with different contents")) {
+            try b.replica.apply([laterClock])
+        }
+        // The same contents again are still idempotent.
+        #expect(try b.replica.apply([batch[0]]).alreadyApplied == [batch[0].dot])
+    }
+
+    @Test func aDotTwiceInOneBatchWithDifferentContentsIsRefusedAndChangesNothing() throws {
+        let clock = FakeClock()
+        let a = try TestReplica(clock: clock, name: "a")
+        let b = try TestReplica(clock: clock, name: "b")
+        _ = try makeHistory(on: a)
+        let batch = try a.replica.changeSets(missingFrom: VersionVector())
+        let before = try snapshot(b)
+
+        for doubled in [batch + [forged(batch[0])], [forged(batch[0])] + batch] {
+            let error = #expect(throws: SyncError.self) { try b.replica.apply(doubled) }
+            #expect(error?.code == .conflictingChangeSet)
+            #expect(error?.message.contains("\(batch[0].dot)") == true)
+            #expect(try snapshot(b) == before)
+        }
+    }
+
     // MARK: Causality
 
     @Test func aBatchWithAGapIsRefusedAndChangesNothing() throws {
