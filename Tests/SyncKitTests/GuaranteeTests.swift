@@ -97,12 +97,16 @@ import Testing
         return forged
     }
 
-    @Test func aStoredDotWithOtherContentsIsRefusedAndChangesNothing() throws {
+    /// A's history as one batch, and a replica B that has applied none of it.
+    private func historyAndEmptyPeer() throws -> (batch: [ChangeSet], b: TestReplica) {
         let clock = FakeClock()
         let a = try TestReplica(clock: clock, name: "a")
-        let b = try TestReplica(clock: clock, name: "b")
         _ = try makeHistory(on: a)
-        let batch = try a.replica.changeSets(missingFrom: VersionVector())
+        return (try a.replica.changeSets(missingFrom: VersionVector()), try TestReplica(clock: clock, name: "b"))
+    }
+
+    @Test func aStoredDotWithOtherContentsIsRefusedAndChangesNothing() throws {
+        let (batch, b) = try historyAndEmptyPeer()
         _ = try b.replica.apply(Array(batch.prefix(1)))
         let before = try snapshot(b)
 
@@ -123,11 +127,7 @@ import Testing
     }
 
     @Test func aDotTwiceInOneBatchWithDifferentContentsIsRefusedAndChangesNothing() throws {
-        let clock = FakeClock()
-        let a = try TestReplica(clock: clock, name: "a")
-        let b = try TestReplica(clock: clock, name: "b")
-        _ = try makeHistory(on: a)
-        let batch = try a.replica.changeSets(missingFrom: VersionVector())
+        let (batch, b) = try historyAndEmptyPeer()
         let before = try snapshot(b)
 
         for doubled in [batch + [forged(batch[0])], [forged(batch[0])] + batch] {

@@ -209,11 +209,7 @@ import SyncKit
         try record("not-found", ["method": "GET", "path": "/v1/nothing", "headers": auth])
         try record("method-not-allowed", ["method": "DELETE", "path": "/v1/datasets/main/changesets", "headers": auth], headers: ["Allow"])
         // A's first change set again, with another board title: the same dot, other contents.
-        var forged = try a.replica.changeSets(missingFrom: VersionVector())[0]
-        forged.operations = forged.operations.map { operation in
-            guard case .set(let entity, let id, "title", _) = operation else { return operation }
-            return .set(entity: entity, id: id, attribute: "title", values: [.text("Forged")])
-        }
+        let forged = PushRouteTests.forged(try a.replica.changeSets(missingFrom: VersionVector())[0])
         try record("push-conflicting-change-set", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth,
                                                    "body": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([forged], base: VersionVector()))])
     }
