@@ -87,6 +87,57 @@ import Testing
         #expect(try a.replica.conflicts().isEmpty)
     }
 
+    /// `changeSet` with every name it sets replaced: the same dot, other contents.
+    private func forged(_ changeSet: ChangeSet) -> ChangeSet {
+        var forged = changeSet
+        forged.operations = changeSet.operations.map { operation in
+            guard case .set(let entity, let id, "name", _) = operation else { return operation }
+            return .set(entity: entity, id: id, attribute: "name", values: [.text("forged")])
+        }
+        return forged
+    }
+
+    /// A's history as one batch, and a replica B that has applied none of it.
+    private func historyAndEmptyPeer() throws -> (batch: [ChangeSet], b: TestReplica) {
+        let clock = FakeClock()
+        let a = try TestReplica(clock: clock, name: "a")
+        _ = try makeHistory(on: a)
+        return (try a.replica.changeSets(missingFrom: VersionVector()), try TestReplica(clock: clock, name: "b"))
+    }
+
+    @Test func aStoredDotWithOtherContentsIsRefusedAndChangesNothing() throws {
+        let (batch, b) = try historyAndEmptyPeer()
+        _ = try b.replica.apply(Array(batch.prefix(1)))
+        let before = try snapshot(b)
+
+        let forgedFirst = forged(batch[0])
+        #expect(forgedFirst != batch[0])
+        let error = #expect(throws: SyncError.self) { try b.replica.apply([forgedFirst] + batch.dropFirst()) }
+        #expect(error?.code == .conflictingChangeSet)
+        #expect(error?.message.contains("\(batch[0].dot)") == true)
+        #expect(try snapshot(b) == before)
+
+        var laterClock = batch[0]
+        laterClock.hlc = HLC(rawValue: batch[0].hlc.rawValue + 1)
+        #expect(throws: SyncError(.conflictingChangeSet, "change set \(batch[0].dot) was applied before with different contents")) {
+            try b.replica.apply([laterClock])
+        }
+        // The same contents again are still idempotent.
+        #expect(try b.replica.apply([batch[0]]).alreadyApplied == [batch[0].dot])
+    }
+
+    @Test func aDotTwiceInOneBatchWithDifferentContentsIsRefusedAndChangesNothing() throws {
+        let (batch, b) = try historyAndEmptyPeer()
+        let before = try snapshot(b)
+
+        for doubled in [batch + [forged(batch[0])], [forged(batch[0])] + batch] {
+            let error = #expect(throws: SyncError.self) { try b.replica.apply(doubled) }
+            #expect(error?.code == .conflictingChangeSet)
+            #expect(error?.message.contains("\(batch[0].dot)") == true)
+            #expect(try snapshot(b) == before)
+        }
+    }
+
     // MARK: Causality
 
     @Test func aBatchWithAGapIsRefusedAndChangesNothing() throws {

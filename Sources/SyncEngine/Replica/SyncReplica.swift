@@ -78,7 +78,10 @@ public final class SyncReplica: Sendable {
     /// Change sets may arrive in any order within the batch; each is applied after those its
     /// version vector covers. A batch containing a change set whose predecessors are neither
     /// applied nor in the batch is refused with ``SyncError/Code/causalityViolation`` and
-    /// changes nothing.
+    /// changes nothing. A change set whose dot was applied before with other contents, or that
+    /// appears twice in the batch with different contents, is refused with
+    /// ``SyncError/Code/conflictingChangeSet`` naming the dot, and the batch changes nothing;
+    /// the same contents again are skipped (``MergeResult/alreadyApplied``).
     public func apply(_ changeSets: [ChangeSet]) throws -> MergeResult {
         try apply(changeSets) { _, _ in }
     }
@@ -92,9 +95,23 @@ public final class SyncReplica: Sendable {
                 var vector = try VersionVectorTable.vector(on: connection)
                 var result = MergeResult(applied: [], alreadyApplied: [], changedObjectIDs: [])
                 var remaining: [ChangeSet] = []
-                var seen: Set<Dot> = []
+                var firstInBatch: [Dot: ChangeSet] = [:]
                 for changeSet in changeSets.sorted(by: { $0.stamp < $1.stamp }) {
-                    if vector.covers(changeSet.dot) || !seen.insert(changeSet.dot).inserted {
+                    // A dot names one change set forever: the same dot with other contents is a
+                    // forgery or a corrupted replica, and taking either copy silently would let
+                    // replicas diverge for good.
+                    if let earlier = firstInBatch[changeSet.dot] {
+                        guard try ChangeSetTable.sameContents(earlier, changeSet) else {
+                            throw SyncError(.conflictingChangeSet, "change set \(changeSet.dot) appears twice in the batch with different contents")
+                        }
+                        result.alreadyApplied.append(changeSet.dot)
+                        continue
+                    }
+                    firstInBatch[changeSet.dot] = changeSet
+                    if vector.covers(changeSet.dot) {
+                        guard try ChangeSetTable.storedContents(of: changeSet.dot, match: changeSet, on: connection) != false else {
+                            throw SyncError(.conflictingChangeSet, "change set \(changeSet.dot) was applied before with different contents")
+                        }
                         result.alreadyApplied.append(changeSet.dot)
                     } else {
                         remaining.append(changeSet)

@@ -28,7 +28,9 @@ public protocol DatasetEngine: AnyObject, Sendable {
     /// before, and appends what it applied to the log, all in one transaction, or changes nothing.
     ///
     /// - Throws: ``SyncError`` (`.causalityViolation` when a change set needs change sets
-    ///   neither applied nor in the batch), or a ``StoreError`` from the storage.
+    ///   neither applied nor in the batch, `.conflictingChangeSet` naming a dot that was applied
+    ///   before with other contents or appears twice in the batch with different contents), or a
+    ///   ``StoreError`` from the storage.
     func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult
 
     /// The log after `cursor`: at most `limit` entries are read; the change sets of `excluding`

@@ -58,6 +58,46 @@ enum ChangeSetTable {
         while try statement.step() {}
     }
 
+    // MARK: Comparing
+
+    /// Whether two change sets with the same dot have exactly the same contents: HLC, vector
+    /// and the bytes of their stored operations (so `0.0` and `-0.0`, which compare equal as
+    /// numbers, are different contents).
+    static func sameContents(_ first: ChangeSet, _ second: ChangeSet) throws -> Bool {
+        guard first.hlc == second.hlc, first.vector == second.vector else { return false }
+        let firstOperations = try StoredOperations.encode(first.operations)
+        let secondOperations = try StoredOperations.encode(second.operations)
+        return firstOperations.withBytes { firstBytes in
+            secondOperations.withBytes { secondBytes in firstBytes.elementsEqual(secondBytes) }
+        }
+    }
+
+    /// Whether the stored change set `dot` has exactly the contents of `changeSet`; `nil` when
+    /// it is not stored. Compares the stored columns without decoding the operations blob.
+    ///
+    /// - Throws: ``SyncError`` `.notSyncable` when the stored row is damaged.
+    static func storedContents(of dot: Dot, match changeSet: ChangeSet, on connection: SQLiteConnection) throws -> Bool? {
+        guard let row = try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first else {
+            return nil
+        }
+        guard case .blob(let storedOperations) = row[4] else {
+            // Stored as JSON text by a version before the blob form: compare decoded.
+            return try sameContents(decode(row), changeSet)
+        }
+        guard case .integer(let hlc) = row[2], case .text(let vectorJSON) = row[3] else {
+            throw SyncError(.notSyncable, "the stored change set \(dot) is damaged")
+        }
+        guard UInt64(bitPattern: hlc) == changeSet.hlc.rawValue else { return false }
+        let storedVector: VersionVector
+        do {
+            storedVector = VersionVector(try JSONReader.read(vectorJSON) { try $0.readReplicaMap() })
+        } catch let error as JSONReadError {
+            throw SyncError(.notSyncable, "the stored vector of change set \(dot) is damaged: \(error)")
+        }
+        guard storedVector == changeSet.vector else { return false }
+        return try StoredOperations.encode(changeSet.operations).withBytes { $0.elementsEqual(storedOperations) }
+    }
+
     // MARK: Reading
 
     /// A change set from the columns `replica, seq, hlc, vector, operations` of its row.

@@ -208,6 +208,10 @@ import SyncKit
                    headers: ["Content-Type", "Sync-Cursor"])
         try record("not-found", ["method": "GET", "path": "/v1/nothing", "headers": auth])
         try record("method-not-allowed", ["method": "DELETE", "path": "/v1/datasets/main/changesets", "headers": auth], headers: ["Allow"])
+        // A's first change set again, with another board title: the same dot, other contents.
+        let forged = PushRouteTests.forged(try a.replica.changeSets(missingFrom: VersionVector())[0])
+        try record("push-conflicting-change-set", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth,
+                                                   "body": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([forged], base: VersionVector()))])
     }
 
     func writeSequences() throws {

@@ -65,6 +65,53 @@ import Testing
         #expect(PushRouteTests.everything(server) == before)
     }
 
+    /// `changeSet` with every board title it sets replaced: the same dot, other contents.
+    static func forged(_ changeSet: ChangeSet) -> ChangeSet {
+        var forged = changeSet
+        forged.operations = changeSet.operations.map { operation in
+            guard case .set(let entity, let id, "title", _) = operation else { return operation }
+            return .set(entity: entity, id: id, attribute: "title", values: [.text("forged")])
+        }
+        return forged
+    }
+
+    @Test func aStoredDotResentWithOtherContentsIs409AndStoresNothing() throws {
+        let server = try ServerFixture()
+        try server.registerSchema()
+        let client = try ClientReplica()
+        try client.addBoard("real")
+        let stored = try client.replica.changeSets(missingFrom: VersionVector())
+        server.push(try ChangeSetCoding.encode(stored, base: VersionVector())).expectOK()
+        let before = PushRouteTests.everything(server)
+
+        try client.addBoard("next")
+        let next = try client.replica.changeSets(missingFrom: VersionVector())[1]
+        let response = server.push(try ChangeSetCoding.encode([PushRouteTests.forged(stored[0]), next], base: VersionVector()))
+        #expect(response.status == .conflict, "\(response.text)")
+        #expect(response.errorCode == "conflicting_change_set")
+        #expect(response.errorMessage.contains("\(stored[0].dot)"))
+        #expect(PushRouteTests.everything(server) == before)
+        // The genuine copy is still idempotent.
+        let retry = server.push(try ChangeSetCoding.encode(stored, base: VersionVector()))
+        #expect(retry.status == .ok)
+        #expect((retry.json["alreadyApplied"] as? [[String: Any]])?.count == 1)
+    }
+
+    @Test func aDotTwiceInOneBatchWithDifferentContentsIs409AndStoresNothing() throws {
+        let server = try ServerFixture()
+        try server.registerSchema()
+        let client = try ClientReplica()
+        try client.addBoard("real")
+        let changeSet = try #require(try client.replica.changeSets(missingFrom: VersionVector()).first)
+        let before = PushRouteTests.everything(server)
+        let response = server.push(try ChangeSetCoding.encode([changeSet, PushRouteTests.forged(changeSet)], base: VersionVector()))
+        #expect(response.status == .conflict, "\(response.text)")
+        #expect(response.errorCode == "conflicting_change_set")
+        #expect(response.errorMessage.contains("\(changeSet.dot)"))
+        #expect(try server.serverVector() == VersionVector())
+        #expect(PushRouteTests.everything(server) == before)
+    }
+
     @Test func unknownEntityIs422SchemaMismatch() throws {
         let server = try ServerFixture()
         try server.registerSchema()
