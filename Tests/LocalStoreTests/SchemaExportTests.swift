@@ -24,7 +24,7 @@ import Testing
         #expect(relationship.target == "HandPlace")
         #expect(relationship.inverse == "people")
         #expect(relationship.deleteRule == .nullify)
-        #expect(relationship.storage.kind == "foreignKey")
+        #expect(relationship.storage == .foreignKey(column: relationship.name, positionColumn: nil))
         // The same entities always hash the same; the file records the schema it was opened with.
         #expect(try ObjectStore(path: file.path, entities: [HandPlace.self, HandPerson.self]).schemaDocument.versionHash == document.versionHash)
     }
