@@ -29,6 +29,26 @@ import Testing
         #expect(try ObjectStore(path: file.path, entities: [HandPlace.self, HandPerson.self]).schemaDocument.versionHash == document.versionHash)
     }
 
+    @Test func protocolExampleSchemaReadsAndWritesBackUnchanged() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Protocol/examples/boards-schema.json")
+        let original = try Data(contentsOf: url)
+        // Reading checks the versionHash, which covers every relationship's storage encoding.
+        let document = try SchemaDocument(jsonData: original)
+        let storages = document.entities.flatMap(\.relationships).map(\.storage)
+        #expect(storages.contains(.inverseForeignKey(table: "Card", column: "board", positionColumn: "board_position")))
+        #expect(storages.contains(.foreignKey(column: "board", positionColumn: "board_position")))
+        #expect(storages.contains(.joinTable(table: "Card_tags", ownerColumn: "owner", memberColumn: "member", positionColumn: nil)))
+        #expect(storages.filter(\.ownsJoinTable).count == 1)
+        let rewritten = try JSONSerialization.jsonObject(with: try document.jsonData()) as? NSDictionary
+        #expect(rewritten == (try JSONSerialization.jsonObject(with: original) as? NSDictionary))
+    }
+
+    @Test func unknownStorageKindIsRejected() {
+        let json = #"{"kind": "sideTable", "table": "T"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(RelationshipStorage.self, from: Data(json.utf8)) }
+    }
+
     @Test func sha256MatchesKnownVectors() {
         #expect(SHA256.hexDigest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hexDigest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
