@@ -24,9 +24,29 @@ import Testing
         #expect(relationship.target == "HandPlace")
         #expect(relationship.inverse == "people")
         #expect(relationship.deleteRule == .nullify)
-        #expect(relationship.storage.kind == "foreignKey")
+        #expect(relationship.storage == .foreignKey(column: relationship.name, positionColumn: nil))
         // The same entities always hash the same; the file records the schema it was opened with.
         #expect(try ObjectStore(path: file.path, entities: [HandPlace.self, HandPerson.self]).schemaDocument.versionHash == document.versionHash)
+    }
+
+    @Test func protocolExampleSchemaReadsAndWritesBackUnchanged() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Protocol/examples/boards-schema.json")
+        let original = try Data(contentsOf: url)
+        // Reading checks the versionHash, which covers every relationship's storage encoding.
+        let document = try SchemaDocument(jsonData: original)
+        let storages = document.entities.flatMap(\.relationships).map(\.storage)
+        #expect(storages.contains(.inverseForeignKey(table: "Card", column: "board", positionColumn: "board_position")))
+        #expect(storages.contains(.foreignKey(column: "board", positionColumn: "board_position")))
+        #expect(storages.contains(.joinTable(table: "Card_tags", ownerColumn: "owner", memberColumn: "member", positionColumn: nil)))
+        #expect(storages.filter(\.ownsJoinTable).count == 1)
+        let rewritten = try JSONSerialization.jsonObject(with: try document.jsonData()) as? NSDictionary
+        #expect(rewritten == (try JSONSerialization.jsonObject(with: original) as? NSDictionary))
+    }
+
+    @Test func unknownStorageKindIsRejected() {
+        let json = #"{"kind": "sideTable", "table": "T"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(RelationshipStorage.self, from: Data(json.utf8)) }
     }
 
     @Test func sha256MatchesKnownVectors() {

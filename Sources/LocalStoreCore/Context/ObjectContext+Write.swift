@@ -180,8 +180,8 @@ extension ObjectContext {
     private func writeJoinRows(of object: any PersistentEntity) throws {
         let state = object._$entityState
         for relationship in mapping(for: object).relationships {
-            guard case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn) = relationship.storage,
-                  ownerColumn == "owner" else { continue }
+            guard relationship.storage.ownsJoinTable,
+                  case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn) = relationship.storage else { continue }
             guard state.status == .inserted || state.originalRelationships[relationship.index] != nil else { continue }
             let ownerID = SQLValue.text(object.objectID.storageText)
             if state.status != .inserted {

@@ -28,9 +28,9 @@ struct MigrationPlan {
             let name = "\(entity.table)_\(attribute.persistentName)_\(attribute.unique ? "unique" : "index")"
             append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(table) (\(columns))")
         }
-        for relationship in entity.relationships where relationship.storage.kind == "foreignKey" {
-            guard let column = relationship.storage.column else { continue }
-            let columns = [column, relationship.storage.positionColumn].compactMap { $0 }.map(quoteIdentifier).joined(separator: ", ")
+        for relationship in entity.relationships {
+            guard case .foreignKey(let column, _) = relationship.storage else { continue }
+            let columns = relationship.storage.ownTableColumns.map(quoteIdentifier).joined(separator: ", ")
             append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier("\(entity.table)_\(column)_fk")) ON \(table) (\(columns))")
         }
     }

@@ -96,8 +96,8 @@ struct Migrator {
                     "cannot migrate \(entity.name).\(previous.name): it changed from \(previous.kind.rawValue) \(previous.target) to \(relationship.kind.rawValue) \(relationship.target); add a new relationship instead",
                     entity: entity.name, relationship: previous.name, path: connection.path)
             }
-            guard relationship.storage.kind == "foreignKey", let column = relationship.storage.column else { continue }
-            for name in [column, relationship.storage.positionColumn].compactMap({ $0 }) {
+            guard case .foreignKey(let column, _) = relationship.storage else { continue }
+            for name in relationship.storage.ownTableColumns {
                 if existingColumns.contains(name) {
                     keptColumns.insert(name)
                 } else {
@@ -155,15 +155,15 @@ struct Migrator {
     private func planJoinTables(from stored: SchemaDocument?, into plan: inout MigrationPlan) {
         var wanted: Set<String> = []
         for entity in document.entities {
-            for relationship in entity.relationships where relationship.storage.kind == "joinTable" && relationship.storage.ownerColumn == "owner" {
-                guard let table = relationship.storage.table else { continue }
+            for relationship in entity.relationships where relationship.storage.ownsJoinTable {
+                guard let table = relationship.storage.joinTableName else { continue }
                 wanted.insert(table)
                 plan.createJoinTable(table, ordered: relationship.storage.positionColumn != nil)
             }
         }
         for entity in stored?.entities ?? [] {
-            for relationship in entity.relationships where relationship.storage.kind == "joinTable" && relationship.storage.ownerColumn == "owner" {
-                if let table = relationship.storage.table, !wanted.contains(table) { plan.dropTable(table) }
+            for relationship in entity.relationships where relationship.storage.ownsJoinTable {
+                if let table = relationship.storage.joinTableName, !wanted.contains(table) { plan.dropTable(table) }
             }
         }
     }

@@ -36,8 +36,8 @@ extension SchemaDocument {
             try claim(entity.table, entity: entity.name, relationship: nil, pair: "entity \(entity.name)")
         }
         for entity in entities {
-            for relationship in entity.relationships where relationship.storage.kind == "joinTable" {
-                guard let table = relationship.storage.table else { continue }
+            for relationship in entity.relationships {
+                guard let table = relationship.storage.joinTableName else { continue }
                 let sides = ["\(entity.name).\(relationship.name)", "\(relationship.target).\(relationship.inverse)"].sorted()
                 try claim(table, entity: entity.name, relationship: relationship.name, pair: "join \(sides.joined(separator: " "))")
             }

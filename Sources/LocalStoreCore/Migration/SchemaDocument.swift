@@ -55,16 +55,7 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         public var maxCount: Int?
         /// How the relationship is stored: `foreignKey` (a column of this table, with an optional
         /// position column), `inverseForeignKey` (a column of the target's table) or `joinTable`.
-        public var storage: Storage
-    }
-
-    public struct Storage: Codable, Hashable, Sendable {
-        public var kind: String
-        public var table: String?
-        public var column: String?
-        public var positionColumn: String?
-        public var ownerColumn: String?
-        public var memberColumn: String?
+        public var storage: RelationshipStorage
     }
 
     /// The document of the declared entities.
@@ -96,7 +87,7 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
                     return Relationship(
                         name: description.name, kind: description.kind, target: description.targetEntityName,
                         inverse: description.inverseName, deleteRule: description.deleteRule,
-                        minCount: description.minCount, maxCount: description.maxCount, storage: Storage(relationship.storage))
+                        minCount: description.minCount, maxCount: description.maxCount, storage: relationship.storage)
                 })
         }
         formatVersion = 1
@@ -145,9 +136,10 @@ extension SchemaDocument.Entity {
     /// foreign keys with their position columns.
     public var columns: [SchemaDocument.Column] {
         var columns = attributes.flatMap(\.columns)
-        for relationship in relationships where relationship.storage.kind == "foreignKey" {
-            if let column = relationship.storage.column { columns.append(.init(name: column, type: .uuid, nullable: true)) }
-            if let position = relationship.storage.positionColumn { columns.append(.init(name: position, type: .int, nullable: true)) }
+        for relationship in relationships {
+            guard case .foreignKey(let column, let positionColumn) = relationship.storage else { continue }
+            columns.append(.init(name: column, type: .uuid, nullable: true))
+            if let positionColumn { columns.append(.init(name: positionColumn, type: .int, nullable: true)) }
         }
         return columns
     }
@@ -156,17 +148,4 @@ extension SchemaDocument.Entity {
     public func attribute(named name: String) -> SchemaDocument.Attribute? { attributes.first { $0.name == name } }
     /// The relationship called `name`.
     public func relationship(named name: String) -> SchemaDocument.Relationship? { relationships.first { $0.name == name } }
-}
-
-extension SchemaDocument.Storage {
-    init(_ storage: RelationshipStorage) {
-        switch storage {
-        case .foreignKey(let column, let positionColumn):
-            self.init(kind: "foreignKey", column: column, positionColumn: positionColumn)
-        case .inverseForeignKey(let table, let column, let positionColumn):
-            self.init(kind: "inverseForeignKey", table: table, column: column, positionColumn: positionColumn)
-        case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn):
-            self.init(kind: "joinTable", table: table, positionColumn: positionColumn, ownerColumn: ownerColumn, memberColumn: memberColumn)
-        }
-    }
 }

@@ -1,16 +1,3 @@
-/// Where a relationship's members are stored.
-enum RelationshipStorage: Sendable {
-    /// A to-one held in this entity's table: the target's identifier in `column`, and, when the
-    /// inverse is ordered, this object's index in that ordered relationship in `positionColumn`.
-    case foreignKey(column: String, positionColumn: String?)
-    /// A to-many whose inverse is a to-one: the members are the rows of `table` whose `column` holds
-    /// this object's identifier, ordered by `positionColumn` when ordered.
-    case inverseForeignKey(table: String, column: String, positionColumn: String?)
-    /// A many-to-many in a join table: this object in `ownerColumn`, members in `memberColumn`;
-    /// `positionColumn` orders the members when this side is ordered.
-    case joinTable(table: String, ownerColumn: String, memberColumn: String, positionColumn: String?)
-}
-
 /// One relationship with everything the store needs at hand: its inverse and storage.
 struct RelationshipMapping: Sendable {
     let index: Int
@@ -80,7 +67,7 @@ final class EntityMapping: Sendable {
         }
         hasCountedRelationships = description.relationships.contains { $0.minCount != nil || $0.maxCount != nil }
         ownsJoinTables = relationships.contains {
-            if case .joinTable(_, "owner", _, _) = $0.storage { true } else { false }
+            $0.storage.ownsJoinTable
         }
     }
 

@@ -115,7 +115,8 @@ struct StoreSchema: Sendable {
             }
             let table = ownsTable ? "\(entity.name)_\(relationship.name)" : "\(target.name)_\(inverse.name)"
             return (inverse, .joinTable(
-                table: table, ownerColumn: ownsTable ? "owner" : "member", memberColumn: ownsTable ? "member" : "owner",
+                table: table, ownerColumn: ownsTable ? RelationshipStorage.owningSideColumn : RelationshipStorage.memberSideColumn,
+                memberColumn: ownsTable ? RelationshipStorage.memberSideColumn : RelationshipStorage.owningSideColumn,
                 positionColumn: kind == .orderedToMany ? "position" : nil))
         }
     }

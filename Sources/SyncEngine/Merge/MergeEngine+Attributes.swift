@@ -155,17 +155,10 @@ extension MergeEngine {
         for (object, known) in objectsWithPendingWrites {
             if !known.pendingRowValues.isEmpty {
                 let entity = try schema.requireEntity(object.entity, in: "write")
-                // Entity column order, so the statement text (and its cached preparation) repeats.
-                var assignments: [String] = []
-                var arguments: [SQLValue] = []
                 for (offset, value) in known.pendingRowValues.enumerated() {
-                    guard let value else { continue }
-                    assignments.append("\(quoteIdentifier(entity.attributeColumns[offset])) = ?")
-                    arguments.append(value)
-                    known.storedRowValues?[offset] = value
+                    if let value { known.storedRowValues?[offset] = value }
                 }
-                try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(assignments.joined(separator: ", ")) WHERE id = ?",
-                                   arguments + [.text(object.id.storageText)])
+                try entity.rows.updateAttributes(of: object.id, known.pendingRowValues, on: connection)
                 known.pendingRowValues = []
             }
             for (field, stamp) in known.pendingFieldStamps {

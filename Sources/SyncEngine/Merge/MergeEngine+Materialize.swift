@@ -61,11 +61,7 @@ extension MergeEngine {
 
     private func insertRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
         let values = try detachedColumns(of: object)
-        let columns = entity.attributes.flatMap(\.columns)
-        let names = (["id"] + columns).map(quoteIdentifier).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
-        try connection.run("INSERT INTO \(quoteIdentifier(entity.table)) (\(names)) VALUES (\(placeholders))",
-                           [.text(object.id.storageText)] + columns.map { values[$0] ?? .null })
+        try entity.rows.insertRow(object.id, attributeValues: entity.attributeColumns.map { values[$0] ?? .null }, on: connection)
         try flushPendingInserts()
         try ObjectMetadataTable.setTombstone(nil, of: object, on: connection)
         objects[object]?.hasRow = true
@@ -73,17 +69,11 @@ extension MergeEngine {
     }
 
     private func removeRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
-        let columns = entity.attributes.flatMap(\.columns)
         var values: [String: SQLValue] = [:]
-        if !columns.isEmpty, let row = try connection.rows(
-            "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(object.id.storageText)]).first {
-            for (column, value) in zip(columns, row) { values[column] = value }
+        if !entity.attributeColumns.isEmpty, let row = try entity.rows.attributeValues(of: object.id, on: connection) {
+            for (column, value) in zip(entity.attributeColumns, row) { values[column] = value }
         }
-        try connection.run("DELETE FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(object.id.storageText)])
-        for relationship in entity.relationships where relationship.storage.kind == "joinTable" {
-            guard let table = relationship.storage.table, let column = relationship.storage.ownerColumn else { continue }
-            try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?", [.text(object.id.storageText)])
-        }
+        try entity.rows.deleteRow(object.id, on: connection)
         objects[object]?.hasRow = false
         detachedValues[object] = values
         try storeTombstone(values, for: object)
@@ -119,9 +109,8 @@ extension MergeEngine {
 
     private func writeRelationships(of object: ObjectKey, entity: SyncSchema.Entity) throws {
         for relationship in entity.relationships {
-            switch relationship.storage.kind {
-            case "foreignKey":
-                guard let column = relationship.storage.column else { continue }
+            switch relationship.storage {
+            case .foreignKey(let column, let positionColumn):
                 let target: UUID?
                 if relationship.isCanonical {
                     target = try chosenTarget(of: object, relationship)
@@ -130,30 +119,25 @@ extension MergeEngine {
                 } else {
                     target = nil
                 }
-                try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(quoteIdentifier(column)) = ? WHERE id = ?",
-                                   [target.map { .text($0.storageText) } ?? .null, .text(object.id.storageText)])
-                if let positionColumn = relationship.storage.positionColumn {
+                try entity.rows.setForeignKey(column, of: object.id, to: target, on: connection)
+                if let positionColumn {
                     if let target, let inverse = schema.inverse(of: relationship) {
                         // The owner's pass numbers its members, this one included.
                         reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: target))
                     } else {
-                        try connection.run("UPDATE \(quoteIdentifier(entity.table)) SET \(quoteIdentifier(positionColumn)) = NULL WHERE id = ?", [.text(object.id.storageText)])
+                        try entity.rows.clearPosition(positionColumn, of: object.id, on: connection)
                     }
                 }
-            case "joinTable" where relationship.storage.ownerColumn == "owner":
-                guard let table = relationship.storage.table else { continue }
+            case .joinTable where relationship.storage.ownsJoinTable:
                 var members: [UUID] = []
                 for edge in try liveEdges(from: object, relationship) where try isAlive(ObjectKey(entity: relationship.target, id: edge.target)) {
                     if !members.contains(edge.target) { members.append(edge.target) }
                 }
                 if relationship.kind == .orderedToMany { members = try ordered(members, owner: object, relationship: relationship.name) }
-                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE owner = ?", [.text(object.id.storageText)])
-                let hasPosition = relationship.storage.positionColumn != nil
-                let sql = "INSERT INTO \(quoteIdentifier(table)) (owner, member\(hasPosition ? ", position" : "")) VALUES (?, ?\(hasPosition ? ", ?" : ""))"
-                for (index, member) in members.sorted(by: { hasPosition ? false : $0.storageText < $1.storageText }).enumerated() {
-                    try connection.run(sql, [.text(object.id.storageText), .text(member.storageText)] + (hasPosition ? [.integer(Int64(index))] : []))
-                }
-            default:
+                // Unordered join rows are written by identifier, so every replica writes them alike.
+                if relationship.storage.positionColumn == nil { members.sort { $0.storageText < $1.storageText } }
+                try EntityTable.replaceJoinRows(of: object.id, with: members, storage: relationship.storage, on: connection)
+            case .joinTable, .inverseForeignKey:
                 continue
             }
         }
@@ -161,16 +145,12 @@ extension MergeEngine {
 
     /// Rewrites the positions of the ordered one-to-many relationships `owner` has.
     private func writePositions(of owner: ObjectKey, entity: SyncSchema.Entity) throws {
-        for relationship in entity.relationships where relationship.kind == .orderedToMany && relationship.storage.kind == "inverseForeignKey" {
-            guard let table = relationship.storage.table, let column = relationship.storage.column,
-                  let positionColumn = relationship.storage.positionColumn else { continue }
-            var current: [UUID: SQLValue] = [:]
-            for row in try connection.rows("SELECT id, \(quoteIdentifier(positionColumn)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?", [.text(owner.id.storageText)]) {
-                if case .text(let text) = row[0], let id = UUID(storageText: text) { current[id] = row[1] }
-            }
+        for relationship in entity.relationships where relationship.kind == .orderedToMany {
+            guard case .inverseForeignKey(_, _, .some) = relationship.storage else { continue }
+            let current = try EntityTable.positions(of: owner.id, storage: relationship.storage, on: connection)
             let members = try ordered(Array(current.keys), owner: owner, relationship: relationship.name)
             for (index, member) in members.enumerated() where current[member] != .integer(Int64(index)) {
-                try connection.run("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE id = ?", [.integer(Int64(index)), .text(member.storageText)])
+                try EntityTable.setPosition(index, of: member, storage: relationship.storage, on: connection)
             }
         }
     }

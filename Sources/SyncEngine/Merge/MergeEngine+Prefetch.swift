@@ -92,9 +92,8 @@ extension MergeEngine {
         let columnCount = entity.attributeColumns.count
         known.storedRowValues = Array(repeating: .null, count: columnCount)
         for chunk in MergeEngine.chunks(of: ids) {
-            try connection.forEachRow("\(entity.selectAttributeColumns) WHERE id IN (\(MergeEngine.placeholders(chunk.count)))",
-                                      chunk.map { .text($0.storageText) }) { row in
-                guard let id = row.uuid(at: 0), let reading = objects[ObjectKey(entity: object.entity, id: id)] else { return }
+            try entity.rows.forEachAttributeRow(chunk, on: connection) { id, row in
+                guard let reading = objects[ObjectKey(entity: object.entity, id: id)] else { return }
                 reading.storedRowValues = (0..<columnCount).map { row.value(at: $0 + 1) }
             }
         }

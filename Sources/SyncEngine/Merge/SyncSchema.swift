@@ -32,10 +32,10 @@ struct SyncSchema: Sendable {
         let inverse: String
         let deleteRule: DeleteRule
         let isCanonical: Bool
-        let storage: SchemaDocument.Storage
+        let storage: RelationshipStorage
 
         init(entity: String, name: String, kind: RelationshipKind, target: String, inverse: String, deleteRule: DeleteRule,
-             isCanonical: Bool, storage: SchemaDocument.Storage) {
+             isCanonical: Bool, storage: RelationshipStorage) {
             self.entity = entity
             self.name = name
             self.kind = kind
@@ -58,10 +58,10 @@ struct SyncSchema: Sendable {
         let columns: [String]
         /// The attribute columns, in table order.
         let attributeColumns: [String]
-        /// `SELECT id, <attribute columns> FROM <table>`, quoted, for statements that add a `WHERE`.
-        let selectAttributeColumns: String
+        /// The SQL of the entity's table.
+        let rows: EntityTable
 
-        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], columns: [String]) {
+        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], columns: [String], rows: EntityTable) {
             self.name = name
             self.table = table
             self.attributes = attributes
@@ -70,7 +70,7 @@ struct SyncSchema: Sendable {
             relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
             self.columns = columns
             attributeColumns = attributes.flatMap(\.columns)
-            selectAttributeColumns = "SELECT \((["id"] + attributeColumns).map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table))"
+            self.rows = rows
         }
 
         func attribute(_ name: String) -> Attribute? { attributeIndex[name].map { attributes[$0] } }
@@ -95,17 +95,14 @@ struct SyncSchema: Sendable {
                     storage: relationship.storage)
             }
             var columns = entity.attributes.flatMap { $0.columns.map(\.name) }
-            for relationship in entity.relationships where relationship.storage.kind == "foreignKey" {
-                if let column = relationship.storage.column { columns.append(column) }
-                if let position = relationship.storage.positionColumn { columns.append(position) }
-            }
+            for relationship in entity.relationships { columns += relationship.storage.ownTableColumns }
             entities.append(Entity(
                 name: entity.name, table: entity.table,
                 attributes: entity.attributes.reduce(into: []) { attributes, attribute in
                     attributes.append(Attribute(name: attribute.name, columns: attribute.columns.map(\.name),
                                                 firstColumnOffset: attributes.reduce(0) { $0 + $1.columns.count }))
                 },
-                relationships: relationships, columns: columns))
+                relationships: relationships, columns: columns, rows: EntityTable(entity)))
         }
         self.entities = entities
         entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
@@ -116,7 +113,7 @@ struct SyncSchema: Sendable {
         case (.toOne, .toOne): return (entity, relationship.name) < (relationship.target, relationship.inverse)
         case (.toOne, _): return true
         case (_, .toOne): return false
-        default: return relationship.storage.ownerColumn == "owner"
+        default: return relationship.storage.ownsJoinTable
         }
     }
 

@@ -41,7 +41,7 @@ public final class RecordEditor {
     }
 
     private func requireExisting(_ entity: SchemaDocument.Entity, _ id: UUID) throws {
-        guard !(try connection.rows("SELECT 1 FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(id.storageText)])).isEmpty else {
+        guard try EntityTable(entity).containsRow(id, on: connection) else {
             throw StoreError(.objectNotFound, "there is no \(entity.name) \(id.storageText)", entity: entity.name, objectID: id)
         }
     }
@@ -92,7 +92,7 @@ public final class RecordEditor {
         let entity = try entity(entityName)
         try requireExisting(entity, id)
         guard !values.isEmpty else { return }
-        let row = try connection.rows("SELECT \(entity.attributes.flatMap(\.columns).map { quoteIdentifier($0.name) }.joined(separator: ", ")) FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [.text(id.storageText)]).first ?? []
+        let row = try EntityTable(entity).attributeValues(of: id, on: connection) ?? []
         var offset = 0
         var current: [String: [SQLValue]] = [:]
         for attribute in entity.attributes {

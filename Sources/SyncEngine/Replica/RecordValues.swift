@@ -80,25 +80,7 @@ public struct Record: Sendable, Equatable {
 /// Reads relationships as the app would see them, from the entity tables.
 enum StoredRelationships {
     static func members(of object: ObjectKey, _ relationship: SchemaDocument.Relationship, entity: SchemaDocument.Entity, on connection: SQLiteConnection) throws -> [UUID] {
-        let id = SQLValue.text(object.id.storageText)
-        let rows: [[SQLValue]]
-        switch relationship.storage.kind {
-        case "foreignKey":
-            guard let column = relationship.storage.column else { return [] }
-            rows = try connection.rows("SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(entity.table)) WHERE id = ?", [id])
-        case "inverseForeignKey":
-            guard let table = relationship.storage.table, let column = relationship.storage.column else { return [] }
-            let order = relationship.storage.positionColumn.map { " ORDER BY \(quoteIdentifier($0)), rowid" } ?? " ORDER BY id"
-            rows = try connection.rows("SELECT id FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?\(order)", [id])
-        case "joinTable":
-            guard let table = relationship.storage.table, let owner = relationship.storage.ownerColumn,
-                  let member = relationship.storage.memberColumn else { return [] }
-            let order = relationship.storage.positionColumn.map { " ORDER BY \(quoteIdentifier($0))" } ?? " ORDER BY \(quoteIdentifier(member))"
-            rows = try connection.rows("SELECT \(quoteIdentifier(member)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(owner)) = ?\(order)", [id])
-        default:
-            rows = []
-        }
-        return rows.compactMap { $0.first?.textValue.flatMap(UUID.init(storageText:)) }
+        try EntityTable.members(of: object.id, in: entity.table, storage: relationship.storage, on: connection)
     }
 
     static func record(_ entity: SchemaDocument.Entity, row: [SQLValue], on connection: SQLiteConnection) throws -> Record? {

@@ -191,8 +191,7 @@ public final class SyncReplica: Sendable {
             throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
         }
         return try withConnection { connection in
-            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quoteIdentifier).joined(separator: ", ")
-            return try connection.rows("SELECT \(columns) FROM \(quoteIdentifier(description.table)) ORDER BY id").compactMap {
+            return try EntityTable(description).allRows(on: connection).compactMap {
                 try StoredRelationships.record(description, row: $0, on: connection)
             }
         }
@@ -204,8 +203,7 @@ public final class SyncReplica: Sendable {
             throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
         }
         return try withConnection { connection in
-            let columns = (["id"] + description.attributes.flatMap(\.columns).map(\.name)).map(quoteIdentifier).joined(separator: ", ")
-            return try connection.rows("SELECT \(columns) FROM \(quoteIdentifier(description.table)) WHERE id = ?", [.text(id.storageText)]).first.flatMap {
+            return try EntityTable(description).row(id, on: connection).flatMap {
                 try StoredRelationships.record(description, row: $0, on: connection)
             }
         }

@@ -1,0 +1,180 @@
+import Codecs
+import Foundation
+import SQLiteDatabase
+
+/// The SQL of one entity's table, for code that works from a ``SchemaDocument`` rather than the
+/// Swift types (merging, the `sync` CLI, the server): the one place outside saves and fetches
+/// that knows how rows, foreign keys, join rows and positions are laid out.
+///
+/// Statements are built once per entity and their text repeats per row, so the connection's
+/// cached preparations serve every call.
+package struct EntityTable: Sendable {
+    /// The entity's name.
+    package let entity: String
+    /// The entity's table.
+    package let table: String
+    /// The attribute columns, in table order (`id` not included).
+    package let attributeColumns: [String]
+    /// The relationships, with where each is stored.
+    package let relationships: [(name: String, storage: RelationshipStorage)]
+    private let quotedTable: String
+    private let quotedAttributeColumns: [String]
+    /// `SELECT "id", <attribute columns> FROM <table>`, for statements that add a `WHERE`.
+    private let selectIdentifierAndAttributes: String
+    private let insertSQL: String
+    private let existsSQL: String
+
+    package init(_ entity: SchemaDocument.Entity) {
+        self.entity = entity.name
+        table = entity.table
+        attributeColumns = entity.attributes.flatMap { $0.columns.map(\.name) }
+        relationships = entity.relationships.map { ($0.name, $0.storage) }
+        quotedTable = quoteIdentifier(entity.table)
+        quotedAttributeColumns = attributeColumns.map(quoteIdentifier)
+        let identifierAndAttributes = ([quoteIdentifier("id")] + quotedAttributeColumns).joined(separator: ", ")
+        selectIdentifierAndAttributes = "SELECT \(identifierAndAttributes) FROM \(quotedTable)"
+        insertSQL = "INSERT INTO \(quotedTable) (\(identifierAndAttributes)) VALUES (\(EntityTable.placeholders(attributeColumns.count + 1)))"
+        existsSQL = "SELECT 1 FROM \(quotedTable) WHERE id = ?"
+    }
+
+    /// `?, ?, …`: `count` parameters.
+    package static func placeholders(_ count: Int) -> String {
+        count == 0 ? "" : String(repeating: "?, ", count: count - 1) + "?"
+    }
+
+    // MARK: Rows
+
+    /// Whether `id` has a row.
+    package func containsRow(_ id: UUID, on connection: SQLiteConnection) throws -> Bool {
+        try !connection.rows(existsSQL, [.text(id.storageText)]).isEmpty
+    }
+
+    /// Inserts the row of `id` with its attribute columns (in ``attributeColumns`` order); foreign
+    /// keys and positions start null.
+    package func insertRow(_ id: UUID, attributeValues: [SQLValue], on connection: SQLiteConnection) throws {
+        try connection.run(insertSQL, [.text(id.storageText)] + attributeValues)
+    }
+
+    /// Deletes the row of `id` and the join rows naming it on either side of its many-to-many
+    /// relationships.
+    package func deleteRow(_ id: UUID, on connection: SQLiteConnection) throws {
+        let identifier = SQLValue.text(id.storageText)
+        try connection.run("DELETE FROM \(quotedTable) WHERE id = ?", [identifier])
+        for (_, storage) in relationships {
+            guard case .joinTable(let table, let ownerColumn, _, _) = storage else { continue }
+            try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [identifier])
+        }
+    }
+
+    /// The attribute columns of `id`'s row, in ``attributeColumns`` order, or `nil` without a row.
+    package func attributeValues(of id: UUID, on connection: SQLiteConnection) throws -> [SQLValue]? {
+        try connection.rows("\(selectIdentifierAndAttributes) WHERE id = ?", [.text(id.storageText)]).first.map { Array($0.dropFirst()) }
+    }
+
+    /// Every row as `[id, attribute columns…]`, sorted by identifier.
+    package func allRows(on connection: SQLiteConnection) throws -> [[SQLValue]] {
+        try connection.rows("\(selectIdentifierAndAttributes) ORDER BY id")
+    }
+
+    /// `id`'s row as `[id, attribute columns…]`, if it has one.
+    package func row(_ id: UUID, on connection: SQLiteConnection) throws -> [SQLValue]? {
+        try connection.rows("\(selectIdentifierAndAttributes) WHERE id = ?", [.text(id.storageText)]).first
+    }
+
+    /// Reads the rows of `ids` in one statement; `body` gets each row's identifier and a statement
+    /// whose column `1 + offset` is the attribute column `offset`.
+    package func forEachAttributeRow(
+        _ ids: some Collection<UUID>, on connection: SQLiteConnection, _ body: (UUID, SQLiteStatement) throws -> Void
+    ) throws {
+        guard !ids.isEmpty else { return }
+        try connection.forEachRow("\(selectIdentifierAndAttributes) WHERE id IN (\(EntityTable.placeholders(ids.count)))",
+                                  ids.map { .text($0.storageText) }) { row in
+            guard let id = row.uuid(at: 0) else { return }
+            try body(id, row)
+        }
+    }
+
+    /// Writes the attribute columns of `id` whose value is not `nil` (`values` in
+    /// ``attributeColumns`` order); the others keep theirs.
+    package func updateAttributes(of id: UUID, _ values: [SQLValue?], on connection: SQLiteConnection) throws {
+        // Column order, so the statement text (and its cached preparation) repeats.
+        var assignments: [String] = []
+        var arguments: [SQLValue] = []
+        for (offset, value) in values.enumerated() {
+            guard let value else { continue }
+            assignments.append("\(quotedAttributeColumns[offset]) = ?")
+            arguments.append(value)
+        }
+        guard !assignments.isEmpty else { return }
+        try connection.run("UPDATE \(quotedTable) SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments + [.text(id.storageText)])
+    }
+
+    // MARK: Relationships
+
+    /// Points `id`'s foreign key `column` at `target` (`nil` clears it).
+    package func setForeignKey(_ column: String, of id: UUID, to target: UUID?, on connection: SQLiteConnection) throws {
+        try connection.run("UPDATE \(quotedTable) SET \(quoteIdentifier(column)) = ? WHERE id = ?",
+                           [target.map { .text($0.storageText) } ?? .null, .text(id.storageText)])
+    }
+
+    /// Clears `id`'s position column `column` (it belongs to no ordered relationship).
+    package func clearPosition(_ column: String, of id: UUID, on connection: SQLiteConnection) throws {
+        try connection.run("UPDATE \(quotedTable) SET \(quoteIdentifier(column)) = NULL WHERE id = ?", [.text(id.storageText)])
+    }
+
+    /// The members of `id`'s relationship stored as `storage`, as the app would see them: in
+    /// position order when ordered, otherwise by identifier. `table` is the table of `id`'s entity.
+    package static func members(of id: UUID, in table: String, storage: RelationshipStorage, on connection: SQLiteConnection) throws -> [UUID] {
+        let identifier = SQLValue.text(id.storageText)
+        let rows: [[SQLValue]]
+        switch storage {
+        case .foreignKey(let column, _):
+            rows = try connection.rows("SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE id = ?", [identifier])
+        case .inverseForeignKey(let table, let column, let positionColumn):
+            let order = positionColumn.map { " ORDER BY \(quoteIdentifier($0)), rowid" } ?? " ORDER BY id"
+            rows = try connection.rows("SELECT id FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?\(order)", [identifier])
+        case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn):
+            let order = " ORDER BY \(quoteIdentifier(positionColumn ?? memberColumn))"
+            rows = try connection.rows(
+                "SELECT \(quoteIdentifier(memberColumn)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?\(order)", [identifier])
+        }
+        return rows.compactMap { row in
+            if case .text(let text)? = row.first { UUID(storageText: text) } else { nil }
+        }
+    }
+
+    /// Replaces the join rows of `owner` in the join table this side owns with `members`, in
+    /// that order (numbered when the table has positions).
+    package static func replaceJoinRows(
+        of owner: UUID, with members: [UUID], storage: RelationshipStorage, on connection: SQLiteConnection
+    ) throws {
+        guard storage.ownsJoinTable, case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn) = storage else { return }
+        let quoted = quoteIdentifier(table)
+        let ownerIdentifier = SQLValue.text(owner.storageText)
+        try connection.run("DELETE FROM \(quoted) WHERE \(quoteIdentifier(ownerColumn)) = ?", [ownerIdentifier])
+        let columns = [ownerColumn, memberColumn] + (positionColumn.map { [$0] } ?? [])
+        let sql = "INSERT INTO \(quoted) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(placeholders(columns.count)))"
+        for (index, member) in members.enumerated() {
+            try connection.run(sql, [ownerIdentifier, .text(member.storageText)] + (positionColumn == nil ? [] : [.integer(Int64(index))]))
+        }
+    }
+
+    /// For an ordered relationship stored as other rows' foreign key, the current position of
+    /// each member of `owner`.
+    package static func positions(of owner: UUID, storage: RelationshipStorage, on connection: SQLiteConnection) throws -> [UUID: SQLValue] {
+        guard case .inverseForeignKey(let table, let column, let positionColumn?) = storage else { return [:] }
+        var current: [UUID: SQLValue] = [:]
+        for row in try connection.rows("SELECT id, \(quoteIdentifier(positionColumn)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?",
+                                       [.text(owner.storageText)]) {
+            if case .text(let text) = row[0], let id = UUID(storageText: text) { current[id] = row[1] }
+        }
+        return current
+    }
+
+    /// For an ordered relationship stored as other rows' foreign key, sets `member`'s position.
+    package static func setPosition(_ position: Int, of member: UUID, storage: RelationshipStorage, on connection: SQLiteConnection) throws {
+        guard case .inverseForeignKey(let table, _, let positionColumn?) = storage else { return }
+        try connection.run("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE id = ?",
+                           [.integer(Int64(position)), .text(member.storageText)])
+    }
+}
