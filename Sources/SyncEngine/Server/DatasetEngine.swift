@@ -19,16 +19,17 @@ public protocol DatasetEngine: AnyObject, Sendable {
     func versionVector() throws -> VersionVector
 
     /// Refuses a batch this engine could not store, before anything is applied (``apply(_:)``
-    /// checks again).
+    /// checks again): seqs out of range, and values that do not fit the schema's columns.
     ///
-    /// - Throws: ``SyncError`` `.malformedChangeSet` naming the change set.
+    /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
     func validate(_ changeSets: [ChangeSet]) throws
 
     /// Applies a batch of change sets atomically: validates it, merges what was not applied
     /// before, and appends what it applied to the log, all in one transaction, or changes nothing.
     ///
     /// - Throws: ``SyncError`` (`.causalityViolation` when a change set needs change sets
-    ///   neither applied nor in the batch), or a ``StoreError`` from the storage.
+    ///   neither applied nor in the batch, `.schemaMismatch` when a value does not fit its
+    ///   column), or a ``StoreError`` from the storage.
     func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult
 
     /// The log after `cursor`: at most `limit` entries are read; the change sets of `excluding`
