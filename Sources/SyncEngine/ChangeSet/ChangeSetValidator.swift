@@ -5,8 +5,9 @@ import LocalStoreCore
 /// Checks the values a batch writes against the schema's declared columns before any of it is
 /// applied, so that a receiver never stores a value its apps cannot read back.
 ///
-/// Every `set` must name an entity and attribute of the schema and carry one value per column,
-/// each of the SQL type its column holds:
+/// Every `set` of an attribute the schema declares must carry one value per column, each of the
+/// SQL type its column holds (a `set` of an entity or attribute the schema does not have is the
+/// merge's to refuse, in operation order with the batch's other structural errors):
 ///
 /// | Column type | Accepts |
 /// |---|---|
@@ -132,8 +133,9 @@ struct ChangeSetValidator: Sendable {
                 if let last, last.name == name, last.entity == entity {
                     attribute = last
                 } else {
-                    attribute = try lookUp(entity, name, at: index, of: changeSet, id: id)
-                    last = attribute
+                    guard let known = attributes[entity]?[name] else { continue }
+                    attribute = known
+                    last = known
                 }
                 guard values.count == attribute.columns.count else {
                     throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
@@ -145,18 +147,8 @@ struct ChangeSetValidator: Sendable {
         }
     }
 
-    private func lookUp(_ entity: String, _ name: String, at index: Int, of changeSet: ChangeSet, id: UUID) throws -> Attribute {
-        guard let entityAttributes = attributes[entity] else {
-            throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText): the schema has no entity '\(entity)'")
-        }
-        guard let attribute = entityAttributes[name] else {
-            throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText): \(entity) has no attribute '\(name)'")
-        }
-        return attribute
-    }
-
     private static func place(_ index: Int, of changeSet: ChangeSet) -> String {
-        "change set \(changeSet.dot), operations[\(index)],"
+        "change set \(changeSet.dot), operation \(index):"
     }
 
     private static func violation(_ column: Column, _ value: SQLValue, attribute: Attribute, id: UUID, at index: Int, of changeSet: ChangeSet) -> SyncError {
