@@ -8,7 +8,9 @@ public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case malformedChangeSet = "malformed_change_set"
         /// A change set needs change sets the receiver has not applied (its vector is ahead).
         case causalityViolation = "causality_violation"
-        /// A change set names an entity, attribute or relationship the schema does not have, or an unknown object.
+        /// A change set names an entity, attribute or relationship the schema does not have, or an
+        /// unknown object, or writes a value its column does not hold (another SQL type, out of
+        /// range, `NULL` in a non-optional attribute, invalid JSON).
         case schemaMismatch = "schema_mismatch"
         /// The same dot arrived with different contents.
         case conflictingChangeSet = "conflicting_change_set"

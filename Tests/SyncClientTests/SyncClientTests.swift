@@ -253,6 +253,33 @@ import SyncKit
         #expect(server.requests(GET, "changesets").map { $0.query["after"] } == ["99", "0"])
     }
 
+    /// A page holding a value its column does not hold (a server that stored it unchecked) is
+    /// refused whole: nothing of it is stored, the cursor stays, and the error names the value.
+    @Test func aPulledValueThatDoesNotFitItsColumnIsRefusedAndNothingIsStored() async throws {
+        let server = FakeSyncServer()
+        try server.start()
+        let a = try ClientReplica(), b = try ClientReplica()
+        try a.addNotes(1)
+        try await a.client(server).push()
+        let author = UUID(), note = UUID()
+        let bad = ChangeSet(
+            dot: Dot(replica: author, seq: 1), hlc: HLC(milliseconds: 1_700_000_000_000, counter: 0), vector: VersionVector([author: 1]),
+            operations: [.create(entity: "Note", id: note), .set(entity: "Note", id: note, attribute: "title", values: [.text("x")]),
+                         .set(entity: "Note", id: note, attribute: "count", values: [.text("not a number")])])
+        server.state.withLock { state in
+            state.log.append((state.nextCursor, bad))
+            state.nextCursor += 1
+        }
+        await #expect(throws: SyncClientError.schemaMismatch(
+            "change set \(bad.dot), operation 2: sets Note.count of \(note.uuidString) to text 'not a number', but it holds an integer")) {
+            try await b.client(server).pull()
+        }
+        #expect(try b.noteTitles().isEmpty)
+        #expect(try b.replica.versionVector() == VersionVector())
+        // The page was not taken: the cursor is still at the start of the log.
+        #expect(try b.replica.setting("sync.cursor").flatMap { Int($0) } ?? 0 == 0)
+    }
+
     @Test func oversizedBatchesAreSplit() async throws {
         let server = FakeSyncServer()
         try server.start()

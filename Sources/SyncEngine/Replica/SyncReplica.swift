@@ -18,6 +18,8 @@ public final class SyncReplica: Sendable {
     /// This replica's permanent ID.
     public let replicaID: ReplicaID
     let schema: SyncSchema
+    /// Checks the values of arriving change sets against the schema.
+    let validator: ChangeSetValidator
     private let connection: SerializedConnection
     private let wallClock: @Sendable () -> UInt64
 
@@ -36,6 +38,7 @@ public final class SyncReplica: Sendable {
         self.store = store
         self.wallClock = wallClock
         schema = SyncSchema(store.schemaDocument)
+        validator = ChangeSetValidator(store.schemaDocument)
         let connection = try store.openConnection()
         replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)
         self.connection = SerializedConnection(connection)
@@ -82,6 +85,9 @@ public final class SyncReplica: Sendable {
     /// appears twice in the batch with different contents, is refused with
     /// ``SyncError/Code/conflictingChangeSet`` naming the dot, and the batch changes nothing;
     /// the same contents again are skipped (``MergeResult/alreadyApplied``).
+    /// A batch writing a value its column does not hold (another SQL type, out of range, `NULL`
+    /// in a non-optional attribute, invalid JSON) is refused with
+    /// ``SyncError/Code/schemaMismatch`` before anything is applied.
     public func apply(_ changeSets: [ChangeSet]) throws -> MergeResult {
         try apply(changeSets) { _, _ in }
     }
@@ -89,7 +95,7 @@ public final class SyncReplica: Sendable {
     /// ``apply(_:)`` with one more step in the same transaction: `alsoInTransaction` gets the
     /// change sets actually applied, in the order they were applied (``SQLiteDatasetEngine`` logs them there).
     func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
-        try ChangeSet.checkStorableRanges(changeSets)
+        try validate(changeSets)
         return try withConnection { connection in
             try connection.inTransaction {
                 var vector = try VersionVectorTable.vector(on: connection)
@@ -147,6 +153,16 @@ public final class SyncReplica: Sendable {
         }
     }
 
+    /// Refuses a batch this replica could not store, before anything is applied: seqs that do
+    /// not fit SQLite's integers, and values that do not fit the schema's columns (wrong count,
+    /// SQL type or range, `NULL` in a non-optional attribute, invalid JSON).
+    ///
+    /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
+    func validate(_ changeSets: [ChangeSet]) throws {
+        try ChangeSet.checkStorableRanges(changeSets)
+        try validator.validate(changeSets)
+    }
+
     static func isApplicable(_ changeSet: ChangeSet, to vector: VersionVector) -> Bool {
         guard vector[changeSet.dot.replica] == changeSet.dot.seq - 1 else { return false }
         return changeSet.vector.entries.allSatisfy { replica, seq in replica == changeSet.dot.replica || vector[replica] >= seq }
@@ -178,6 +194,9 @@ public final class SyncReplica: Sendable {
                 let operations = editor.operations
                 guard !operations.isEmpty else { return nil }
                 let changeSet = try ChangeSetTable.commitLocal(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+                // Values given without Swift types are checked as peers will check them: a value
+                // they refuse would stay in the outbox for good.
+                try validator.validate([changeSet])
                 try engine.apply(changeSet)
                 try engine.materialize()
                 return changeSet

@@ -19,9 +19,9 @@ public protocol DatasetEngine: AnyObject, Sendable {
     func versionVector() throws -> VersionVector
 
     /// Refuses a batch this engine could not store, before anything is applied (``apply(_:)``
-    /// checks again).
+    /// checks again): seqs out of range, and values that do not fit the schema's columns.
     ///
-    /// - Throws: ``SyncError`` `.malformedChangeSet` naming the change set.
+    /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
     func validate(_ changeSets: [ChangeSet]) throws
 
     /// Applies a batch of change sets atomically: validates it, merges what was not applied
@@ -29,8 +29,8 @@ public protocol DatasetEngine: AnyObject, Sendable {
     ///
     /// - Throws: ``SyncError`` (`.causalityViolation` when a change set needs change sets
     ///   neither applied nor in the batch, `.conflictingChangeSet` naming a dot that was applied
-    ///   before with other contents or appears twice in the batch with different contents), or a
-    ///   ``StoreError`` from the storage.
+    ///   before with other contents or appears twice in the batch with different contents,
+    ///   `.schemaMismatch` when a value does not fit its column), or a ``StoreError`` from the storage.
     func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult
 
     /// The log after `cursor`: at most `limit` entries are read; the change sets of `excluding`

@@ -39,20 +39,18 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         try replica.versionVector()
     }
 
-    /// Seqs and vector entries are stored as SQLite integers: refuses values that do not fit.
+    /// Refuses seqs and vector entries that do not fit SQLite's integers, and values that do not
+    /// fit the schema's columns, as ``SyncReplica/apply(_:)`` does.
+    ///
+    /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
     public func validate(_ changeSets: [ChangeSet]) throws {
-        let limit = UInt64(Int64.max)
-        for changeSet in changeSets {
-            guard changeSet.dot.seq <= limit, changeSet.vector.entries.values.allSatisfy({ $0 <= limit }) else {
-                throw SyncError(.malformedChangeSet, "change set \(changeSet.dot) has a seq or vector entry above \(limit)")
-            }
-        }
+        try replica.validate(changeSets)
     }
 
-    /// Merges the batch as ``SyncReplica/apply(_:)`` does and logs what it applied, in the same
-    /// transaction; the vector and cursor are read right after it, on the same connection.
+    /// Merges the batch as ``SyncReplica/apply(_:)`` does (which validates it first) and logs
+    /// what it applied, in the same transaction; the vector and cursor are read right after it,
+    /// on the same connection.
     public func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult {
-        try validate(changeSets)
         let result = try replica.apply(changeSets) { connection, applied in
             try ServerLogTable.append(applied, on: connection)
         }

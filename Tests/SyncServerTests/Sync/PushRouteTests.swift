@@ -196,6 +196,33 @@ import Testing
         #expect(try server.serverVector() == VersionVector())
         #expect(try ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath).isEmpty)
     }
+
+    /// Values of the wrong type are refused with 422 before anything is stored, and the message
+    /// names the change set, operation, attribute, object and value.
+    @Test(arguments: [
+        ("points", "\"not a number\"", "to text 'not a number', but it holds an integer"),
+        ("text", "null", "to NULL, but it is not optional"),
+        ("weight", "{\"blob\": \"AQ==\"}", "to blob x'01', but it holds a number"),
+    ])
+    func valuesThatDoNotFitTheirColumnAre422AndStoreNothing(attribute: String, value: String, complaint: String) throws {
+        let server = try ServerFixture()
+        try server.registerSchema()
+        let replica = UUID(), card = UUID()
+        let hlc = (serverNow - 1000) << 16
+        let body = """
+            {"base": {}, "changeSets": [
+              {"replica": "\(replica.uuidString)", "seq": 1, "hlc": \(hlc), "vector": {"\(replica.uuidString)": 1},
+               "operations": [{"op": "create", "entity": "Card", "id": "\(card.uuidString)"},
+                              {"op": "set", "entity": "Card", "id": "\(card.uuidString)", "attribute": "\(attribute)", "values": [\(value)]}]}
+            ]}
+            """
+        let response = server.push(Data(body.utf8))
+        #expect(response.status == .unprocessableContent, "\(response.text)")
+        #expect(response.errorCode == "schema_mismatch")
+        #expect(response.errorMessage == "change set \(Dot(replica: replica, seq: 1)), operation 1: sets Card.\(attribute) of \(card.uuidString) \(complaint)")
+        #expect(try server.serverVector() == VersionVector())
+        #expect(try ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath).isEmpty)
+    }
 }
 
 extension HTTPResponse {

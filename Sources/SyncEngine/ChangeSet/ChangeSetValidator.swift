@@ -1,0 +1,175 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// Checks the values a batch writes against the schema's declared columns before any of it is
+/// applied, so that a receiver never stores a value its apps cannot read back.
+///
+/// Every `set` of an attribute the schema declares must carry one value per column, each of the
+/// SQL type its column holds (a `set` of an entity or attribute the schema does not have is the
+/// merge's to refuse, in operation order with the batch's other structural errors):
+///
+/// | Column type | Accepts |
+/// |---|---|
+/// | `bool` | the integer 0 or 1 |
+/// | `int`, `int64` | any integer |
+/// | `int16`, `int32` | an integer that fits `Int16` / `Int32` |
+/// | `double`, `date` | a real or an integer |
+/// | `float` | a real or an integer within `Float`'s finite range |
+/// | `string` | text |
+/// | `decimal` | text that reads as a decimal number |
+/// | `uuid` | text that reads as a UUID |
+/// | `url` | text that reads as a URL |
+/// | `json` | valid JSON text |
+/// | `data` | a blob |
+///
+/// `NULL` is accepted only in a nullable column. A real is never accepted in an integer column,
+/// even a whole one: the producer wrote the wrong type.
+///
+/// The schema document does not record the cases of a `.raw` attribute's type, so a raw value
+/// is checked only against its raw type's column.
+struct ChangeSetValidator: Sendable {
+    /// One column and the values it accepts.
+    struct Column: Sendable {
+        let name: String
+        let type: AttributeType
+        let isNullable: Bool
+
+        /// Whether `value` may be stored in this column. Builds no strings: it runs on every value
+        /// of every merge.
+        func accepts(_ value: SQLValue) -> Bool {
+            switch value {
+            case .null:
+                return isNullable
+            case .integer(let number):
+                switch type {
+                case .bool: return number == 0 || number == 1
+                case .int, .int64, .double, .date: return true
+                case .int16: return Int16(exactly: number) != nil
+                case .int32: return Int32(exactly: number) != nil
+                case .float: return Float(number).isFinite
+                case .decimal, .string, .uuid, .url, .json, .data: return false
+                }
+            case .real(let number):
+                switch type {
+                case .double, .date: return number.isFinite
+                case .float: return Float(number).isFinite
+                default: return false
+                }
+            case .text(let text):
+                switch type {
+                case .string: return true
+                case .decimal: return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) != nil
+                case .uuid: return UUID(storageText: text) != nil
+                case .url: return URL(string: text) != nil
+                case .json: return JSONValue.isValid(text)
+                default: return false
+                }
+            case .blob:
+                return type == .data
+            }
+        }
+
+        /// What the column accepts, for error messages.
+        var expectation: String {
+            switch type {
+            case .bool: return "a boolean (the integer 0 or 1)"
+            case .int, .int64: return "an integer"
+            case .int16: return "an integer from \(Int16.min) to \(Int16.max)"
+            case .int32: return "an integer from \(Int32.min) to \(Int32.max)"
+            case .float: return "a number within Float's range"
+            case .double: return "a number"
+            case .date: return "a date (seconds since 1970, a number)"
+            case .decimal: return "a decimal number as text"
+            case .string: return "text"
+            case .uuid: return "a UUID as text"
+            case .url: return "a URL as text"
+            case .json: return "JSON text"
+            case .data: return "a blob"
+            }
+        }
+    }
+
+    /// One attribute of one entity.
+    final class Attribute: Sendable {
+        let entity: String
+        let name: String
+        let columns: [Column]
+
+        init(entity: String, name: String, columns: [Column]) {
+            self.entity = entity
+            self.name = name
+            self.columns = columns
+        }
+    }
+
+    /// Entity name → attribute name → attribute.
+    private let attributes: [String: [String: Attribute]]
+
+    /// A validator of the attributes `document` declares.
+    init(_ document: SchemaDocument) {
+        var attributes: [String: [String: Attribute]] = [:]
+        for entity in document.entities {
+            attributes[entity.name] = Dictionary(uniqueKeysWithValues: entity.attributes.map { attribute in
+                (attribute.name, Attribute(entity: entity.name, name: attribute.name,
+                                           columns: attribute.columns.map { Column(name: $0.name, type: $0.type, isNullable: $0.nullable) }))
+            })
+        }
+        self.attributes = attributes
+    }
+
+    /// Checks every `set` of every change set in `changeSets`.
+    ///
+    /// - Throws: ``SyncError`` `.schemaMismatch` for the first violation, naming the change set,
+    ///   the operation's index in it, the entity, attribute, object and the offending value.
+    func validate(_ changeSets: [ChangeSet]) throws {
+        // A batch sets the same few attributes again and again: comparing two short names costs
+        // less than hashing them.
+        var last: Attribute?
+        for changeSet in changeSets {
+            for (index, operation) in changeSet.operations.enumerated() {
+                guard case .set(let entity, let id, let name, let values) = operation else { continue }
+                let attribute: Attribute
+                if let last, last.name == name, last.entity == entity {
+                    attribute = last
+                } else {
+                    guard let known = attributes[entity]?[name] else { continue }
+                    attribute = known
+                    last = known
+                }
+                guard values.count == attribute.columns.count else {
+                    throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
+                }
+                for (column, value) in zip(attribute.columns, values) where !column.accepts(value) {
+                    throw ChangeSetValidator.violation(column, value, attribute: attribute, id: id, at: index, of: changeSet)
+                }
+            }
+        }
+    }
+
+    private static func place(_ index: Int, of changeSet: ChangeSet) -> String {
+        "change set \(changeSet.dot), operation \(index):"
+    }
+
+    private static func violation(_ column: Column, _ value: SQLValue, attribute: Attribute, id: UUID, at index: Int, of changeSet: ChangeSet) -> SyncError {
+        let target = "\(place(index, of: changeSet)) sets \(attribute.entity).\(attribute.name) of \(id.storageText)"
+        let columnName = attribute.columns.count == 1 ? "" : " (column \(column.name))"
+        if value.isNull {
+            return SyncError(.schemaMismatch, "\(target) to NULL\(columnName), but it is not optional")
+        }
+        return SyncError(.schemaMismatch, "\(target) to \(value.storageClassName) \(shortDescription(of: value))\(columnName), but it holds \(column.expectation)")
+    }
+
+    /// The value as SQL writes it, cut short before it is rendered: a message must stay short
+    /// whatever a client sent.
+    private static func shortDescription(of value: SQLValue) -> String {
+        switch value {
+        case .text(let text) where text.count > 120:
+            return SQLValue.text(String(text.prefix(120))).description + "…"
+        case .blob(let data) where data.count > 48:
+            return SQLValue.blob(data.prefix(48)).description + "… (\(data.count) bytes)"
+        default:
+            return value.description
+        }
+    }
+}
