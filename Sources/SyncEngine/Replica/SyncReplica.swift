@@ -87,7 +87,8 @@ public final class SyncReplica: Sendable {
     /// change sets actually applied, in the order they were applied (``SQLiteDatasetEngine`` logs them there).
     func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
         try ChangeSet.checkStorableRanges(changeSets)
-        return try withConnection { connection in
+        let hub = store.changeHub
+        return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
                 var vector = try VersionVectorTable.vector(on: connection)
                 var result = MergeResult(applied: [], alreadyApplied: [], changedObjectIDs: [])
@@ -101,6 +102,7 @@ public final class SyncReplica: Sendable {
                     }
                 }
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                engine.recordsStoreChange = hub.hasSubscribers
                 var appliedInOrder: [ChangeSet] = []
                 var latest = HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection))
                 while !remaining.isEmpty {
@@ -125,9 +127,13 @@ public final class SyncReplica: Sendable {
                 result.changedObjectIDs = try engine.materialize()
                 try SyncStateTable.set(.hlc, to: latest.rawValue, on: connection)
                 try alsoInTransaction(connection, appliedInOrder)
+                if engine.recordsStoreChange {
+                    storeChange = engine.storeChangeRecord.storeChange(origin: .merge)
+                    ticket = hub.reserveTicket()
+                }
                 return result
             }
-        }
+        } }
     }
 
     static func isApplicable(_ changeSet: ChangeSet, to vector: VersionVector) -> Bool {
@@ -153,9 +159,11 @@ public final class SyncReplica: Sendable {
     /// `nil` when nothing changed. See ``RecordEditor``.
     @discardableResult
     public func edit(_ body: (RecordEditor) throws -> Void) throws -> ChangeSet? {
-        try withConnection { connection in
+        let hub = store.changeHub
+        return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                engine.recordsStoreChange = hub.hasSubscribers
                 let editor = RecordEditor(document: store.schemaDocument, schema: schema, engine: engine)
                 try body(editor)
                 let operations = editor.operations
@@ -163,9 +171,13 @@ public final class SyncReplica: Sendable {
                 let changeSet = try ChangeSetTable.commitLocal(operations, replica: replicaID, wallClock: wallClock(), on: connection)
                 try engine.apply(changeSet)
                 try engine.materialize()
+                if engine.recordsStoreChange {
+                    storeChange = engine.storeChangeRecord.storeChange(origin: .recordEdit)
+                    ticket = hub.reserveTicket()
+                }
                 return changeSet
             }
-        }
+        } }
     }
 
     /// Every stored object of `entity`, sorted by identifier.
