@@ -9,6 +9,9 @@ import Testing
 /// `ObjectStore.changes` reports what each committed save or merge changed, and contexts that
 /// refresh automatically pick up merged values.
 @Suite struct StoreChangeTests {
+    /// A store without sync, on a file removed when the test ends.
+    let file = TemporaryStoreFile(prefix: "changes")
+
     /// Fails every save inside its transaction, after the rows were written.
     final class FailingSaveObserver: SaveObserver {
         struct Refused: Error {}
@@ -17,10 +20,13 @@ import Testing
         }
     }
 
-    @Test func localSavesReportInsertedUpdatedAndDeletedObjectsWithNames() async throws {
-        let file = TemporaryStoreFile(prefix: "changes-local")
+    private func openStore() throws -> (ObjectStore, ObjectContext) {
         let store = try ObjectStore(path: file.path, entities: syncEntities)
-        let context = try store.makeContext()
+        return (store, try store.makeContext())
+    }
+
+    @Test func localSavesReportInsertedUpdatedAndDeletedObjectsWithNames() async throws {
+        let (store, context) = try openStore()
         var changes = store.changes.makeAsyncIterator()
 
         let team = Team()
@@ -55,9 +61,7 @@ import Testing
     }
 
     @Test func aRolledBackSaveReportsNothing() async throws {
-        let file = TemporaryStoreFile(prefix: "changes-rollback")
-        let store = try ObjectStore(path: file.path, entities: syncEntities)
-        let context = try store.makeContext()
+        let (store, context) = try openStore()
         var changes = store.changes.makeAsyncIterator()
 
         store.saveObserver = FailingSaveObserver()
@@ -76,9 +80,7 @@ import Testing
     }
 
     @Test func eachSubscriptionGetsEveryChangeFromWhenItStarted() async throws {
-        let file = TemporaryStoreFile(prefix: "changes-subscriptions")
-        let store = try ObjectStore(path: file.path, entities: syncEntities)
-        let context = try store.makeContext()
+        let (store, context) = try openStore()
         var early = store.changes.makeAsyncIterator()
         let first = Label()
         context.insert(first)
