@@ -6,6 +6,8 @@ import LocalStore
 ///
 /// - insert: `rows` people (8 attributes, a to-one to one of 100 places) in one save /
 ///   one transaction, from the same pre-generated values.
+/// - insert, observed: the same with one subscriber to the store's changes attached, which
+///   makes the save describe what it changed.
 /// - fetch: every person back as an object.
 /// - traverse: an author's ordered to-many of `rows` books, loaded and walked.
 ///
@@ -17,7 +19,7 @@ struct StoreBenchmark {
 
     func run() throws {
         print("== store: LocalStore vs raw SQLite C API, \(grouped(rows)) rows, \(ProcessInfo.processInfo.activeProcessorCount) cores ==")
-        let results = [try insert(), try fetch(), try traverse()]
+        let results = [try insert(observed: false), try insert(observed: true), try fetch(), try traverse()]
         ResultTable.print(results, repeats: repeats)
         print("")
         try MemoryProbe.printFetchGrowth(counts: [rows / 4, rows / 2, rows])
@@ -26,13 +28,17 @@ struct StoreBenchmark {
 
     // MARK: Workloads
 
-    private func insert() throws -> ComparisonResult {
+    private func insert(observed: Bool) throws -> ComparisonResult {
         let places = BenchData.places()
         let people = BenchData.people(count: rows)
-        var result = ComparisonResult(workload: "insert", rows: rows)
+        var result = ComparisonResult(workload: observed ? "insert, observed" : "insert", rows: rows)
         for _ in 0..<repeats {
             result.localStore.append(try onFreshStore { path in
-                let context = try ObjectStore(path: path, entities: benchEntities).makeContext()
+                let store = try ObjectStore(path: path, entities: benchEntities)
+                let context = try store.makeContext()
+                // Held for the whole run: the subscription lasts as long as its stream.
+                let changes = observed ? store.changes : nil
+                defer { withExtendedLifetime(changes) {} }
                 return try measureSeconds { try StoreBenchmark.insert(people, places, into: context) }
             })
             result.raw.append(try onFreshStore { path in

@@ -10,6 +10,7 @@ extension ObjectContext {
     /// let ada = try context.object(Person.self, id: adaID)
     /// ```
     public func object<Entity: PersistentEntity>(_ type: Entity.Type, id: UUID) throws -> Entity? {
+        try refreshMergedObjects()
         guard let mapping = store.schema.entity(for: type) else {
             throw StoreError(.invalidSchema, "\(type._$entity.name) is not one of the entities this store was opened with", entity: type._$entity.name)
         }
@@ -20,6 +21,7 @@ extension ObjectContext {
     /// Every object of an entity: stored ones and unsaved inserted ones, without those marked
     /// for deletion. Stored objects come in storage order, inserted ones after them.
     public func fetchAll<Entity: PersistentEntity>(_ type: Entity.Type) throws -> [Entity] {
+        try refreshMergedObjects()
         guard let mapping = store.schema.entity(for: type) else {
             throw StoreError(.invalidSchema, "\(type._$entity.name) is not one of the entities this store was opened with", entity: type._$entity.name)
         }

@@ -37,6 +37,7 @@ extension ObjectContext {
     /// Throws ``StoreError/Code/unsupportedQuery`` when the predicate or a sort descriptor
     /// uses something SQL cannot express, naming it; nothing is ever filtered in memory.
     public func fetch<Entity: PersistentEntity>(_ descriptor: FetchDescriptor<Entity>) throws -> [Entity] {
+        try refreshMergedObjects()
         let plan = try QueryPlan(descriptor, schema: store.schema)
         let columns = (["id"] + plan.mapping.columns.map(\.name))
             .map { PredicateTranslator.rootAlias + "." + quotedName($0) }.joined(separator: ", ")

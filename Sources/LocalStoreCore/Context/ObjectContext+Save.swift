@@ -10,14 +10,27 @@ extension ObjectContext {
     /// attributes are checked too. When `save()` throws, nothing was written and the
     /// context keeps its changes (fix them and save again, or ``rollback()``).
     public func save() throws {
+        try refreshMergedObjects()
         guard !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty else { return }
         let deletionRoots = try applyDeleteRules()
         try validateRelationshipCounts()
         let observer = store.saveObserver
-        let rewritten = try connection.inTransaction { () -> Set<UUID> in
-            try writeChanges()
-            guard let observer else { return [] }
-            return try observer.storeWillCommit(try savedChanges(deletionRoots: deletionRoots), connection: connection)
+        let hub = store.changeHub
+        let rewritten = try hub.publishing { ticket, storeChange in
+            try connection.inTransaction { () -> Set<UUID> in
+                try writeChanges()
+                // Change capture for sync and subscribers share one description of the save,
+                // built only when either needs it.
+                let wantsStoreChange = hub.hasSubscribers
+                guard observer != nil || wantsStoreChange else { return [] }
+                let changes = try savedChanges(deletionRoots: deletionRoots)
+                let rewritten = try observer?.storeWillCommit(changes, connection: connection) ?? []
+                if wantsStoreChange {
+                    storeChange = StoreChange(savedChanges: changes)
+                    ticket = hub.reserveTicket()
+                }
+                return rewritten
+            }
         }
         didSave()
         if !rewritten.isEmpty { try refresh(objectIDs: rewritten) }
@@ -183,5 +196,22 @@ extension ObjectContext {
         insertedObjects.removeAll()
         updatedObjects.removeAll()
         deletedObjects.removeAll()
+    }
+}
+
+extension StoreChange {
+    /// The change a save commits, from what change capture records of it.
+    init(savedChanges: [SavedObjectChange]) {
+        self.init(origin: .save)
+        for change in savedChanges {
+            entityNames[change.objectID] = change.entity
+            switch change.kind {
+            case .insert: inserted.insert(change.objectID)
+            case .delete: deleted.insert(change.objectID)
+            case .update:
+                updated.insert(change.objectID)
+                changedProperties[change.objectID] = Set(change.attributes.map(\.name) + change.relationships.map(\.name))
+            }
+        }
     }
 }

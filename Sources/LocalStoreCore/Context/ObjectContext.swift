@@ -23,10 +23,17 @@ public final class ObjectContext {
     var insertedObjects: [any PersistentEntity] = []
     var updatedObjects: [any PersistentEntity] = []
     var deletedObjects: [any PersistentEntity] = []
+    /// Where merges note the objects they change, and the store's key for it, while
+    /// ``automaticallyRefreshes`` is on.
+    var mergedObjectSubscription: (inbox: MergedObjectInbox, key: Int)?
 
     init(store: ObjectStore, connection: SQLiteConnection) {
         self.store = store
         self.connection = connection
+    }
+
+    deinit {
+        if let (_, key) = mergedObjectSubscription { store.changeHub.unsubscribe(key) }
     }
 
     /// Whether anything was inserted, changed or deleted since the last save or rollback.

@@ -27,6 +27,8 @@ public final class ObjectStore: Sendable {
     /// The schema as stored in the file and exported: entities, attributes, relationships.
     public let schemaDocument: SchemaDocument
     let saveObserverSlot = SaveObserverSlot()
+    /// Delivers committed changes to ``changes`` subscribers.
+    package let changeHub = StoreChangeHub()
 
     /// Opens or creates the store at `path` for `entities`, migrating an existing file.
     ///
@@ -122,6 +124,36 @@ public final class ObjectStore: Sendable {
     package var saveObserver: (any SaveObserver)? {
         get { saveObserverSlot.get() }
         set { saveObserverSlot.set(newValue) }
+    }
+
+    /// The changes committed to this store from now on, one value per committed transaction, in
+    /// commit order: saves through any of its contexts, merges a `SyncReplica` applies, and
+    /// record edits. Nothing is delivered for a save or merge that rolls back.
+    ///
+    /// Each read of this property is a new subscription that starts at once and keeps every
+    /// change until it is consumed (an unbounded buffer); use
+    /// ``changes(bufferingPolicy:)`` to bound it. A subscription ends when its stream and
+    /// iterators are released, or when the task iterating it is cancelled. With no
+    /// subscription, a commit costs one atomic load.
+    ///
+    /// ```swift
+    /// let changes = store.changes
+    /// Task {
+    ///     for await change in changes where change.isFromMerge {
+    ///         try context.refresh(objectIDs: change.updated)
+    ///     }
+    /// }
+    /// ```
+    public var changes: AsyncStream<StoreChange> {
+        changeHub.subscribe(bufferingPolicy: .unbounded)
+    }
+
+    /// A subscription to committed changes, like ``changes``, keeping at most what
+    /// `bufferingPolicy` allows while the subscriber falls behind (for example
+    /// `.bufferingNewest(100)`: a slow subscriber then misses older changes, and should
+    /// refresh everything when it notices a gap it cannot tell).
+    public func changes(bufferingPolicy: AsyncStream<StoreChange>.Continuation.BufferingPolicy) -> AsyncStream<StoreChange> {
+        changeHub.subscribe(bufferingPolicy: bufferingPolicy)
     }
 
     /// Opens a new connection to the store file.

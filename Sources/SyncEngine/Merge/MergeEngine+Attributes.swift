@@ -102,6 +102,7 @@ extension MergeEngine {
                 known.pendingRowValues = Array(repeating: nil, count: entity.attributeColumns.count)
             }
             for (offset, value) in zip(attribute.columnOffsets, values) { known.pendingRowValues[offset] = value }
+            if recordsStoreChange { storeChangeRecord.attributeNames[object, default: []].insert(attribute.name) }
         } else {
             var detached = try detachedColumns(of: object)
             for (column, value) in zip(attribute.columns, values) { detached[column] = value }

@@ -18,10 +18,12 @@ extension MergeEngine {
             if alive && !known.hasRow {
                 try insertRow(object, entity: entity)
                 try markChanged(object)
+                if recordsStoreChange { storeChangeRecord.createdRows.insert(object) }
                 changed.insert(object.id)
             } else if !alive && known.hasRow {
                 try removeRow(object, entity: entity)
                 try markChanged(object)
+                if recordsStoreChange { storeChangeRecord.removedRows.insert(object) }
                 changed.insert(object.id)
             } else if !alive, let values = detachedValues[object] {
                 try storeTombstone(values, for: object)
@@ -32,11 +34,13 @@ extension MergeEngine {
             guard let entity = schema.entity(object.entity), try info(object)?.hasRow == true else { continue }
             try writeRelationships(of: object, entity: entity)
             changed.insert(object.id)
+            if recordsStoreChange { storeChangeRecord.rewrittenRelationships.insert(object) }
         }
         for owner in reorderedOwners.sorted() {
             guard let entity = schema.entity(owner.entity), try info(owner)?.hasRow == true else { continue }
             try writePositions(of: owner, entity: entity)
             changed.insert(owner.id)
+            if recordsStoreChange { storeChangeRecord.rewrittenRelationships.insert(owner) }
         }
         return changed
     }

@@ -84,6 +84,11 @@ final class MergeEngine {
     var reorderedOwners: Set<ObjectKey> = []
     /// Objects whose stored attribute values a remote write changed.
     var rewrittenAttributes: Set<UUID> = []
+    /// What materializing changed in the entity tables, for the store's change subscribers:
+    /// set only when ``recordsStoreChange`` is.
+    var storeChangeRecord = StoreChangeRecord()
+    /// Whether to fill ``storeChangeRecord``; off unless someone subscribes to the store's changes.
+    var recordsStoreChange = false
     /// ``ObjectMetadataTable`` and ``EdgeTable`` rows not written yet (see ``flushPendingInserts()``).
     var pendingObjectRows = ObjectMetadataTable.PendingRows()
     /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).

@@ -96,7 +96,8 @@ public final class SyncReplica: Sendable {
     /// change sets actually applied, in the order they were applied (``SQLiteDatasetEngine`` logs them there).
     func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
         try validate(changeSets)
-        return try withConnection { connection in
+        let hub = store.changeHub
+        return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
                 var vector = try VersionVectorTable.vector(on: connection)
                 var result = MergeResult(applied: [], alreadyApplied: [], changedObjectIDs: [])
@@ -124,6 +125,7 @@ public final class SyncReplica: Sendable {
                     }
                 }
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                engine.recordsStoreChange = hub.hasSubscribers
                 var appliedInOrder: [ChangeSet] = []
                 var latest = HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection))
                 while !remaining.isEmpty {
@@ -148,9 +150,13 @@ public final class SyncReplica: Sendable {
                 result.changedObjectIDs = try engine.materialize()
                 try SyncStateTable.set(.hlc, to: latest.rawValue, on: connection)
                 try alsoInTransaction(connection, appliedInOrder)
+                if engine.recordsStoreChange {
+                    storeChange = engine.storeChangeRecord.storeChange(origin: .merge)
+                    ticket = hub.reserveTicket()
+                }
                 return result
             }
-        }
+        } }
     }
 
     /// Refuses a batch this replica could not store, before anything is applied: seqs that do
@@ -186,9 +192,11 @@ public final class SyncReplica: Sendable {
     /// `nil` when nothing changed. See ``RecordEditor``.
     @discardableResult
     public func edit(_ body: (RecordEditor) throws -> Void) throws -> ChangeSet? {
-        try withConnection { connection in
+        let hub = store.changeHub
+        return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                engine.recordsStoreChange = hub.hasSubscribers
                 let editor = RecordEditor(document: store.schemaDocument, schema: schema, engine: engine)
                 try body(editor)
                 let operations = editor.operations
@@ -199,9 +207,13 @@ public final class SyncReplica: Sendable {
                 try validator.validate([changeSet])
                 try engine.apply(changeSet)
                 try engine.materialize()
+                if engine.recordsStoreChange {
+                    storeChange = engine.storeChangeRecord.storeChange(origin: .recordEdit)
+                    ticket = hub.reserveTicket()
+                }
                 return changeSet
             }
-        }
+        } }
     }
 
     /// Every stored object of `entity`, sorted by identifier.

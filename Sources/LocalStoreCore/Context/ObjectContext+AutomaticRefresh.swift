@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+/// The objects merges changed since a context last refreshed, filled on the merging thread and
+/// drained on the context's own.
+final class MergedObjectInbox: Sendable {
+    private let objectIDs = Mutex<Set<UUID>>([])
+
+    func add(_ change: StoreChange) {
+        guard change.origin != .save else { return }
+        objectIDs.withLock { $0.formUnion(change.updated.union(change.deleted)) }
+    }
+
+    func take() -> Set<UUID> {
+        objectIDs.withLock { ids in
+            defer { ids.removeAll() }
+            return ids
+        }
+    }
+}
+
+extension ObjectContext {
+    /// Whether the context refreshes its registered objects with what merges commit (merges a
+    /// `SyncReplica` applies and record edits), as ``refresh(objectIDs:)`` does: unsaved edits
+    /// are kept, objects deleted by the merge leave the context.
+    ///
+    /// A context is not `Sendable`: it is used from one thread (or actor) at a time, while merges
+    /// commit on other threads. So a merge only notes which objects it changed, and the context
+    /// refreshes them on its own thread, at its next ``fetch(_:)``, ``fetchAll(_:)``,
+    /// ``object(_:id:)`` or ``save()``, or when you call ``refreshMergedObjects()`` (for example
+    /// when ``ObjectStore/changes`` delivers a change with ``StoreChange/isFromMerge``).
+    /// Changes committed while this is `false` are not noted.
+    public var automaticallyRefreshes: Bool {
+        get { mergedObjectSubscription != nil }
+        set {
+            guard newValue != automaticallyRefreshes else { return }
+            if newValue {
+                let inbox = MergedObjectInbox()
+                mergedObjectSubscription = (inbox, store.changeHub.subscribe { inbox.add($0) })
+            } else if let (_, key) = mergedObjectSubscription {
+                store.changeHub.unsubscribe(key)
+                mergedObjectSubscription = nil
+            }
+        }
+    }
+
+    /// Refreshes the registered objects that merges changed since the last refresh; does
+    /// nothing unless ``automaticallyRefreshes`` is on.
+    public func refreshMergedObjects() throws {
+        guard let (inbox, _) = mergedObjectSubscription else { return }
+        let objectIDs = inbox.take()
+        if !objectIDs.isEmpty { try refresh(objectIDs: objectIDs) }
+    }
+}
