@@ -102,9 +102,4 @@ extension MergeEngine {
     static func chunks(of ids: [UUID]) -> [ArraySlice<UUID>] {
         stride(from: 0, to: ids.count, by: objectsPerRead).map { ids[$0..<min($0 + objectsPerRead, ids.count)] }
     }
-
-    /// `?, ?, …`: `count` parameters for an `IN` list.
-    static func placeholders(_ count: Int) -> String {
-        String(repeating: "?, ", count: count - 1) + "?"
-    }
 }

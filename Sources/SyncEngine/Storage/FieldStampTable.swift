@@ -40,7 +40,7 @@ enum FieldStampTable {
             stamps = [:]
         }
         try connection.forEachRow(
-            "SELECT id, field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id IN (\(MergeEngine.placeholders(ids.count)))",
+            "SELECT id, field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))",
             [.text(entity)] + ids.map { .text($0.storageText) }
         ) { row in
             let previous = object.value

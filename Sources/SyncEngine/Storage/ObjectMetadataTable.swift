@@ -74,7 +74,7 @@ enum ObjectMetadataTable {
             """
             SELECT id, hlc, replica, seq, tombstone IS NULL,
                 EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
-            FROM _sync_object AS o WHERE entity = ? AND id IN (\(MergeEngine.placeholders(ids.count)))
+            FROM _sync_object AS o WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))
             """, [.text(entity)] + ids.map { .text($0.storageText) }
         ) { row in
             guard let id = row.uuid(at: 0), let stamp = Stamp(row, at: 1) else { return }
