@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the documentation of the three libraries (LocalStore, SyncKit, SyncServer) with the
 # toolchain's own docc, into .build-docs/<Module>.doccarchive, and fails on any warning docc
-# reports (an unresolved symbol or article link, a malformed directive, …), printing where.
+# reports (an unresolved symbol or article link, a malformed directive, …) and on any public
+# symbol without a documentation comment, printing where.
 #
 #   scripts/docs.sh            build all three
 #   scripts/docs.sh SyncKit    build one
@@ -74,8 +75,14 @@ for library in "${libraries[@]}"; do
     fi
 done
 
+# docc documents a public symbol without a comment silently; the checker lists them.
+echo "docs: checking that every public symbol declared in Sources/ has a documentation comment"
+if ! swift scripts/undocumented-symbols.swift "${libraries[@]/#/$graphs/}"; then
+    failed+=("undocumented-symbols")
+fi
+
 if [ "${#failed[@]}" -gt 0 ]; then
-    echo "docs: docc reported problems in: ${failed[*]} (each is printed above with its file and line)" >&2
+    echo "docs: problems in: ${failed[*]} (each is printed above with its file and line)" >&2
     exit 1
 fi
 echo "docs: built $(printf '%s.doccarchive ' "${libraries[@]}")in $output/"

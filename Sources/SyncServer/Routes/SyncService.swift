@@ -19,6 +19,8 @@ public struct SyncServiceConfiguration: Sendable {
     /// by other processes (`syncd token revoke`): the longest a revoked token keeps working.
     public var tokenRevalidationInterval: Duration = .milliseconds(100)
 
+    /// Serves the datasets and tokens in `dataDirectory`, with the default clock, skew and
+    /// revalidation interval, and no access log.
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
     }
@@ -30,6 +32,7 @@ public final class SyncService: Sendable {
     /// The protocol version sent in `Sync-Protocol` on every response.
     public static let protocolVersion = "1"
 
+    /// How this service was set up.
     public let configuration: SyncServiceConfiguration
     package let registry: DatasetRegistry
     package let tokens: TokenStore
