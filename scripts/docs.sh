@@ -20,21 +20,22 @@ graphs="$output/symbol-graphs"
 # of a module leaves re-exported symbols out unless their modules are named here, so each
 # library lists the modules it re-exports: its catalog then documents, and links to, exactly
 # what `import <Library>` brings.
-declare -A reexported=(
-    [LocalStore]="LocalStoreCore,SQLiteDatabase"
-    [SyncKit]="LocalStore,LocalStoreCore,SQLiteDatabase,SyncEngine"
-    [SyncServer]=""
-)
-declare -A catalog=(
-    [LocalStore]="Sources/LocalStore/LocalStore.docc"
-    [SyncKit]="Sources/SyncKit/SyncKit.docc"
-    [SyncServer]="Sources/SyncServer/SyncServer.docc"
-)
+# (A function rather than an associative array: macOS's bash 3.2 has none.)
+reexported_modules() {
+    case "$1" in
+        LocalStore) echo "LocalStoreCore,SQLiteDatabase" ;;
+        SyncKit) echo "LocalStore,LocalStoreCore,SQLiteDatabase,SyncEngine" ;;
+        *) echo "" ;;
+    esac
+}
 
 libraries=("$@")
 [ "${#libraries[@]}" -gt 0 ] || libraries=(LocalStore SyncKit SyncServer)
 for library in "${libraries[@]}"; do
-    [ -n "${catalog[$library]+set}" ] || { echo "docs: unknown library '$library' (LocalStore, SyncKit, SyncServer)" >&2; exit 2; }
+    case "$library" in
+        LocalStore | SyncKit | SyncServer) ;;
+        *) echo "docs: unknown library '$library' (LocalStore, SyncKit, SyncServer)" >&2; exit 2 ;;
+    esac
 done
 
 # The tools of the toolchain that runs `swift`, not of a plugin package.
@@ -60,14 +61,15 @@ failed=()
 for library in "${libraries[@]}"; do
     rm -rf "${graphs:?}/$library" "$output/$library.doccarchive"
     mkdir -p "$graphs/$library"
-    "$symbolgraph_extract" -module-name "$library" -target "$target_triple" "${platform_flags[@]}" \
+    "$symbolgraph_extract" -module-name "$library" -target "$target_triple" ${platform_flags[@]+"${platform_flags[@]}"} \
         -I "$modules" -I Sources/CSQLite -I Sources/CEpoll \
         -minimum-access-level public -skip-synthesized-members \
-        -experimental-allowed-reexported-modules="${reexported[$library]}" \
+        -experimental-allowed-reexported-modules="$(reexported_modules "$library")" \
         -output-dir "$graphs/$library"
 
-    echo "docs: $library: docc convert ${catalog[$library]}"
-    if ! "$docc" convert "${catalog[$library]}" \
+    catalog="Sources/$library/$library.docc"
+    echo "docs: $library: docc convert $catalog"
+    if ! "$docc" convert "$catalog" \
         --additional-symbol-graph-dir "$graphs/$library" \
         --output-dir "$output/$library.doccarchive" \
         --warnings-as-errors; then
