@@ -1,8 +1,8 @@
-// The getting-started article (Sources/LocalStore/LocalStore.docc/GettingStarted.md) shows the
-// code between the markers below, one code block per marker. The first test compares the two,
-// so the article's code is code that compiles; the second runs it.
+// The articles GettingStarted.md and Querying.md (Sources/LocalStore/LocalStore.docc/) show the
+// code between the markers below, one code block per marker, without the markers' indentation.
+// The first test compares the two, so the articles' code is code that compiles; the others run it.
 
-// Article code block.
+// GettingStarted.md code block.
 import Foundation
 import LocalStore
 
@@ -16,7 +16,7 @@ import LocalStore
     var nights: Int = 1
     @Relationship(inverse: "stops", deleteRule: .nullify) var trip: Trip?
 }
-// Article code block.
+// GettingStarted.md code block.
 func planTrip(in directory: URL) throws -> (longStays: [String], stopsAfterDelete: Int) {
     // Creates the file, or migrates an existing one to these entities.
     let store = try ObjectStore(path: directory.appending(path: "trips.sqlite").path,
@@ -45,24 +45,62 @@ func planTrip(in directory: URL) throws -> (longStays: [String], stopsAfterDelet
 }
 // End of the article's code.
 
+/// The page and the count the querying article's code computes.
+func secondPageOfLongStays(in context: ObjectContext) throws -> (page: [Stop], matching: Int) {
+    // Querying.md code block.
+    // The second page of ten: stops of two nights or more on the trip "Coast", by city.
+    var descriptor = FetchDescriptor<Stop>(
+        predicate: #Predicate { $0.nights >= 2 && $0.trip?.name == "Coast" },
+        sortBy: [SortDescriptor(\.city), SortDescriptor(\.objectID)])
+    descriptor.fetchLimit = 10
+    descriptor.fetchOffset = 10
+    let page = try context.fetch(descriptor)
+    let matching = try context.fetchCount(FetchDescriptor(predicate: descriptor.predicate))
+    // End of the article's code.
+    return (page, matching)
+}
+
 import Testing
 import TestSupport
 
 @Suite struct GettingStartedArticleTests {
-    @Test func theArticleShowsThisFilesCode() throws {
+    @Test(arguments: ["GettingStarted.md", "Querying.md"])
+    func theArticleShowsThisFilesCode(article: String) throws {
         let testFile = URL(fileURLWithPath: #filePath)
-        let article = testFile.deletingLastPathComponent().appending(path: "../../Sources/LocalStore/LocalStore.docc/GettingStarted.md")
-        let articleBlocks = Self.swiftCodeBlocks(inMarkdown: try String(contentsOf: article, encoding: .utf8))
-        let sourceBlocks = Self.markedBlocks(inSource: try String(contentsOf: testFile, encoding: .utf8))
-        #expect(sourceBlocks.count == 2)
-        #expect(articleBlocks == sourceBlocks, "GettingStarted.md's swift code blocks differ from the marked code in \(testFile.lastPathComponent)")
+        let articleFile = testFile.deletingLastPathComponent().appending(path: "../../Sources/LocalStore/LocalStore.docc/\(article)")
+        let articleBlocks = Self.swiftCodeBlocks(inMarkdown: try String(contentsOf: articleFile, encoding: .utf8))
+        let sourceBlocks = Self.markedBlocks(inSource: try String(contentsOf: testFile, encoding: .utf8), article: article)
+        #expect(!sourceBlocks.isEmpty)
+        #expect(articleBlocks == sourceBlocks, "\(article)'s swift code blocks differ from the marked code in \(testFile.lastPathComponent)")
     }
 
-    @Test func theArticlesCodeDoesWhatTheArticleSays() throws {
+    @Test func theGettingStartedCodeDoesWhatTheArticleSays() throws {
         let directory = try TemporaryDirectory(prefix: "getting-started")
         let result = try planTrip(in: directory.url)
         #expect(result.longStays == ["Lisbon", "Porto"])
         #expect(result.stopsAfterDelete == 0)
+    }
+
+    @Test func theQueryingCodeReturnsTheSecondPage() throws {
+        let directory = try TemporaryDirectory(prefix: "querying")
+        let store = try ObjectStore(path: directory.file("trips.sqlite"), entities: [Trip.self, Stop.self])
+        let context = try store.makeContext()
+        for (name, nights) in [("Coast", 2), ("Coast", 1), ("Inland", 3)] {
+            let trip = Trip()
+            trip.name = name
+            for number in 0..<15 {
+                let stop = Stop()
+                stop.city = "City \(String(number + 10))"
+                stop.nights = nights
+                stop.trip = trip
+            }
+            context.insert(trip)
+        }
+        try context.save()
+        let result = try secondPageOfLongStays(in: context)
+        #expect(result.matching == 15)
+        #expect(result.page.map(\.city) == (20..<25).map { "City \($0)" })
+        #expect(result.page.allSatisfy { $0.trip?.name == "Coast" && $0.nights == 2 })
     }
 
     /// The contents of each ```` ```swift ```` fence, in order.
@@ -82,18 +120,20 @@ import TestSupport
         return blocks
     }
 
-    /// The lines after each "// Article code block." marker, up to the next marker or the end marker.
-    static func markedBlocks(inSource text: String) -> [String] {
+    /// The lines after each "// <article> code block." marker, up to the next marker or the end
+    /// marker, without the marker's indentation.
+    static func markedBlocks(inSource text: String, article: String) -> [String] {
         var blocks: [[Substring]] = []
-        var inside = false
+        var indentation: Int?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "// Article code block." {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed == "// \(article) code block." {
                 blocks.append([])
-                inside = true
-            } else if line == "// End of the article's code." {
-                inside = false
-            } else if inside {
-                blocks[blocks.count - 1].append(line)
+                indentation = line.count - trimmed.count
+            } else if trimmed.hasPrefix("// "), trimmed.hasSuffix(" code block.") || trimmed == "// End of the article's code." {
+                indentation = nil
+            } else if let indentation {
+                blocks[blocks.count - 1].append(line.dropFirst(min(indentation, line.count - line.drop { $0 == " " }.count)))
             }
         }
         return blocks.map { $0.joined(separator: "\n") }
