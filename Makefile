@@ -1,5 +1,5 @@
 # The two commands a fresh machine needs: `make run` and `make test`.
-.PHONY: run test example-test bench bootstrap
+.PHONY: run test docs example-test bench bootstrap
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -13,6 +13,11 @@ run: bootstrap
 test: bootstrap
 	swift build --build-tests
 	swift test --skip-build
+
+# The documentation of LocalStore, SyncKit and SyncServer, built with the toolchain's docc into
+# .build-docs/; fails on any warning docc reports (scripts/docs.sh).
+docs: bootstrap
+	scripts/docs.sh
 
 # The Todos example's README walkthrough, run against a real syncd (Examples/Todos/walkthrough.sh).
 example-test: bootstrap

@@ -9,10 +9,15 @@ import Foundation
 /// let value: SQLValue = .text("Ada")
 /// ```
 public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
+    /// SQL `NULL`.
     case null
+    /// A signed 64-bit integer.
     case integer(Int64)
+    /// An IEEE 754 double.
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes.
     case blob(Data)
 
     /// Whether this is SQL `NULL`.

@@ -66,6 +66,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// The database file.
     public var path: String?
 
+    /// An error with `code` and `message`, naming what it concerns.
     public init(
         _ code: Code, _ message: String, entity: String? = nil, attribute: String? = nil,
         relationship: String? = nil, objectID: UUID? = nil, sql: String? = nil, sqliteCode: Int32? = nil, path: String? = nil

@@ -3,6 +3,7 @@ import LocalStoreCore
 
 /// An error from sync, with a machine-readable code and a sentence for people.
 public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What went wrong, as the protocol's error code (the raw value).
     public enum Code: String, Sendable, Codable {
         /// A change set or batch is not well formed.
         case malformedChangeSet = "malformed_change_set"
@@ -24,9 +25,12 @@ public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case invalidOutboxTransition = "invalid_outbox_transition"
     }
 
+    /// What went wrong.
     public var code: Code
+    /// Which change set, object, entity or file, and why.
     public var message: String
 
+    /// An error with `code`, described by `message`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -17,41 +17,69 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
     /// The entities, in the order the store was opened with.
     public var entities: [Entity]
 
+    /// One entity: its table, attributes and relationships.
     public struct Entity: Codable, Hashable, Sendable {
+        /// The entity's name (the Swift class name).
         public var name: String
+        /// The SQLite table that holds its objects, one row each.
         public var table: String
+        /// Its stored attributes, in declaration order.
         public var attributes: [Attribute]
+        /// Its relationships, in declaration order.
         public var relationships: [Relationship]
     }
 
+    /// One stored attribute of an entity.
     public struct Attribute: Codable, Hashable, Sendable {
+        /// The property's name.
         public var name: String
+        /// The column name (`@Attribute(persistentName:)`, else the property's name); a
+        /// `.composition` attribute's columns start with it.
         public var persistentName: String
+        /// The attribute's previous name (`@Attribute(originalName:)`): migration renames its column.
         public var originalName: String?
+        /// How the value is stored: default, `.raw`, `.codable` or `.composition`.
         public var storage: AttributeStorage
+        /// The Swift type as declared, for messages and tools.
         public var swiftType: String
+        /// Whether the Swift type is optional.
         public var optional: Bool
+        /// Whether the attribute is `.unique`.
         public var unique: Bool
+        /// Whether the attribute is `.indexed`.
         public var indexed: Bool
+        /// The columns that hold the value: one, or one per field of a `.composition`.
         public var columns: [Column]
         /// The values a new object gets (one per column), used when migration adds the attribute
         /// and by tools that create objects without the Swift types.
         public var defaultValues: [SQLValue]
     }
 
+    /// One column of an attribute.
     public struct Column: Codable, Hashable, Sendable {
+        /// The column's name in the entity's table.
         public var name: String
+        /// The type of the values it holds.
         public var type: AttributeType
+        /// Whether it may hold `NULL`.
         public var nullable: Bool
     }
 
+    /// One relationship of an entity.
     public struct Relationship: Codable, Hashable, Sendable {
+        /// The property's name.
         public var name: String
+        /// To-one, to-many or ordered to-many.
         public var kind: RelationshipKind
+        /// The name of the entity it points to.
         public var target: String
+        /// The name of the relationship on the target that points back.
         public var inverse: String
+        /// What deleting an object does to its members.
         public var deleteRule: DeleteRule
+        /// The fewest members a save accepts (`@Relationship(minCount:)`), if any.
         public var minCount: Int?
+        /// The most members a save accepts (`@Relationship(maxCount:)`), if any.
         public var maxCount: Int?
         /// How the relationship is stored: `foreignKey` (a column of this table, with an optional
         /// position column), `inverseForeignKey` (a column of the target's table) or `joinTable`.

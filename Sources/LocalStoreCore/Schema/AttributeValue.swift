@@ -4,7 +4,32 @@ import SQLiteDatabase
 
 /// The primitive type an attribute's column holds, as recorded in the exported schema.
 public enum AttributeType: String, Hashable, Sendable, Codable, CaseIterable {
-    case bool, int, int16, int32, int64, float, double, decimal, string, date, data, uuid, url
+    /// `Bool`, stored as the integer 0 or 1.
+    case bool
+    /// `Int`, an integer.
+    case int
+    /// `Int16`, an integer in its range.
+    case int16
+    /// `Int32`, an integer in its range.
+    case int32
+    /// `Int64`, an integer.
+    case int64
+    /// `Float`, a real within its range.
+    case float
+    /// `Double`, a real.
+    case double
+    /// `Decimal`, stored as its text so no digit is lost.
+    case decimal
+    /// `String`, text.
+    case string
+    /// `Date`, a real: seconds since 1970.
+    case date
+    /// `Data`, a blob.
+    case data
+    /// `UUID`, its text.
+    case uuid
+    /// `URL`, its absolute string.
+    case url
     /// JSON text written by `.codable` storage.
     case json
 
@@ -26,6 +51,7 @@ public struct ValueDecodingFailure: Error, Sendable, CustomStringConvertible {
     /// The stored value that did not fit.
     public var found: SQLValue
 
+    /// A failure to read `found` as `expected`.
     public init(expected: String, found: SQLValue) {
         self.expected = expected
         self.found = found

@@ -50,6 +50,7 @@ public struct CompositionField<Root>: Sendable {
 
 /// `.composition` storage of a non-optional composition.
 public struct CompositionCoder<Value: CompositionValue>: ValueCoder {
+    /// The coder; it has no state.
     public init() {}
     public var storage: AttributeStorage { .composition }
     public var columns: [ColumnShape] {
@@ -70,7 +71,9 @@ public struct CompositionCoder<Value: CompositionValue>: ValueCoder {
 /// `.composition` storage of an optional composition: `nil` stores `NULL` in every column,
 /// and a row whose columns are all `NULL` reads back as `nil`.
 public struct OptionalCompositionCoder<Wrapped: CompositionValue>: ValueCoder {
+    /// The attribute's Swift type, an optional: `nil` is stored as `NULL`.
     public typealias Value = Wrapped?
+    /// The coder; it has no state.
     public init() {}
     public var storage: AttributeStorage { .composition }
     public var columns: [ColumnShape] {

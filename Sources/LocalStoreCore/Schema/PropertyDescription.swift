@@ -4,7 +4,9 @@ import SQLiteDatabase
 /// The `@Entity` macro generates one per stored property; the static functions below are
 /// what that generated code calls. Apps rarely use them directly.
 public enum PropertyDescription: Sendable {
+    /// A stored attribute.
     case attribute(AttributeDescription)
+    /// A relationship to another entity.
     case relationship(RelationshipDescription)
 
     /// The Swift property name.

@@ -6,6 +6,7 @@ import SQLiteDatabase
 /// The `@Entity` macro picks a coder from the attribute's storage method; apps do not
 /// implement this protocol.
 public protocol ValueCoder<Value>: Sendable {
+    /// The attribute's Swift type.
     associatedtype Value
     /// The storage method this coder implements.
     var storage: AttributeStorage { get }
@@ -22,6 +23,7 @@ public protocol ValueCoder<Value>: Sendable {
 
 /// Default storage: the value is an ``AttributeValue``.
 public struct DefaultCoder<Value: AttributeValue>: ValueCoder {
+    /// The coder; it has no state.
     public init() {}
     public var storage: AttributeStorage { .default }
     public var columns: [ColumnShape] {
@@ -38,6 +40,7 @@ public struct DefaultCoder<Value: AttributeValue>: ValueCoder {
 
 /// `.raw` storage of a non-optional `RawRepresentable`.
 public struct RawCoder<Value: RawRepresentable>: ValueCoder where Value.RawValue: AttributeValue {
+    /// The coder; it has no state.
     public init() {}
     public var storage: AttributeStorage { .raw }
     public var columns: [ColumnShape] {
@@ -55,7 +58,9 @@ public struct RawCoder<Value: RawRepresentable>: ValueCoder where Value.RawValue
 
 /// `.raw` storage of an optional `RawRepresentable`: `nil` is `NULL`.
 public struct OptionalRawCoder<Wrapped: RawRepresentable>: ValueCoder where Wrapped.RawValue: AttributeValue {
+    /// The attribute's Swift type, an optional: `nil` is stored as `NULL`.
     public typealias Value = Wrapped?
+    /// The coder; it has no state.
     public init() {}
     public var storage: AttributeStorage { .raw }
     public var columns: [ColumnShape] {
@@ -108,6 +113,7 @@ enum CodableJSON {
 
 /// `.codable` storage of a non-optional value.
 public struct CodableCoder<Value: Codable>: ValueCoder {
+    /// The coder; it has no state.
     public init() {}
     public var storage: AttributeStorage { .codable }
     public var columns: [ColumnShape] { [ColumnShape(suffix: nil, type: .json, isNullable: false)] }
@@ -121,7 +127,9 @@ public struct CodableCoder<Value: Codable>: ValueCoder {
 
 /// `.codable` storage of an optional value: `nil` is `NULL`, not the JSON text `null`.
 public struct OptionalCodableCoder<Wrapped: Codable>: ValueCoder {
+    /// The attribute's Swift type, an optional: `nil` is stored as `NULL`.
     public typealias Value = Wrapped?
+    /// The coder; it has no state.
     public init() {}
     public var storage: AttributeStorage { .codable }
     public var columns: [ColumnShape] { [ColumnShape(suffix: nil, type: .json, isNullable: true)] }

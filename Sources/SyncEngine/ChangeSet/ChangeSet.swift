@@ -13,6 +13,8 @@ public struct ChangeSet: Hashable, Sendable {
     /// The changes, in the order they apply.
     public var operations: [Operation]
 
+    /// A change set with these parts, as read from the wire or a store; local saves make
+    /// theirs through ``SyncReplica``.
     public init(dot: Dot, hlc: HLC, vector: VersionVector, operations: [Operation]) {
         self.dot = dot
         self.hlc = hlc

@@ -9,7 +9,7 @@ import LocalStoreCore
 /// before. Consecutive change sets usually differ in one entry, so a change set's size does
 /// not grow with the number of replicas.
 ///
-/// Batches are written and read with SyncKit's own ``JSONWriter`` and ``JSONReader`` rather
+/// Batches are written and read with SyncKit's own `JSONWriter` and `JSONReader` rather
 /// than `Codable`: on large batches `JSONEncoder` and `JSONDecoder` cost more than the merge
 /// itself. The bytes are those `JSONEncoder` wrote with `.sortedKeys` and
 /// `.withoutEscapingSlashes`, and decoding accepts any valid JSON of the batch's shape.

@@ -11,6 +11,7 @@ public struct HLC: Hashable, Comparable, Sendable, Codable, CustomStringConverti
     /// The packed value.
     public var rawValue: UInt64
 
+    /// A timestamp from its packed value.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// A timestamp from its parts.
@@ -44,6 +45,7 @@ public struct HybridLogicalClock: Sendable {
     /// The last timestamp issued or observed.
     public private(set) var latest: HLC
 
+    /// A clock whose next timestamp comes after `latest`.
     public init(latest: HLC = HLC(rawValue: 0)) { self.latest = latest }
 
     /// A timestamp for a new local change set: after every earlier one, and close to `wallClock`.

@@ -7,9 +7,12 @@ public typealias ReplicaID = UUID
 
 /// One change set's identity: its author and its number among the author's change sets.
 public struct Dot: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The replica that committed the change set.
     public var replica: ReplicaID
+    /// The change set's number among its author's, counting from 1 without gaps.
     public var seq: UInt64
 
+    /// The dot of change set `seq` of `replica`.
     public init(replica: ReplicaID, seq: UInt64) {
         self.replica = replica
         self.seq = seq
@@ -33,10 +36,12 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
     /// Replica -> highest applied seq. Replicas at 0 are not stored.
     public private(set) var entries: [ReplicaID: UInt64]
 
+    /// A vector with these entries; entries at 0 are dropped.
     public init(_ entries: [ReplicaID: UInt64] = [:]) {
         self.entries = entries.filter { $0.value > 0 }
     }
 
+    /// The highest seq of `replica` applied, 0 for none; setting 0 removes the entry.
     public subscript(replica: ReplicaID) -> UInt64 {
         get { entries[replica] ?? 0 }
         set { entries[replica] = newValue == 0 ? nil : newValue }

@@ -30,15 +30,21 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
 
     /// One side of a resolution: a value (as JSON text, `nil` for none) and the change set that wrote it.
     public struct Side: Hashable, Sendable, Codable {
+        /// The value, as JSON text; `nil` when the side wrote no value (a delete, a removed reference).
         public var value: String?
+        /// The change set that wrote it.
         public var dot: Dot
+        /// That change set's timestamp.
         public var hlc: HLC
     }
 
     /// Position in the journal (increasing).
     public var number: Int64
+    /// What kind of resolution discarded something.
     public var kind: Kind
+    /// The entity of the object concerned.
     public var entity: String
+    /// The object concerned.
     public var objectID: UUID
     /// The attribute or relationship concerned, if any.
     public var property: String?

@@ -63,7 +63,9 @@ extension AttributeType {
 
 /// One stored object, read without its Swift type.
 public struct Record: Sendable, Equatable {
+    /// The entity's name, as in the schema.
     public var entity: String
+    /// The object's identifier.
     public var id: UUID
     /// Attribute name -> one value per column (compositions have several), in declaration order.
     public var attributes: [(name: String, values: [SQLValue])]

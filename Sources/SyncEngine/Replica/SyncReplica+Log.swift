@@ -5,7 +5,9 @@ extension SyncReplica {
     /// A change set stored in the replica, with its outbox status (``OutboxStatus/remote`` for
     /// other replicas' change sets).
     public struct LoggedChangeSet: Sendable, Equatable {
+        /// The change set.
         public var changeSet: ChangeSet
+        /// Where it stands in the outbox, or ``OutboxStatus/remote``.
         public var status: OutboxStatus
     }
 

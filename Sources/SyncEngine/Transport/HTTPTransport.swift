@@ -49,7 +49,9 @@ public struct HTTPTransport: Sendable {
 
     /// What `PUT /v1/datasets/{dataset}/schema` answered.
     public struct SchemaRegistration: Sendable, Equatable, Decodable {
+        /// The version hash of the schema the dataset now holds.
         public var versionHash: String
+        /// The dataset's name.
         public var dataset: String
     }
 

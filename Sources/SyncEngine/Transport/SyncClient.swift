@@ -45,6 +45,8 @@ public final class SyncClient: Sendable {
         /// Time allowed for one request.
         public var requestTimeout: Duration = .seconds(60)
 
+        /// Syncs with `dataset` on the server at `serverURL`, authenticated by `token`, with the
+        /// default batch sizes, retries and timeout.
         public init(serverURL: URL, dataset: String, token: String) {
             self.serverURL = serverURL
             self.dataset = dataset

@@ -15,6 +15,7 @@ public struct SyncStatus: Sendable, Equatable {
     /// What the last successful sync did.
     public var lastReport: SyncReport?
 
+    /// A status with these values; a client starts idle, with its store's pending count.
     public init(isSyncing: Bool = false, pendingCount: Int = 0, lastSuccessfulSync: Date? = nil,
                 lastError: SyncClientError? = nil, lastReport: SyncReport? = nil) {
         self.isSyncing = isSyncing
@@ -51,5 +52,6 @@ public struct SyncReport: Sendable, Equatable {
     /// Local change sets still not acknowledged afterwards.
     public var pendingAfter: Int = 0
 
+    /// A report of a sync that has done nothing yet.
     public init() {}
 }

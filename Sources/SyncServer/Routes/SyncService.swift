@@ -12,24 +12,27 @@ public struct SyncServiceConfiguration: Sendable {
     /// The server's wall clock in milliseconds since 1970; tests inject a fixed one.
     public var clock: @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds
     /// Receives one access-log line per request (without a newline); `nil` logs nothing. It is
-    /// called on the thread that finished the request: hand the line to a ``LogWriter`` rather
+    /// called on the thread that finished the request: hand the line to a `LogWriter` (HTTPServer) rather
     /// than writing it there.
     public var log: (@Sendable (String) -> Void)?
     /// How long an accepted bearer token is trusted before the token file is checked for changes
     /// by other processes (`syncd token revoke`): the longest a revoked token keeps working.
     public var tokenRevalidationInterval: Duration = .milliseconds(100)
 
+    /// Serves the datasets and tokens in `dataDirectory`, with the default clock, skew and
+    /// revalidation interval, and no access log.
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
     }
 }
 
 /// The sync protocol v1 (see `Protocol/README.md`) as an HTTP handler: `syncd` runs one inside
-/// an ``HTTPServer``; tests call ``handle(_:)`` directly.
+/// an `HTTPServer`; tests call ``handle(_:)`` directly.
 public final class SyncService: Sendable {
     /// The protocol version sent in `Sync-Protocol` on every response.
     public static let protocolVersion = "1"
 
+    /// How this service was set up.
     public let configuration: SyncServiceConfiguration
     package let registry: DatasetRegistry
     package let tokens: TokenStore
@@ -65,7 +68,7 @@ public final class SyncService: Sendable {
 
     /// Refuses a request with a body before the body is read when its head already shows it would
     /// fail: no such route, a method the route does not allow, or a dataset route without a bearer
-    /// token for that dataset. Pass it as the ``HTTPServer`` admission check, so unauthenticated
+    /// token for that dataset. Pass it as the `HTTPServer` admission check, so unauthenticated
     /// uploads cost the server neither memory nor time.
     @Sendable public func admit(_ head: HTTPRequestHead) -> RequestAdmission {
         guard var response = router.refusal(for: head) else { return .proceed }
@@ -74,7 +77,7 @@ public final class SyncService: Sendable {
     }
 
     /// Records a finished exchange in the metrics and the access log; pass it to
-    /// ``HTTPServerConfiguration/onRequestCompleted``.
+    /// `HTTPServerConfiguration.onRequestCompleted`.
     @Sendable public func requestCompleted(_ summary: HTTPRequestSummary) {
         let route = summary.path == "-" ? "unmatched" : (router.pattern(for: summary.path) ?? "unmatched")
         metrics.recordRequest(method: summary.method, route: route, status: summary.status, duration: summary.duration,
@@ -83,7 +86,7 @@ public final class SyncService: Sendable {
     }
 
     /// The JSON error for a request the HTTP layer refuses before routing (malformed, too slow,
-    /// too large, too many connections); pass it to ``HTTPServerConfiguration/errorResponse``.
+    /// too large, too many connections); pass it to `HTTPServerConfiguration.errorResponse`.
     @Sendable public func transportErrorResponse(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
         let code: String
         switch status.code {
