@@ -32,8 +32,8 @@ enum RelationshipFault: Equatable {
 /// Every fetched object has one, so its common parts are packed into the object itself (one
 /// allocation of 80 bytes): the faults of up to 32 relationships as bits, with the target of one
 /// to-one inline. What most objects never need (values as last saved, further to-one targets)
-/// lives in an `EntityStateOverflow` made on first use. A dictionary of faults per object had
-/// made a fetched object take three times the memory of a plain Swift object.
+/// lives in an `EntityStateOverflow` made on first use. A dictionary of faults per object would
+/// make a fetched object take about three times the memory of a plain Swift object.
 public final class EntityState {
     // Declared from the widest alignment down, so the fields pack without padding.
     weak var context: ObjectContext?
