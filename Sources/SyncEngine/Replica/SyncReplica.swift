@@ -50,6 +50,16 @@ public final class SyncReplica: Sendable {
         try connection.withConnection(body)
     }
 
+    /// This replica's secret key (32 bytes), which authenticates the change sets it authors.
+    func replicaKey() throws -> [UInt8] {
+        try withConnection { connection in
+            guard let key = try SyncStateTable.replicaKey(on: connection) else {
+                throw SyncError(.notSyncable, "\(connection.path) has no replica key")
+            }
+            return key
+        }
+    }
+
     /// The highest seq applied from every replica.
     public func versionVector() throws -> VersionVector {
         try withConnection { try VersionVectorTable.vector(on: $0) }

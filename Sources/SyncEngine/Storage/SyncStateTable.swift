@@ -42,6 +42,32 @@ enum SyncStateTable {
         try connection.run("INSERT INTO _sync_state (key, value) VALUES ('replica', ?), ('seq', 0), ('hlc', 0)", [.text(replica.storageText)])
     }
 
+    /// The length of a replica key: SHA-256's output, as RFC 2104 recommends for HMAC keys.
+    static let replicaKeyLength = 32
+
+    /// This replica's secret key, which authenticates the change sets it authors; `nil` before
+    /// ``ensureReplicaKey(on:)``.
+    static func replicaKey(on connection: SQLiteConnection) throws -> [UInt8]? {
+        guard let value = try connection.rows("SELECT value FROM _sync_state WHERE key = 'replica_key'").first?.first else { return nil }
+        guard case .blob(let key) = value, key.count == replicaKeyLength else {
+            throw SyncError(.notSyncable, "\(connection.path): the stored replica key is damaged (\(value.storageClassName))")
+        }
+        return Array(key)
+    }
+
+    /// Gives the replica a new random key unless it has one (stores set up for sync before
+    /// keys existed get theirs when they are next opened).
+    static func ensureReplicaKey(on connection: SQLiteConnection) throws {
+        guard try replicaKey(on: connection) == nil else { return }
+        try storeNewReplicaKey(on: connection)
+    }
+
+    private static func storeNewReplicaKey(on connection: SQLiteConnection) throws {
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<replicaKeyLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('replica_key', ?)", [.blob(Data(key))])
+    }
+
     static func value(of counter: Counter, on connection: SQLiteConnection) throws -> UInt64 {
         if case .integer(let value)? = try connection.rows("SELECT value FROM _sync_state WHERE key = ?", [.text(counter.rawValue)]).first?.first {
             return UInt64(bitPattern: value)
@@ -66,9 +92,10 @@ enum SyncStateTable {
         }
     }
 
-    /// Gives a copied file a replica identity of its own: a new ID, seq back at 0, no settings.
+    /// Gives a copied file a replica identity of its own: a new ID and key, seq back at 0, no settings.
     static func becomeNewReplica(_ replica: ReplicaID, on connection: SQLiteConnection) throws {
         try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(replica.storageText)])
+        try storeNewReplicaKey(on: connection)
         try connection.run("UPDATE _sync_state SET value = 0 WHERE key = 'seq'")
         try connection.run("DELETE FROM _sync_state WHERE key LIKE 'setting:%'")
     }
