@@ -19,12 +19,37 @@ import Testing
         #expect(reopened.replicaID == a.replica.replicaID)
     }
 
-    @Test func aStoreWithoutAKeyGetsOneWhenOpened() throws {
+    @Test func aFormat2StoreOpensWithAKeyAndItsOwnChangeSetsAuthenticated() throws {
         let a = try TestReplica(name: "a")
-        try SQLiteConnection(path: a.path).run("DELETE FROM _sync_state WHERE key = 'replica_key'")
+        let team = Team()
+        team.name = "Rovers"
+        a.context.insert(team)
+        try a.context.save()
+        let recorded = try #require(try a.replica.localChangeSets(status: .pending).first)
+        // Turn the file back into sync format 2: no key, no authenticator column.
+        let old = try SQLiteConnection(path: a.path)
+        try old.execute("""
+            DELETE FROM _sync_state WHERE key = 'replica_key'; ALTER TABLE _sync_changeset DROP COLUMN authenticator;
+            UPDATE _sync_format SET version = 2
+            """)
         let reopened = try SyncReplica(store: try ObjectStore(existingAt: a.path))
-        #expect(try reopened.replicaKey().count == 32)
-        #expect(reopened.replicaID == a.replica.replicaID)
+        let key = try reopened.replicaKey()
+        #expect(key.count == 32 && reopened.replicaID == a.replica.replicaID)
+        let migrated = try #require(try reopened.localChangeSets(status: .pending).first)
+        #expect(migrated.dot == recorded.dot && migrated.operations == recorded.operations)
+        #expect(try ChangeSetAuthenticator.isAuthentic(migrated, key: key))
+        #expect(try old.rows("SELECT version FROM _sync_format").first?.first == .integer(3))
+    }
+
+    @Test func everyLocalChangeSetCarriesItsAuthenticator() throws {
+        let a = try TestReplica(name: "a")
+        let team = Team()
+        team.name = "Rovers"
+        a.context.insert(team)
+        try a.context.save()
+        let recorded = try #require(try a.replica.localChangeSets(status: .pending).first)
+        #expect(try ChangeSetAuthenticator.isAuthentic(recorded, key: a.replica.replicaKey()))
+        #expect(try !ChangeSetAuthenticator.isAuthentic(recorded, key: [UInt8](repeating: 1, count: 32)))
     }
 
     @Test func anAdoptedSnapshotHasAKeyOfItsOwn() throws {

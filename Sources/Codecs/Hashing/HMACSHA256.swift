@@ -17,10 +17,15 @@ package enum HMACSHA256 {
     /// not depend on where the bytes differ, so a forger learns nothing from how long a refusal takes.
     package static func isValid<Key: Collection, Message: Collection>(_ code: [UInt8], key: Key, message: Message) -> Bool
     where Key.Element == UInt8, Message.Element == UInt8 {
-        let expected = authenticationCode(key: key, message: message)
-        guard code.count == expected.count else { return false }
+        constantTimeEqual(code, authenticationCode(key: key, message: message))
+    }
+
+    /// Whether two byte strings are equal, in time that depends only on their length (for keys
+    /// and authentication codes, whose comparison must not tell a guesser how close it came).
+    package static func constantTimeEqual(_ first: [UInt8], _ second: [UInt8]) -> Bool {
+        guard first.count == second.count else { return false }
         var difference: UInt8 = 0
-        for (left, right) in zip(code, expected) { difference |= left ^ right }
+        for (left, right) in zip(first, second) { difference |= left ^ right }
         return difference == 0
     }
 }

@@ -60,6 +60,12 @@ public final class SyncReplica: Sendable {
         }
     }
 
+    /// This replica's ID and secret key, as a push sends them (``HTTPTransport/push(_:base:as:)``).
+    /// The key proves to the server that a push comes from this replica: keep it secret.
+    public func credentials() throws -> ReplicaCredentials {
+        ReplicaCredentials(replica: replicaID, key: try replicaKey())
+    }
+
     /// The highest seq applied from every replica.
     public func versionVector() throws -> VersionVector {
         try withConnection { try VersionVectorTable.vector(on: $0) }

@@ -37,35 +37,42 @@ enum SyncStateTable {
         return replica
     }
 
-    /// Records the replica's ID, with seq and HLC at 0.
+    /// Records the replica's ID and a new secret key, with seq and HLC at 0.
     static func initialize(replica: ReplicaID, on connection: SQLiteConnection) throws {
         try connection.run("INSERT INTO _sync_state (key, value) VALUES ('replica', ?), ('seq', 0), ('hlc', 0)", [.text(replica.storageText)])
+        try storeNewReplicaKey(on: connection)
     }
 
-    /// The length of a replica key: SHA-256's output, as RFC 2104 recommends for HMAC keys.
-    static let replicaKeyLength = 32
-
-    /// This replica's secret key, which authenticates the change sets it authors; `nil` before
-    /// ``ensureReplicaKey(on:)``.
+    /// This replica's secret key, which authenticates the change sets it authors; `nil` in a
+    /// file never set up for sync. Never logged, never sent except in the push's key header.
     static func replicaKey(on connection: SQLiteConnection) throws -> [UInt8]? {
         guard let value = try connection.rows("SELECT value FROM _sync_state WHERE key = 'replica_key'").first?.first else { return nil }
-        guard case .blob(let key) = value, key.count == replicaKeyLength else {
+        guard case .blob(let key) = value, key.count == ReplicaCredentials.keyLength else {
             throw SyncError(.notSyncable, "\(connection.path): the stored replica key is damaged (\(value.storageClassName))")
         }
         return Array(key)
     }
 
-    /// Gives the replica a new random key unless it has one (stores set up for sync before
-    /// keys existed get theirs when they are next opened).
-    static func ensureReplicaKey(on connection: SQLiteConnection) throws {
-        guard try replicaKey(on: connection) == nil else { return }
-        try storeNewReplicaKey(on: connection)
+    /// Removes the key from a copy of a store file handed to others (a server's snapshot):
+    /// ``becomeNewReplica(_:on:)`` gives the adopting replica a key of its own.
+    static func removeReplicaKey(on connection: SQLiteConnection) throws {
+        try connection.execute("DELETE FROM _sync_state WHERE key = 'replica_key'")
     }
 
-    private static func storeNewReplicaKey(on connection: SQLiteConnection) throws {
+    /// Gives a replica set up before replicas had keys (sync format 2) its key, inside the
+    /// format migration's transaction. Returns its ID and key; `nil` when the file has no replica yet.
+    static func addMissingReplicaKey(on connection: SQLiteConnection) throws -> (replica: ReplicaID, key: [UInt8])? {
+        guard let replica = try replicaID(on: connection) else { return nil }
+        if let key = try replicaKey(on: connection) { return (replica, key) }
+        return (replica, try storeNewReplicaKey(on: connection))
+    }
+
+    @discardableResult
+    private static func storeNewReplicaKey(on connection: SQLiteConnection) throws -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        let key = (0..<replicaKeyLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let key = (0..<ReplicaCredentials.keyLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('replica_key', ?)", [.blob(Data(key))])
+        return key
     }
 
     static func value(of counter: Counter, on connection: SQLiteConnection) throws -> UInt64 {

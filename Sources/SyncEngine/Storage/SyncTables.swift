@@ -37,10 +37,9 @@ enum SyncTables {
     static func install(on connection: SQLiteConnection, newReplicaID: ReplicaID) throws -> ReplicaID {
         try connection.inTransaction {
             try SyncFormatTable.migrate(on: connection)
-            let stored = try SyncStateTable.replicaID(on: connection)
-            if stored == nil { try SyncStateTable.initialize(replica: newReplicaID, on: connection) }
-            try SyncStateTable.ensureReplicaKey(on: connection)
-            return stored ?? newReplicaID
+            if let replica = try SyncStateTable.replicaID(on: connection) { return replica }
+            try SyncStateTable.initialize(replica: newReplicaID, on: connection)
+            return newReplicaID
         }
     }
 }
