@@ -19,13 +19,18 @@ import Testing
         #expect(reopened.replicaID == a.replica.replicaID)
     }
 
-    @Test func aFormat2StoreOpensWithAKeyAndItsOwnChangeSetsAuthenticated() throws {
+    /// A replica that saved one team, and the change set the save recorded.
+    static func replicaWithOneChangeSet() throws -> (TestReplica, ChangeSet) {
         let a = try TestReplica(name: "a")
         let team = Team()
         team.name = "Rovers"
         a.context.insert(team)
         try a.context.save()
-        let recorded = try #require(try a.replica.localChangeSets(status: .pending).first)
+        return (a, try #require(try a.replica.localChangeSets(status: .pending).first))
+    }
+
+    @Test func aFormat2StoreOpensWithAKeyAndItsOwnChangeSetsAuthenticated() throws {
+        let (a, recorded) = try ReplicaKeyTests.replicaWithOneChangeSet()
         // Turn the file back into sync format 2: no key, no authenticator column.
         let old = try SQLiteConnection(path: a.path)
         try old.execute("""
@@ -42,12 +47,7 @@ import Testing
     }
 
     @Test func everyLocalChangeSetCarriesItsAuthenticator() throws {
-        let a = try TestReplica(name: "a")
-        let team = Team()
-        team.name = "Rovers"
-        a.context.insert(team)
-        try a.context.save()
-        let recorded = try #require(try a.replica.localChangeSets(status: .pending).first)
+        let (a, recorded) = try ReplicaKeyTests.replicaWithOneChangeSet()
         #expect(try ChangeSetAuthenticator.isAuthentic(recorded, key: a.replica.replicaKey()))
         #expect(try !ChangeSetAuthenticator.isAuthentic(recorded, key: [UInt8](repeating: 1, count: 32)))
     }

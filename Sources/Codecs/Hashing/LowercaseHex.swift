@@ -22,19 +22,11 @@ package enum LowercaseHex {
         bytes.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
+            let high = UUIDText.hexValue(utf8[index]), low = UUIDText.hexValue(utf8[index + 1])
+            guard high | low < 16 else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
         return bytes
-    }
-
-    private static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case 0x30...0x39: return digit - 0x30
-        case 0x41...0x46: return digit - 0x41 + 10
-        case 0x61...0x66: return digit - 0x61 + 10
-        default: return nil
-        }
     }
 }

@@ -21,9 +21,13 @@ enum ChangeSetTable {
     /// The columns ``decode(_:)`` reads, in its order.
     private static let changeSetColumns = "replica, seq, hlc, vector, operations, authenticator"
 
-    /// Adds the authenticator column to tables created before sync format 3 (the create
-    /// statement keeps the older layout, so that every store reaches the same one through this step).
-    static let authenticatorStatements = ["ALTER TABLE _sync_changeset ADD COLUMN authenticator BLOB"]
+    /// Adds the authenticator column to a table created before sync format 3, unless it has it
+    /// (the create statement keeps the older layout, so that every store reaches the same one
+    /// through this step).
+    static func addAuthenticatorColumn(on connection: SQLiteConnection) throws {
+        guard try connection.rows("SELECT 1 FROM pragma_table_info('_sync_changeset') WHERE name = 'authenticator'").isEmpty else { return }
+        try connection.execute("ALTER TABLE _sync_changeset ADD COLUMN authenticator BLOB")
+    }
 
     // MARK: Writing
 

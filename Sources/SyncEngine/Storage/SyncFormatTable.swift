@@ -26,7 +26,7 @@ enum SyncFormatTable {
             // Change sets carry their author's authenticator, and the replica gets the secret key
             // that makes them. Its own change sets recorded before are authenticated now, so that
             // any replica can relay them to a server restored from a backup.
-            for statement in ChangeSetTable.authenticatorStatements { try connection.execute(statement) }
+            try ChangeSetTable.addAuthenticatorColumn(on: connection)
             if let (replica, key) = try SyncStateTable.addMissingReplicaKey(on: connection) {
                 try ChangeSetTable.authenticateUnauthenticated(of: replica, key: key, on: connection)
             }

@@ -112,6 +112,25 @@ import Testing
         #expect(PushRouteTests.everything(server) == before)
     }
 
+    @Test func incompleteOrMalformedReplicaHeadersAre400WithoutEchoingTheKey() throws {
+        let server = try ServerFixture()
+        try server.registerSchema()
+        let client = try ClientReplica()
+        try client.addBoard("Plans")
+        let body = try client.batch(), credentials = try client.credentials
+        let replica = credentials.replica.uuidString
+        for headers in [[("Sync-Replica-ID", replica)], [("Sync-Replica-Key", credentials.keyHex)],
+                        [("Sync-Replica-ID", replica), ("Sync-Replica-Key", String(repeating: "zz", count: 32))],
+                        [("Sync-Replica-ID", replica), ("Sync-Replica-Key", String(credentials.keyHex.dropLast(2)))],
+                        [("Sync-Replica-ID", "not-a-uuid"), ("Sync-Replica-Key", credentials.keyHex)]] {
+            let response = server.send(.post, "/v1/datasets/main/changesets", body: body, extraHeaders: headers)
+            #expect(response.status == .badRequest && response.errorCode == "invalid_parameter", "\(headers): \(response.text)")
+            #expect(!response.text.contains(credentials.keyHex.prefix(16)))
+        }
+        #expect(try server.serverVector() == VersionVector())
+        server.push(body, as: credentials).expectOK()
+    }
+
     @Test func unknownEntityIs422SchemaMismatch() throws {
         let server = try ServerFixture()
         try server.registerSchema()
