@@ -42,22 +42,12 @@ import TestSupport
         }
     }
 
-    /// `changeSet` with every team name it sets replaced, keeping its dot and authenticator.
-    static func tampered(_ changeSet: ChangeSet) -> ChangeSet {
-        var tampered = changeSet
-        tampered.operations = changeSet.operations.map { operation in
-            guard case .set(let entity, let id, "name", _) = operation else { return operation }
-            return .set(entity: entity, id: id, attribute: "name", values: [.text("forged")])
-        }
-        return tampered
-    }
-
     @Test func aChangeSetForgedUnderAnotherReplicasIDIsRefusedAndTheRealOneIsAcceptedAfterwards() throws {
         let setup = try Setup()
         _ = try setup.engine.apply([try setup.save("A1", in: setup.a)], pushedBy: try setup.a.replica.credentials())
         let real = try setup.save("A2", in: setup.a)
         // B holds the token but not A's key: it signs A's next dot with a key of its own.
-        var forged = ReplicaIdentityTests.tampered(real)
+        var forged = GuaranteeTests.forged(real)
         forged.authenticator = try ChangeSetAuthenticator.authenticator(of: forged, key: try setup.b.replica.credentials().key)
         #expect(throws: SyncError(.unverifiedAuthor, "change set \(real.dot) does not carry its author's authenticator (forged or altered)",
                                   dot: real.dot)) {
@@ -86,7 +76,7 @@ import TestSupport
         #expect(relayed == second && relayed.authenticator != nil, "B keeps A's authenticator")
 
         #expect(throws: SyncError.self) {
-            try setup.engine.apply([ReplicaIdentityTests.tampered(relayed)], pushedBy: try setup.b.replica.credentials())
+            try setup.engine.apply([GuaranteeTests.forged(relayed)], pushedBy: try setup.b.replica.credentials())
         }
         #expect(try setup.teamNames() == ["A1"])
         let result = try setup.engine.apply([relayed], pushedBy: try setup.b.replica.credentials())
