@@ -24,8 +24,8 @@ enum SyncFormatTable {
             for statement in EdgeTable.removalStatements { try connection.execute(statement) }
         case 2:
             // Change sets carry their author's authenticator, and the replica gets the secret key
-            // that makes them. Its own change sets recorded before are authenticated now, so that
-            // any replica can relay them to a server restored from a backup.
+            // that makes them. Its own change sets without one are authenticated in this step, so
+            // that any replica can relay them to a server restored from a backup.
             try ChangeSetTable.addAuthenticatorColumn(on: connection)
             if let (replica, key) = try SyncStateTable.addMissingReplicaKey(on: connection) {
                 try ChangeSetTable.authenticateUnauthenticated(of: replica, key: key, on: connection)
