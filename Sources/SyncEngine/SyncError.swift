@@ -23,17 +23,25 @@ public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case unsupportedStoreFormat = "unsupported_store_format"
         /// A local change set was marked with an outbox status it cannot move to (see ``OutboxStatus/moving(to:changeSet:)``).
         case invalidOutboxTransition = "invalid_outbox_transition"
+        /// A change set's author cannot be verified: no key is registered for it (and it is not
+        /// the pusher), it carries no authenticator, or its authenticator does not match.
+        case unverifiedAuthor = "unverified_author"
+        /// A push named a replica whose registered key is another one.
+        case replicaKeyMismatch = "replica_key_mismatch"
     }
 
     /// What went wrong.
     public var code: Code
     /// Which change set, object, entity or file, and why.
     public var message: String
+    /// The change set the error is about, when it is about one (``Code/unverifiedAuthor``).
+    public var dot: Dot?
 
-    /// An error with `code`, described by `message`.
-    public init(_ code: Code, _ message: String) {
+    /// An error with `code`, described by `message`, about the change set `dot` when there is one.
+    public init(_ code: Code, _ message: String, dot: Dot? = nil) {
         self.code = code
         self.message = message
+        self.dot = dot
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

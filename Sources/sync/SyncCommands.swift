@@ -72,14 +72,22 @@ let statusCommand = Command(CommandDescription(
 func printReport(_ report: SyncReport, json: Bool, push: Bool, pull: Bool) {
     if json {
         func count(_ value: Int) -> JSONValue { .integer(Int64(value)) }
-        Output.line(JSONValue.object([
+        var object: [String: JSONValue] = [
             "registeredSchema": .bool(report.registeredSchema), "pushed": count(report.pushed),
             "alreadyOnServer": count(report.alreadyOnServer), "pulled": count(report.pulled),
             "pulledAlreadyApplied": count(report.pulledAlreadyApplied), "pages": count(report.pages),
             "changedObjects": count(report.changedObjectIDs.count), "newConflicts": count(report.newConflicts),
             "cursor": .string(report.cursor), "pending": count(report.pendingAfter),
-        ]).string)
+        ]
+        if !report.unrelayedAuthors.isEmpty {
+            object["unrelayedAuthors"] = .array(report.unrelayedAuthors.map { .string($0.uuidString) })
+        }
+        Output.line(JSONValue.object(object).string)
         return
+    }
+    if !report.unrelayedAuthors.isEmpty {
+        Output.line("could not relay the change sets of \(report.unrelayedAuthors.map(\.uuidString).joined(separator: ", ")): "
+            + "the server lost their keys; those replicas must push them again")
     }
     if report.registeredSchema { Output.line("registered the schema") }
     if push {

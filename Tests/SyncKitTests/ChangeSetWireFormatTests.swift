@@ -68,14 +68,19 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("json-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let connection = try SQLiteConnection(path: path)
-        for statement in SyncTables.statements { try connection.execute(statement) }
+        try SyncFormatTable.migrate(on: connection)
         var generator = RandomChangeSets(seed: 42)
         let author = generator.replicas[0], other = generator.replicas[1]
         let changeSets = (1...20).map { seq in
             ChangeSet(dot: Dot(replica: author, seq: UInt64(seq)), hlc: HLC(rawValue: generator.random.next()),
                       vector: VersionVector([author: UInt64(seq), other: 3]), operations: (0..<5).map { _ in generator.operation() })
         }
-        for changeSet in changeSets { try ChangeSetTable.store(changeSet, status: .pending, on: connection) }
+        try SyncStateTable.initialize(replica: author, on: connection)
+        let stored = try changeSets.map { changeSet in
+            var stored = changeSet
+            stored.authenticator = try ChangeSetTable.store(changeSet, status: .pending, on: connection)
+            return stored
+        }
         // A row as the Codable implementation stored it (its JSON has the same bytes, but it is
         // written here independently of JSONWriter).
         let old = ChangeSet(dot: Dot(replica: UUID(), seq: 1), hlc: HLC(rawValue: 5), vector: VersionVector(),
@@ -86,8 +91,8 @@ import Testing
                             .text(String(decoding: try encoder.encode(old.operations.map(ReferenceWireFormat.OperationObject.init)), as: UTF8.self))])
         var expected = old
         expected.vector = VersionVector([old.dot.replica: 1])
-        for changeSet in changeSets + [expected] {
-            let row = try #require(try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
+        for changeSet in stored + [expected] {
+            let row = try #require(try connection.rows("SELECT replica, seq, hlc, vector, operations, authenticator FROM _sync_changeset WHERE replica = ? AND seq = ?",
                                                        [.text(changeSet.dot.replica.uuidString), .integer(Int64(changeSet.dot.seq))]).first)
             #expect(try ChangeSetTable.decode(row) == changeSet)
             #expect(try ChangeSetTable.vector(of: changeSet.dot, on: connection) == changeSet.vector)

@@ -88,7 +88,7 @@ import Testing
     }
 
     /// `changeSet` with every name it sets replaced: the same dot, other contents.
-    private func forged(_ changeSet: ChangeSet) -> ChangeSet {
+    static func forged(_ changeSet: ChangeSet) -> ChangeSet {
         var forged = changeSet
         forged.operations = changeSet.operations.map { operation in
             guard case .set(let entity, let id, "name", _) = operation else { return operation }
@@ -110,7 +110,7 @@ import Testing
         _ = try b.replica.apply(Array(batch.prefix(1)))
         let before = try snapshot(b)
 
-        let forgedFirst = forged(batch[0])
+        let forgedFirst = GuaranteeTests.forged(batch[0])
         #expect(forgedFirst != batch[0])
         let error = #expect(throws: SyncError.self) { try b.replica.apply([forgedFirst] + batch.dropFirst()) }
         #expect(error?.code == .conflictingChangeSet)
@@ -130,7 +130,7 @@ import Testing
         let (batch, b) = try historyAndEmptyPeer()
         let before = try snapshot(b)
 
-        for doubled in [batch + [forged(batch[0])], [forged(batch[0])] + batch] {
+        for doubled in [batch + [GuaranteeTests.forged(batch[0])], [GuaranteeTests.forged(batch[0])] + batch] {
             let error = #expect(throws: SyncError.self) { try b.replica.apply(doubled) }
             #expect(error?.code == .conflictingChangeSet)
             #expect(error?.message.contains("\(batch[0].dot)") == true)

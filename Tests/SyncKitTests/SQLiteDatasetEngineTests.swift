@@ -27,10 +27,10 @@ import TestSupport
         let engine = try SQLiteDatasetEngine.create(at: path, schema: a.store.schemaDocument)
         let changeSets = try a.replica.changeSets(missingFrom: VersionVector())
 
-        let first = try engine.apply(Array(changeSets.prefix(2)))
+        let first = try engine.apply(Array(changeSets.prefix(2)), pushedBy: try a.replica.credentials())
         #expect(first.applied == changeSets.prefix(2).map(\.dot) && first.alreadyApplied.isEmpty)
         #expect(first.vector == VersionVector([a.replica.replicaID: 2]) && first.cursor == 2)
-        let second = try engine.apply(changeSets)
+        let second = try engine.apply(changeSets, pushedBy: try a.replica.credentials())
         #expect(second.applied == [changeSets[2].dot] && second.alreadyApplied == changeSets.prefix(2).map(\.dot))
         #expect(second.cursor == 3)
 
@@ -56,7 +56,7 @@ import TestSupport
             for file in [path, copy] { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
         }
         let engine = try SQLiteDatasetEngine.create(at: path, schema: a.store.schemaDocument)
-        _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()))
+        _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
 
         #expect(try engine.writeSnapshot(to: copy) == 1)
         #expect(try SQLiteConnection(path: copy).rows("SELECT 1 FROM sqlite_master WHERE name LIKE '\\_server%' ESCAPE '\\'").isEmpty)

@@ -73,6 +73,8 @@ import TestSupport
         try a.replica.mark([Dot(replica: a.replica.replicaID, seq: 1)], as: .acknowledged)
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_format")
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_edge_removal")
+        try SQLiteConnection(path: a.path).execute(
+            "ALTER TABLE _sync_changeset DROP COLUMN authenticator; DELETE FROM _sync_state WHERE key = 'replica_key'")
 
         let reference = FileManager.default.temporaryDirectory.appendingPathComponent("layout-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: reference) }
@@ -89,9 +91,13 @@ import TestSupport
 
         let reopened = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
         #expect(try SyncFormatTable.storedVersion(on: SQLiteConnection(path: a.path)) == SyncFormatTable.currentVersion)
-        // Every table of the older layout is as it was; the later formats' tables were added.
+        // Every table of the older layout is as it was but for the authenticator column; the later
+        // formats' tables were added.
         let layoutAfter = try StoreFormatTests.syncLayout(at: a.path)
-        #expect(layoutAfter.filter { !($0[1].textValue ?? "").hasPrefix("_sync_edge_removal") } == layoutBefore)
+        #expect(layoutAfter.filter { !($0[1].textValue ?? "").hasPrefix("_sync_edge_removal") }.map { row in
+            row.map { value in value.textValue.map { SQLValue.text($0.replacingOccurrences(of: ", authenticator BLOB", with: "")) } ?? value }
+        } == layoutBefore)
+        #expect(try reopened.localChangeSets(status: .pending).allSatisfy { try ChangeSetAuthenticator.isAuthentic($0, key: reopened.replicaKey()) })
         #expect(layoutAfter.map { $0[1].textValue ?? "" }.filter { $0.hasPrefix("_sync_edge_removal") }
             == ["_sync_edge_removal", "_sync_edge_removal_root"])
         #expect(reopened.replicaID == a.replica.replicaID)
@@ -114,10 +120,10 @@ import TestSupport
     @Test func aStoreOfFormatOneGainsTheTableOfFurtherEdgeRemovals() throws {
         let a = try TestReplica(name: "format-one")
         let connection = try SQLiteConnection(path: a.path)
-        try connection.execute("DROP TABLE _sync_edge_removal")
+        try connection.execute("DROP TABLE _sync_edge_removal; ALTER TABLE _sync_changeset DROP COLUMN authenticator")
         try connection.run("UPDATE _sync_format SET version = 1")
         _ = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
-        #expect(try SyncFormatTable.storedVersion(on: connection) == 2)
+        #expect(try SyncFormatTable.storedVersion(on: connection) == SyncFormatTable.currentVersion)
         #expect(try connection.rows("SELECT name FROM sqlite_master WHERE name LIKE '\\_sync\\_edge\\_removal%' ESCAPE '\\' ORDER BY name")
             .map { $0[0].textValue ?? "" } == ["_sync_edge_removal", "_sync_edge_removal_root"])
     }

@@ -96,12 +96,13 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("stored-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let connection = try SQLiteConnection(path: path)
-        for statement in SyncTables.statements { try connection.execute(statement) }
+        try SyncFormatTable.migrate(on: connection)
+        try SyncStateTable.initialize(replica: UUID(), on: connection)
         try body(connection)
     }
 
     static func row(_ dot: Dot, on connection: SQLiteConnection) throws -> [SQLValue] {
-        try #require(try connection.rows("SELECT replica, seq, hlc, vector, operations FROM _sync_changeset WHERE replica = ? AND seq = ?",
+        try #require(try connection.rows("SELECT replica, seq, hlc, vector, operations, authenticator FROM _sync_changeset WHERE replica = ? AND seq = ?",
                                          [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first)
     }
 
@@ -111,9 +112,10 @@ import Testing
             let author = generator.replicas[0]
             let changeSet = ChangeSet(dot: Dot(replica: author, seq: 1), hlc: HLC(rawValue: 99), vector: VersionVector([author: 1]),
                                       operations: (0..<30).map { _ in generator.operation() })
-            try ChangeSetTable.store(changeSet, status: .pending, on: connection)
+            var stored = changeSet
+            stored.authenticator = try ChangeSetTable.store(changeSet, status: .pending, on: connection)
             #expect(try connection.rows("SELECT typeof(operations) FROM _sync_changeset").first?.first == .text("blob"))
-            #expect(try ChangeSetTable.decode(StoredOperationsTests.row(changeSet.dot, on: connection)) == changeSet)
+            #expect(try ChangeSetTable.decode(StoredOperationsTests.row(changeSet.dot, on: connection)) == stored)
         }
     }
 

@@ -138,12 +138,15 @@ struct ValueViolation: CustomTestStringConvertible, Sendable {
         let before = try TestReplica.digest(of: path)
         let batch = [ValueValidationTests.valid, ValueValidationTests.invalid(violation)]
         #expect(throws: ValueValidationTests.expectedError(violation)) { try engine.validate(batch) }
-        #expect(throws: ValueValidationTests.expectedError(violation)) { try engine.apply(batch) }
+        #expect(throws: ValueValidationTests.expectedError(violation)) { try engine.apply(batch, pushedBy: nil) }
         #expect(try TestReplica.digest(of: path) == before)
         #expect(try engine.versionVector() == VersionVector())
         #expect(try engine.readLog(after: 0, limit: 10, excluding: nil).changeSets.isEmpty)
-        // The valid change set alone is stored.
-        #expect(try engine.apply([ValueValidationTests.valid]).applied == [ValueValidationTests.valid.dot])
+        // The valid change set alone is stored, pushed by its author.
+        let author = ReplicaCredentials(replica: ValueValidationTests.valid.dot.replica, key: [UInt8](repeating: 7, count: 32))
+        var valid = ValueValidationTests.valid
+        valid.authenticator = try ChangeSetAuthenticator.authenticator(of: valid, key: author.key)
+        #expect(try engine.apply([valid], pushedBy: author).applied == [valid.dot])
     }
 
     @Test func aLongOffendingValueIsCutShortInTheMessage() throws {

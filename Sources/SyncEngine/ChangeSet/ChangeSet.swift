@@ -12,14 +12,19 @@ public struct ChangeSet: Hashable, Sendable {
     public var vector: VersionVector
     /// The changes, in the order they apply.
     public var operations: [Operation]
+    /// HMAC-SHA256 of the change set under its author's secret key (see
+    /// ``ChangeSetAuthenticator``): lets a server check a change set relayed by another replica.
+    /// `nil` for change sets recorded before replicas had keys.
+    public var authenticator: [UInt8]?
 
     /// A change set with these parts, as read from the wire or a store; local saves make
     /// theirs through ``SyncReplica``.
-    public init(dot: Dot, hlc: HLC, vector: VersionVector, operations: [Operation]) {
+    public init(dot: Dot, hlc: HLC, vector: VersionVector, operations: [Operation], authenticator: [UInt8]? = nil) {
         self.dot = dot
         self.hlc = hlc
         self.vector = vector
         self.operations = operations
+        self.authenticator = authenticator
     }
 
     /// The order that wins ties between concurrent writes: larger `(HLC, replica ID)` wins.

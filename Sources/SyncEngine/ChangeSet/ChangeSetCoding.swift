@@ -70,6 +70,10 @@ extension JSONWriter {
         var previous = base
         for changeSet in changeSets {
             beginObject()
+            if let authenticator = changeSet.authenticator {
+                writeKey("authenticator")
+                writeString(LowercaseHex.encode(authenticator))
+            }
             writeKey("hlc")
             writeUnsignedInteger(changeSet.hlc.rawValue)
             writeKey("operations")
@@ -127,7 +131,7 @@ extension JSONReader {
                                     offset: changeSet.offset, path: [.key("changeSets"), .index(index), .key("vector")])
             }
             changeSets.append(ChangeSet(dot: Dot(replica: changeSet.replica, seq: changeSet.seq), hlc: HLC(rawValue: changeSet.hlc),
-                                        vector: vector, operations: changeSet.operations))
+                                        vector: vector, operations: changeSet.operations, authenticator: changeSet.authenticator))
             previous = vector
         }
         return (changeSets, baseVector)
@@ -141,8 +145,17 @@ extension JSONReader {
         var hlc: UInt64?
         var delta: [ReplicaID: UInt64]?
         var operations: [Operation]?
+        var authenticator: [UInt8]?
         while let key = try nextKey() {
-            if key.matches("operations") {
+            if key.matches("authenticator") {
+                try JSONReadError.checkFirst(authenticator, "authenticator", self)
+                authenticator = try JSONReadError.at(.key("authenticator")) {
+                    guard let bytes = LowercaseHex.decode(try readString()), bytes.count == ChangeSetAuthenticator.length else {
+                        throw failure("an authenticator is 64 hex digits (HMAC-SHA256)")
+                    }
+                    return bytes
+                }
+            } else if key.matches("operations") {
                 try JSONReadError.checkFirst(operations, "operations", self)
                 operations = try JSONReadError.at(.key("operations")) { try readOperations() }
             } else if key.matches("replica") {
@@ -173,7 +186,8 @@ extension JSONReader {
         guard let hlc else { throw missing("hlc") }
         guard let delta else { throw missing("vector") }
         guard let operations else { throw missing("operations") }
-        return PendingChangeSet(replica: replica, seq: seq, hlc: hlc, vectorDelta: delta, operations: operations, offset: start)
+        return PendingChangeSet(replica: replica, seq: seq, hlc: hlc, vectorDelta: delta, operations: operations,
+                                authenticator: authenticator, offset: start)
     }
 }
 
@@ -184,6 +198,7 @@ private struct PendingChangeSet {
     var hlc: UInt64
     var vectorDelta: [ReplicaID: UInt64]
     var operations: [Operation]
+    var authenticator: [UInt8]?
     /// Where its object starts, for errors found after reading.
     var offset: Int
 }

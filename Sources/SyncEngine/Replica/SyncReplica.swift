@@ -50,6 +50,22 @@ public final class SyncReplica: Sendable {
         try connection.withConnection(body)
     }
 
+    /// This replica's secret key (32 bytes), which authenticates the change sets it authors.
+    func replicaKey() throws -> [UInt8] {
+        try withConnection { connection in
+            guard let key = try SyncStateTable.replicaKey(on: connection) else {
+                throw SyncError(.notSyncable, "\(connection.path) has no replica key")
+            }
+            return key
+        }
+    }
+
+    /// This replica's ID and secret key, as a push sends them (``HTTPTransport/push(_:base:as:)``).
+    /// The key proves to the server that a push comes from this replica: keep it secret.
+    public func credentials() throws -> ReplicaCredentials {
+        ReplicaCredentials(replica: replicaID, key: try replicaKey())
+    }
+
     /// The highest seq applied from every replica.
     public func versionVector() throws -> VersionVector {
         try withConnection { try VersionVectorTable.vector(on: $0) }

@@ -25,13 +25,20 @@ public protocol DatasetEngine: AnyObject, Sendable {
     func validate(_ changeSets: [ChangeSet]) throws
 
     /// Applies a batch of change sets atomically: validates it, merges what was not applied
-    /// before, and appends what it applied to the log, all in one transaction, or changes nothing.
+    /// before, checks the author of each change set it applies and appends what it applied to
+    /// the log, all in one transaction, or changes nothing.
+    ///
+    /// Authors are checked as ``ChangeSetAuthenticator/verify(_:pushedBy:registeredKey:register:)``
+    /// describes: the engine keeps each replica's key, registered by the replica's first push as
+    /// `pusher`, and every change set it stores must carry its author's authenticator.
     ///
     /// - Throws: ``SyncError`` (`.causalityViolation` when a change set needs change sets
     ///   neither applied nor in the batch, `.conflictingChangeSet` naming a dot that was applied
     ///   before with other contents or appears twice in the batch with different contents,
-    ///   `.schemaMismatch` when a value does not fit its column), or a ``StoreError`` from the storage.
-    func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult
+    ///   `.schemaMismatch` when a value does not fit its column, `.replicaKeyMismatch` when
+    ///   `pusher`'s key is not the one registered for it, `.unverifiedAuthor` naming a change set
+    ///   whose author cannot be verified), or a ``StoreError`` from the storage.
+    func apply(_ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult
 
     /// The log after `cursor`: at most `limit` entries are read; the change sets of `excluding`
     /// are left out of the page but still advance its cursor.
@@ -42,6 +49,7 @@ public protocol DatasetEngine: AnyObject, Sendable {
 
     /// Writes a consistent copy of the dataset as a store file a client can open (see
     /// ``SyncReplica/adoptSnapshot(at:)``) to `path`, and returns the log cursor the copy includes.
+    /// The copy holds no replica keys.
     func writeSnapshot(to path: String) throws -> Int64
 }
 

@@ -31,7 +31,10 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     private init(replica: SyncReplica) throws {
         self.replica = replica
         path = replica.store.path
-        try replica.withConnection { try ServerLogTable.install(on: $0) }
+        try replica.withConnection { connection in
+            try ServerLogTable.install(on: connection)
+            try ServerReplicaKeyTable.install(on: connection)
+        }
     }
 
     /// The store's version vector.
@@ -47,11 +50,15 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         try replica.validate(changeSets)
     }
 
-    /// Merges the batch as ``SyncReplica/apply(_:)`` does (which validates it first) and logs
-    /// what it applied, in the same transaction; the vector and cursor are read right after it,
-    /// on the same connection.
-    public func apply(_ changeSets: [ChangeSet]) throws -> DatasetApplyResult {
+    /// Merges the batch as ``SyncReplica/apply(_:)`` does (which validates it first), checks the
+    /// authors of what it applied against the registered keys (registering the pusher's) and
+    /// logs it, all in the same transaction; the vector and cursor are read right after it, on
+    /// the same connection.
+    public func apply(_ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult {
         let result = try replica.apply(changeSets) { connection, applied in
+            try ChangeSetAuthenticator.verify(
+                applied, pushedBy: pusher, registeredKey: { try ServerReplicaKeyTable.key(of: $0, on: connection) },
+                register: { try ServerReplicaKeyTable.register($0, on: connection) })
             try ServerLogTable.append(applied, on: connection)
         }
         return try replica.withConnection { connection in
@@ -74,12 +81,15 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         }
     }
 
-    /// Copies the file with SQLite's `VACUUM INTO` and drops the log from the copy: clients have
-    /// no use for it.
+    /// Copies the file with SQLite's `VACUUM INTO` and drops from the copy the log (clients have
+    /// no use for it) and every secret: the replicas' registered keys and the server's own key.
     public func writeSnapshot(to path: String) throws -> Int64 {
         try replica.withConnection { try $0.run("VACUUM INTO ?", [.text(path)]) }
         let copy = try SQLiteConnection(path: path)
         let cursor = try ServerLogTable.lastCursor(on: copy)
+        try ServerReplicaKeyTable.removeFromCopy(on: copy)
+        try SyncStateTable.removeReplicaKey(on: copy)
+        // Last: it compacts the copy, so the removed keys leave no trace in free pages.
         try ServerLogTable.removeFromCopy(on: copy)
         return cursor
     }

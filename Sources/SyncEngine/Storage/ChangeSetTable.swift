@@ -7,7 +7,8 @@ import LocalStoreCore
 /// The vector column holds the wire format's JSON (full vector, not a delta), written with
 /// escaped slashes as `JSONEncoder` wrote it; the operations column holds ``StoredOperations``'
 /// blob (earlier versions stored JSON text there, which ``decode(_:)`` still reads); the status
-/// column holds an ``OutboxStatus``' raw value.
+/// column holds an ``OutboxStatus``' raw value; the authenticator column (added in sync format
+/// 3, `NULL` in rows recorded before) the change set's ``ChangeSetAuthenticator`` bytes.
 enum ChangeSetTable {
     static let createStatements = [
         """
@@ -18,15 +19,23 @@ enum ChangeSetTable {
     ]
 
     /// The columns ``decode(_:)`` reads, in its order.
-    private static let changeSetColumns = "replica, seq, hlc, vector, operations"
+    private static let changeSetColumns = "replica, seq, hlc, vector, operations, authenticator"
+
+    /// Adds the authenticator column to a table created before sync format 3, unless it has it
+    /// (the create statement keeps the older layout, so that every store reaches the same one
+    /// through this step).
+    static func addAuthenticatorColumn(on connection: SQLiteConnection) throws {
+        guard try connection.rows("SELECT 1 FROM pragma_table_info('_sync_changeset') WHERE name = 'authenticator'").isEmpty else { return }
+        try connection.execute("ALTER TABLE _sync_changeset ADD COLUMN authenticator BLOB")
+    }
 
     // MARK: Writing
 
     /// Numbers, stamps and stores a new local change set (status pending), advancing the
     /// replica's seq and HLC. Runs inside the caller's transaction, so a seq is never reused.
     static func commitLocal(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
-        let changeSet = try numberLocal(operations, replica: replica, wallClock: wallClock, on: connection)
-        try store(changeSet, status: .pending, on: connection)
+        var changeSet = try numberLocal(operations, replica: replica, wallClock: wallClock, on: connection)
+        changeSet.authenticator = try store(changeSet, status: .pending, on: connection)
         return changeSet
     }
 
@@ -44,18 +53,43 @@ enum ChangeSetTable {
         return ChangeSet(dot: Dot(replica: replica, seq: seq), hlc: hlc, vector: vector, operations: operations)
     }
 
-    /// Inserts a change set row.
-    static func store(_ changeSet: ChangeSet, status: OutboxStatus, on connection: SQLiteConnection) throws {
+    /// Inserts a change set row and returns the authenticator stored with it: a local change set
+    /// (status pending) is authenticated here with the replica's key, over the blob just encoded;
+    /// a remote one keeps the authenticator it arrived with.
+    @discardableResult
+    static func store(_ changeSet: ChangeSet, status: OutboxStatus, on connection: SQLiteConnection) throws -> [UInt8]? {
         var vector = JSONWriter(reservingCapacity: 16 + 48 * changeSet.vector.entries.count, escapingSlashes: true)
         vector.writeReplicaMap(changeSet.vector.entries)
         let operations = try StoredOperations.encode(changeSet.operations)
+        var authenticator = changeSet.authenticator
+        if status == .pending {
+            guard let key = try SyncStateTable.replicaKey(on: connection) else {
+                throw SyncError(.notSyncable, "\(connection.path) has no replica key to authenticate change set \(changeSet.dot) with")
+            }
+            authenticator = operations.withBytes { ChangeSetAuthenticator.authenticator(of: changeSet, operations: $0, key: key) }
+        }
         let statement = try connection.cachedStatement(
-            "INSERT INTO _sync_changeset (replica, seq, hlc, vector, status, operations) VALUES (?, ?, ?, ?, ?, ?)")
+            "INSERT INTO _sync_changeset (replica, seq, hlc, vector, status, authenticator, operations) VALUES (?, ?, ?, ?, ?, ?, ?)")
         try statement.bind([.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq)),
-                            .integer(Int64(bitPattern: changeSet.hlc.rawValue)), .text(vector.string), .text(status.rawValue)])
+                            .integer(Int64(bitPattern: changeSet.hlc.rawValue)), .text(vector.string), .text(status.rawValue),
+                            authenticator.map { .blob(Data($0)) } ?? .null])
         // The blob can be tens of megabytes: bound from the writer's buffer.
-        try operations.withBytes { try statement.bindBlob($0, at: 6) }
+        try operations.withBytes { try statement.bindBlob($0, at: 7) }
         while try statement.step() {}
+        return authenticator
+    }
+
+    /// Authenticates every change set `replica` authored that has no authenticator yet (those
+    /// recorded before the replica had a key), with `key`.
+    static func authenticateUnauthenticated(of replica: ReplicaID, key: [UInt8], on connection: SQLiteConnection) throws {
+        let rows = try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND authenticator IS NULL",
+                                       [.text(replica.storageText)])
+        for row in rows {
+            let changeSet = try decode(row)
+            let authenticator = try ChangeSetAuthenticator.authenticator(of: changeSet, key: key)
+            try connection.run("UPDATE _sync_changeset SET authenticator = ? WHERE replica = ? AND seq = ?",
+                               [.blob(Data(authenticator))] + arguments(changeSet.dot))
+        }
     }
 
     // MARK: Comparing
@@ -100,7 +134,7 @@ enum ChangeSetTable {
 
     // MARK: Reading
 
-    /// A change set from the columns `replica, seq, hlc, vector, operations` of its row.
+    /// A change set from the columns `replica, seq, hlc, vector, operations, authenticator` of its row.
     ///
     /// - Throws: ``SyncError`` `.notSyncable` naming the change set and what is damaged where.
     static func decode(_ row: [SQLValue]) throws -> ChangeSet {
@@ -125,7 +159,14 @@ enum ChangeSetTable {
         } catch let error as ByteReadError {
             throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) is damaged: operations blob, \(error)")
         }
-        return ChangeSet(dot: Dot(replica: replica, seq: UInt64(seq)), hlc: HLC(rawValue: UInt64(bitPattern: hlc)), vector: vector, operations: operations)
+        let authenticator: [UInt8]?
+        switch row[5] {
+        case .null: authenticator = nil
+        case .blob(let bytes): authenticator = Array(bytes)
+        default: throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) has a damaged authenticator (\(row[5].storageClassName))")
+        }
+        return ChangeSet(dot: Dot(replica: replica, seq: UInt64(seq)), hlc: HLC(rawValue: UInt64(bitPattern: hlc)), vector: vector,
+                         operations: operations, authenticator: authenticator)
     }
 
     /// The stored change set `dot`, if any.
@@ -160,7 +201,7 @@ enum ChangeSetTable {
             arguments.append(.integer(Int64(limit)))
         }
         return try connection.rows(sql, arguments).reversed().map { row in
-            guard case .text(let status) = row[5], let outboxStatus = OutboxStatus(rawValue: status) else {
+            guard case .text(let status) = row[6], let outboxStatus = OutboxStatus(rawValue: status) else {
                 throw SyncError(.notSyncable, "a stored change set has an unknown status")
             }
             return (try decode(row), outboxStatus)

@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 2
+    static let currentVersion: Int64 = 3
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -22,6 +22,14 @@ enum SyncFormatTable {
         case 1:
             // Further delete-caused removals of an edge addition get their own table.
             for statement in EdgeTable.removalStatements { try connection.execute(statement) }
+        case 2:
+            // Change sets carry their author's authenticator, and the replica gets the secret key
+            // that makes them. Its own change sets without one are authenticated in this step, so
+            // that any replica can relay them to a server restored from a backup.
+            try ChangeSetTable.addAuthenticatorColumn(on: connection)
+            if let (replica, key) = try SyncStateTable.addMissingReplicaKey(on: connection) {
+                try ChangeSetTable.authenticateUnauthenticated(of: replica, key: key, on: connection)
+            }
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

@@ -37,9 +37,42 @@ enum SyncStateTable {
         return replica
     }
 
-    /// Records the replica's ID, with seq and HLC at 0.
+    /// Records the replica's ID and a new secret key, with seq and HLC at 0.
     static func initialize(replica: ReplicaID, on connection: SQLiteConnection) throws {
         try connection.run("INSERT INTO _sync_state (key, value) VALUES ('replica', ?), ('seq', 0), ('hlc', 0)", [.text(replica.storageText)])
+        try storeNewReplicaKey(on: connection)
+    }
+
+    /// This replica's secret key, which authenticates the change sets it authors; `nil` in a
+    /// file never set up for sync. Never logged, never sent except in the push's key header.
+    static func replicaKey(on connection: SQLiteConnection) throws -> [UInt8]? {
+        guard let value = try connection.rows("SELECT value FROM _sync_state WHERE key = 'replica_key'").first?.first else { return nil }
+        guard case .blob(let key) = value, key.count == ReplicaCredentials.keyLength else {
+            throw SyncError(.notSyncable, "\(connection.path): the stored replica key is damaged (\(value.storageClassName))")
+        }
+        return Array(key)
+    }
+
+    /// Removes the key from a copy of a store file handed to others (a server's snapshot):
+    /// ``becomeNewReplica(_:on:)`` gives the adopting replica a key of its own.
+    static func removeReplicaKey(on connection: SQLiteConnection) throws {
+        try connection.execute("DELETE FROM _sync_state WHERE key = 'replica_key'")
+    }
+
+    /// Gives a replica set up before replicas had keys (sync format 2) its key, inside the
+    /// format migration's transaction. Returns its ID and key; `nil` when the file has no replica yet.
+    static func addMissingReplicaKey(on connection: SQLiteConnection) throws -> (replica: ReplicaID, key: [UInt8])? {
+        guard let replica = try replicaID(on: connection) else { return nil }
+        if let key = try replicaKey(on: connection) { return (replica, key) }
+        return (replica, try storeNewReplicaKey(on: connection))
+    }
+
+    @discardableResult
+    private static func storeNewReplicaKey(on connection: SQLiteConnection) throws -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<ReplicaCredentials.keyLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('replica_key', ?)", [.blob(Data(key))])
+        return key
     }
 
     static func value(of counter: Counter, on connection: SQLiteConnection) throws -> UInt64 {
@@ -66,9 +99,10 @@ enum SyncStateTable {
         }
     }
 
-    /// Gives a copied file a replica identity of its own: a new ID, seq back at 0, no settings.
+    /// Gives a copied file a replica identity of its own: a new ID and key, seq back at 0, no settings.
     static func becomeNewReplica(_ replica: ReplicaID, on connection: SQLiteConnection) throws {
         try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(replica.storageText)])
+        try storeNewReplicaKey(on: connection)
         try connection.run("UPDATE _sync_state SET value = 0 WHERE key = 'seq'")
         try connection.run("DELETE FROM _sync_state WHERE key LIKE 'setting:%'")
     }

@@ -9,7 +9,7 @@ import LocalStoreCore
 /// SyncKit calls their typed methods:
 ///
 /// - ``SyncFormatTable``: the layout version of these tables, checked and migrated on open.
-/// - ``SyncStateTable``: this replica's ID, last seq and latest HLC (never reused, even after a
+/// - ``SyncStateTable``: this replica's ID and secret key, last seq and latest HLC (never reused, even after a
 ///   crash), the journal's next entry number and the settings of tools built on SyncKit.
 /// - ``VersionVectorTable``: the store's version vector.
 /// - ``ChangeSetTable``: every change set applied here (local ones with their ``OutboxStatus``),

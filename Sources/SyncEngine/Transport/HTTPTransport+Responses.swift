@@ -111,6 +111,8 @@ extension HTTPTransport {
         var serverTime: Double?
         /// `causality_violation`: the server's version vector.
         var vector: VersionVector?
+        /// `unverified_author`: the author of the refused change set.
+        var replica: ReplicaID?
     }
 
     /// The error body in `data`, or `nil` if it is not one (a proxy's HTML page, say): the
@@ -128,6 +130,7 @@ extension HTTPTransport {
                 var message: String?
                 var serverTime: Double?
                 var vector: VersionVector?
+                var replica: ReplicaID?
                 try reader.beginObject()
                 while let member = try reader.nextKey() {
                     if member.matches("code") {
@@ -136,6 +139,8 @@ extension HTTPTransport {
                         message = try reader.readString()
                     } else if member.matches("serverTime") {
                         if !reader.readNullIfPresent() { serverTime = try reader.readDouble() }
+                    } else if member.matches("replica") {
+                        if !reader.readNullIfPresent() { replica = UUID(storageText: try reader.readString()) }
                     } else if member.matches("vector") {
                         // A vector that cannot be read leaves the error itself readable.
                         let start = reader.offset
@@ -151,7 +156,7 @@ extension HTTPTransport {
                         try reader.skipValue()
                     }
                 }
-                if let code, let message { body = ErrorBody(code: code, message: message, serverTime: serverTime, vector: vector) }
+                if let code, let message { body = ErrorBody(code: code, message: message, serverTime: serverTime, vector: vector, replica: replica) }
             }
             return body
         } ?? nil

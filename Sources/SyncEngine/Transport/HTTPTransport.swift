@@ -79,23 +79,34 @@ public struct HTTPTransport: Sendable {
     }
 
     /// `POST /v1/datasets/{dataset}/changesets`: pushes a batch (all stored, or none on an error).
-    public func push(_ changeSets: [ChangeSet], base: VersionVector = VersionVector()) async throws(SyncClientError) -> PushResult {
+    ///
+    /// - Parameter pusher: the pushing replica's ID and key, sent in the `Sync-Replica-ID` and
+    ///   `Sync-Replica-Key` headers; the server registers the key at the replica's first push and
+    ///   stores change sets only from authors whose key it can check them with.
+    public func push(_ changeSets: [ChangeSet], base: VersionVector = VersionVector(),
+                     as pusher: ReplicaCredentials?) async throws(SyncClientError) -> PushResult {
         do {
-            return try await pushDetailed(changeSets, base: base)
+            return try await pushDetailed(changeSets, base: base, as: pusher)
         } catch {
             throw error.error
         }
     }
 
-    /// ``push(_:base:)`` keeping the server's vector from a `409 causality_violation`.
-    func pushDetailed(_ changeSets: [ChangeSet], base: VersionVector) async throws(HTTPFailure) -> PushResult {
+    /// ``push(_:base:as:)`` keeping what a refusal said beyond its error (the server's vector of
+    /// a `409 causality_violation`, the change set of a `403 unverified_author`).
+    func pushDetailed(_ changeSets: [ChangeSet], base: VersionVector, as pusher: ReplicaCredentials?) async throws(HTTPFailure) -> PushResult {
         let body: Data
         do {
             body = try ChangeSetCoding.encode(changeSets, base: base)
         } catch {
             throw HTTPFailure(error: .local("cannot encode change sets: \(error)"))
         }
-        let data = try await sendDetailed("POST", path: "changesets", body: body).data
+        var headers: [String: String] = [:]
+        if let pusher {
+            headers["Sync-Replica-ID"] = pusher.replica.storageText
+            headers["Sync-Replica-Key"] = pusher.keyHex
+        }
+        let data = try await sendDetailed("POST", path: "changesets", body: body, headers: headers).data
         do throws(SyncClientError) {
             return try HTTPTransport.decodePushResult(data)
         } catch {
@@ -155,8 +166,8 @@ public struct HTTPTransport: Sendable {
     }
 
     /// Builds the request for one attempt.
-    func request(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil, accept: String = "application/json")
-        throws(SyncClientError) -> URLRequest {
+    func request(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil, accept: String = "application/json",
+                 headers: [String: String] = [:]) throws(SyncClientError) -> URLRequest {
         guard HTTPTransport.isValidDatasetName(dataset) else {
             throw .notConfigured("'\(dataset)' is not a valid dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')")
         }
@@ -169,6 +180,7 @@ public struct HTTPTransport: Sendable {
         request.timeoutInterval = Backoff.seconds(requestTimeout)
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue(accept, forHTTPHeaderField: "Accept")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -186,11 +198,11 @@ public struct HTTPTransport: Sendable {
     }
 
     /// ``send(_:path:query:body:)`` keeping what the last failure said beyond its error.
-    func sendDetailed(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil, accept: String = "application/json")
-        async throws(HTTPFailure) -> (data: Data, response: HTTPURLResponse) {
+    func sendDetailed(_ method: String, path route: String, query: [URLQueryItem] = [], body: Data? = nil, accept: String = "application/json",
+                      headers: [String: String] = [:]) async throws(HTTPFailure) -> (data: Data, response: HTTPURLResponse) {
         let request: URLRequest
         do {
-            request = try self.request(method, path: route, query: query, body: body, accept: accept)
+            request = try self.request(method, path: route, query: query, body: body, accept: accept, headers: headers)
         } catch {
             throw HTTPFailure(error: error)
         }
@@ -235,6 +247,9 @@ public struct HTTPTransport: Sendable {
         if case .causality = failure.error, let vector = HTTPTransport.decodeErrorBody(data)?.vector {
             failure.serverVector = vector
         }
+        if case .unverifiedAuthor = failure.error {
+            failure.unverifiedAuthor = HTTPTransport.decodeErrorBody(data)?.replica
+        }
         throw failure
     }
 
@@ -251,6 +266,8 @@ public struct HTTPTransport: Sendable {
         if message.isEmpty { message = HTTPURLResponse.localizedString(forStatusCode: status) }
         switch (status, code) {
         case (401, _): return .unauthorized(message)
+        case (403, "unverified_author"): return .unverifiedAuthor(message)
+        case (403, "replica_key_mismatch"): return .replicaKeyMismatch(message)
         case (403, _): return .forbidden(message)
         case (_, "schema_incompatible"): return .schemaIncompatible(message)
         case (_, "schema_mismatch"): return .schemaMismatch(message)
@@ -272,4 +289,6 @@ struct HTTPFailure: Error {
     var retryAfter: Duration?
     /// From a `409 causality_violation` body: the server's version vector.
     var serverVector: VersionVector?
+    /// From a `403 unverified_author` body: the author of the change set refused.
+    var unverifiedAuthor: ReplicaID?
 }

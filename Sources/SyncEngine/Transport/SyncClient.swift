@@ -281,6 +281,7 @@ public final class SyncClient: Sendable {
         let replica = replica
         var batchSize = max(1, configuration.pushBatchSize)
         var resent = false
+        let credentials = try await local { try replica.credentials() }
         outbox: while true {
             let outbox = try await local {
                 (try replica.localChangeSets(status: .pending) + replica.localChangeSets(status: .sent)).sorted { $0.dot.seq < $1.dot.seq }
@@ -293,7 +294,7 @@ public final class SyncClient: Sendable {
                 try await local { try replica.mark(dots, as: .sent) }
                 let result: HTTPTransport.PushResult
                 do {
-                    result = try await transport.pushDetailed(batch, base: VersionVector())
+                    result = try await transport.pushDetailed(batch, base: VersionVector(), as: credentials)
                 } catch {
                     switch error.error {
                     case .payloadTooLarge where batch.count > 1:
@@ -303,8 +304,11 @@ public final class SyncClient: Sendable {
                         // The server lacks change sets it once had (restored from a backup):
                         // send it everything it is missing, then go on with the outbox.
                         resent = true
-                        try await resend(missingFrom: error.serverVector ?? VersionVector(), batchSize: batchSize, &report)
+                        try await resend(missingFrom: error.serverVector ?? VersionVector(), batchSize: batchSize, as: credentials, &report)
                         continue outbox
+                    case .causality(let message) where !report.unrelayedAuthors.isEmpty:
+                        let authors = report.unrelayedAuthors.map(\.storageText).joined(separator: ", ")
+                        throw .causality("\(message); the server lost change sets of \(authors), which only those replicas can push again")
                     default:
                         throw error.error
                     }
@@ -320,19 +324,52 @@ public final class SyncClient: Sendable {
     }
 
     /// Pushes every change set this replica has (its own and others') that `serverVector` lacks.
-    private func resend(missingFrom serverVector: VersionVector, batchSize: Int, _ report: inout SyncReport) async throws(SyncClientError) {
+    ///
+    /// A server restored from a backup verifies relayed change sets only for authors whose keys
+    /// the backup holds. When it refuses one (`403 unverified_author`), its author's change sets
+    /// and those depending on them are left out, the author is recorded in
+    /// ``SyncReport/unrelayedAuthors``, and the rest is sent: each refusal removes one author, so
+    /// this ends after at most one extra request per author.
+    private func resend(
+        missingFrom serverVector: VersionVector, batchSize: Int, as credentials: ReplicaCredentials, _ report: inout SyncReport
+    ) async throws(SyncClientError) {
         let replica = replica
-        let missing = try await local { try replica.changeSets(missingFrom: serverVector) }
+        var missing = try await local { try replica.changeSets(missingFrom: serverVector) }
+        var unrelayed: Set<ReplicaID> = []
         var start = 0
         while start < missing.count {
             let batch = Array(missing[start..<min(missing.count, start + batchSize)])
-            let result = try await transport.push(batch)
+            let result: HTTPTransport.PushResult
+            do {
+                result = try await transport.pushDetailed(batch, base: VersionVector(), as: credentials)
+            } catch {
+                guard case .unverifiedAuthor = error.error, let author = error.unverifiedAuthor,
+                      author != replica.replicaID, !unrelayed.contains(author) else { throw error.error }
+                unrelayed.insert(author)
+                report.unrelayedAuthors = unrelayed.sorted { $0.precedesInStorageOrder($1) }
+                var sendable = serverVector
+                for changeSet in missing[..<start] { sendable[changeSet.dot.replica] = changeSet.dot.seq }
+                missing = Array(missing[..<start]) + SyncClient.sendable(missing[start...], to: sendable, leavingOut: unrelayed)
+                continue
+            }
             try await local { try replica.mark(batch.map(\.dot), as: .acknowledged) }
             report.pushed += result.applied.count
             report.alreadyOnServer += result.alreadyApplied.count
             report.pushBatches += 1
             start += batch.count
         }
+    }
+
+    /// The change sets of `changeSets` (in causal order) a server with `vector` can store when
+    /// the change sets of `authors` are left out: those whose predecessors are all stored or sendable.
+    static func sendable(_ changeSets: ArraySlice<ChangeSet>, to vector: VersionVector, leavingOut authors: Set<ReplicaID>) -> [ChangeSet] {
+        var vector = vector
+        var result: [ChangeSet] = []
+        for changeSet in changeSets where !authors.contains(changeSet.dot.replica) && SyncReplica.isApplicable(changeSet, to: vector) {
+            result.append(changeSet)
+            vector[changeSet.dot.replica] = changeSet.dot.seq
+        }
+        return result
     }
 
     /// Pulls the log after the saved cursor page by page, applying each page and then saving

@@ -13,6 +13,11 @@ public enum SyncClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// `403 forbidden`: the token belongs to another dataset; or `403 insufficient_scope`: the
     /// token is read-only and the request writes (a push or a schema registration).
     case forbidden(String)
+    /// `403 unverified_author`: the server cannot check who authored a pushed change set (it
+    /// has no key for its author, or the authenticator does not match); the message names it.
+    case unverifiedAuthor(String)
+    /// `403 replica_key_mismatch`: the server has another key registered for this replica's ID.
+    case replicaKeyMismatch(String)
     /// `409 schema_incompatible`: the server holds a schema this store's cannot migrate to; the
     /// message names the difference.
     case schemaIncompatible(String)
@@ -46,6 +51,8 @@ public enum SyncClientError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .unauthorized(let message): return "unauthorized: \(message)"
         case .forbidden(let message): return "forbidden: \(message)"
+        case .unverifiedAuthor(let message): return "unverified author: \(message)"
+        case .replicaKeyMismatch(let message): return "replica key mismatch: \(message)"
         case .schemaIncompatible(let message): return "schema incompatible: \(message)"
         case .schemaMismatch(let message): return "schema mismatch: \(message)"
         case .schemaNotRegistered(let message): return "schema not registered: \(message)"
@@ -77,6 +84,8 @@ public enum SyncClientError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .unauthorized: return "unauthorized"
         case .forbidden: return "forbidden"
+        case .unverifiedAuthor: return "unverified_author"
+        case .replicaKeyMismatch: return "replica_key_mismatch"
         case .schemaIncompatible: return "schema_incompatible"
         case .schemaMismatch: return "schema_mismatch"
         case .schemaNotRegistered: return "schema_not_registered"

@@ -51,6 +51,10 @@ public struct SyncReport: Sendable, Equatable {
     public var cursor: String = "0"
     /// Local change sets still not acknowledged afterwards.
     public var pendingAfter: Int = 0
+    /// Replicas whose change sets this sync could not relay to a server restored from a backup:
+    /// the server lost their keys, so it stores their change sets (and those that depend on
+    /// them) only when those replicas push again themselves.
+    public var unrelayedAuthors: [ReplicaID] = []
 
     /// A report of a sync that has done nothing yet.
     public init() {}

@@ -118,6 +118,10 @@ package struct APIError: Error, Sendable {
             case .schemaMismatch: return APIError(.unprocessableContent, error.code.rawValue, error.message)
             case .conflictingChangeSet: return APIError(.conflict, error.code.rawValue, error.message)
             case .clockSkew: return APIError(.unprocessableContent, error.code.rawValue, error.message)
+            case .unverifiedAuthor:
+                let dot: [String: Extra] = error.dot.map { ["replica": .string($0.replica.storageText), "seq": .integer($0.seq)] } ?? [:]
+                return APIError(.forbidden, error.code.rawValue, error.message, extra: dot)
+            case .replicaKeyMismatch: return APIError(.forbidden, error.code.rawValue, error.message)
             case .notSyncable: return APIError(.internalServerError, "internal_error", "the dataset's store is damaged: \(error.message)")
             case .unsupportedStoreFormat, .invalidOutboxTransition:
                 return APIError(.internalServerError, "internal_error", "the dataset's store cannot be used: \(error.message)")

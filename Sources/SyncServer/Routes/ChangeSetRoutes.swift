@@ -16,7 +16,7 @@ enum ChangeSetRoutes {
     static func register(in router: inout Router, _ context: RouteContext) {
         router.add(.post, pattern, admission: context.datasetAdmission(for: .readWrite)) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters, for: .readWrite)
-            let result = try dataset.push(request.body)
+            let result = try dataset.push(request.body, pushedBy: try pusher(of: request))
             context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
             func dots(_ dots: [Dot]) -> JSONValue {
                 .array(dots.map { .object(["replica": .string($0.replica.storageText), "seq": .unsignedInteger($0.seq)]) })
@@ -40,6 +40,22 @@ enum ChangeSetRoutes {
                 "changeSets": .encoded(batch), "cursor": .string(String(page.cursor)), "more": .bool(page.more),
             ]).data)
         }
+    }
+
+    /// The replica named by a push's `Sync-Replica-ID` and `Sync-Replica-Key` headers; `nil`
+    /// when it sends neither (it can then only re-send change sets the server verifies).
+    static func pusher(of request: HTTPRequest) throws -> ReplicaCredentials? {
+        let replica = request.headers["Sync-Replica-ID"], key = request.headers["Sync-Replica-Key"]
+        if replica == nil && key == nil { return nil }
+        guard let replica, let key else {
+            throw APIError.invalidParameter("a push names its replica with both Sync-Replica-ID and Sync-Replica-Key, or neither")
+        }
+        guard let credentials = ReplicaCredentials(replicaHeader: replica, keyHeader: key) else {
+            // The key is a secret: the message never repeats it.
+            throw APIError.invalidParameter(
+                "Sync-Replica-ID must be a replica UUID and Sync-Replica-Key 64 hex digits (\(ReplicaCredentials.keyLength) bytes)")
+        }
+        return credentials
     }
 
     /// The pull's query parameters, validated.

@@ -186,8 +186,8 @@ package final class DatasetStore: @unchecked Sendable {
 
     // MARK: Push
 
-    /// Applies a batch (the body of a push) in one transaction and logs what it applied.
-    package func push(_ body: Data) throws -> PushResult {
+    /// Applies a batch (the body of a push by `pusher`) in one transaction and logs what it applied.
+    package func push(_ body: Data, pushedBy pusher: ReplicaCredentials?) throws -> PushResult {
         let engine = try requireEngine()
         let (changeSets, _) = try ChangeSetCoding.decode(body)
         try engine.validate(changeSets)
@@ -201,7 +201,7 @@ package final class DatasetStore: @unchecked Sendable {
         defer { endLogChange(newLogEnd, of: current) }
         let result: DatasetApplyResult
         do {
-            result = try current.apply(changeSets)
+            result = try current.apply(changeSets, pushedBy: pusher)
         } catch let error as SyncError where error.code == .causalityViolation {
             throw DatasetError.causalityViolation(error.message, vector: try current.versionVector())
         }

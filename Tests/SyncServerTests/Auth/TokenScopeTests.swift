@@ -20,7 +20,7 @@ import Darwin
         try server.registerSchema()
         let writer = try ClientReplica()
         try writer.addBoard("written", cards: 2)
-        #expect(server.push(try writer.batch()).status == .ok)
+        #expect(server.push(try writer.batch(), as: try writer.credentials).status == .ok)
 
         let readOnly = try server.service.tokens.add(dataset: "main", scope: .readOnly)
         #expect(server.send(.get, "/v1/datasets/main/changesets", token: readOnly).status == .ok)

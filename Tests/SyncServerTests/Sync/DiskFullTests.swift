@@ -59,7 +59,7 @@ final class SmallFileSystem {
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct DiskFullTests {
     /// A client with a board of cards big enough (about 2 MiB) to need new pages on any disk.
-    static func largeBatch() throws -> Data {
+    static func largeBatch() throws -> (body: Data, pusher: ReplicaCredentials) {
         let client = try ClientReplica()
         let board = Board()
         board.title = "large"
@@ -72,7 +72,7 @@ final class SmallFileSystem {
             card.board = board
         }
         try client.context.save()
-        return try client.batch()
+        return (try client.batch(), try client.credentials)
     }
 
     @Test func aFullDiskIs507AndTheDatasetRecoversOnceSpaceIsFreed() throws {
@@ -81,13 +81,13 @@ final class SmallFileSystem {
         try server.registerSchema()
         let small = try ClientReplica()
         try small.addBoard("small", cards: 3)
-        #expect(server.push(try small.batch()).status == .ok)
+        #expect(server.push(try small.batch(), as: try small.credentials).status == .ok)
         let vectorBefore = try server.serverVector()
         let rowsBefore = try ServerFixture.entityRows(at: server.directory.appendingPathComponent("datasets/main/store.sqlite").path)
 
         try disk.fill()
         let large = try DiskFullTests.largeBatch()
-        let push = server.push(large)
+        let push = server.push(large.body, as: large.pusher)
         #expect(push.status.code == 507, "\(push.text)")
         #expect(push.errorCode == "insufficient_storage")
         #expect(try server.serverVector() == vectorBefore, "nothing of the refused push was stored")
@@ -98,7 +98,7 @@ final class SmallFileSystem {
 
         try disk.free()
         #expect(try ServerFixture.entityRows(at: server.directory.appendingPathComponent("datasets/main/store.sqlite").path) == rowsBefore)
-        let retried = server.push(large)
+        let retried = server.push(large.body, as: large.pusher)
         #expect(retried.status == .ok, "\(retried.text)")
         #expect(try server.serverVector() != vectorBefore)
         try server.registerSchema(dataset: "other")

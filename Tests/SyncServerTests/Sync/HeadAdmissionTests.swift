@@ -80,7 +80,7 @@ struct HeadAdmissionTests {
         try fixture.registerSchema()
         let replica = try ClientReplica()
         try replica.addBoard("Plans", cards: 3)
-        let batch = try replica.batch()
+        let batch = try replica.batch(), pusher = try replica.credentials
         try withSyncServer(fixture, configure: { $0.maxConnections = 64 }) { server in
             // Three kinds of slow client: silent, trickling a head, trickling an admitted body.
             var slow: [RawHTTPClient] = []
@@ -110,7 +110,8 @@ struct HeadAdmissionTests {
 
                 let pushStart = Date()
                 let push = try sendHead(
-                    server, "POST /v1/datasets/main/changesets", ["Authorization: Bearer \(fixture.token)", "Content-Length: \(batch.count)"])
+                    server, "POST /v1/datasets/main/changesets",
+                    ["Authorization: Bearer \(fixture.token)", "Content-Length: \(batch.count)"] + ServerFixture.headers(of: pusher).map { "\($0): \($1)" })
                 push.send(Array(batch))
                 let response = try push.readResponse(timeout: 5)
                 #expect(response.status == 200, "\(response.bodyText)")

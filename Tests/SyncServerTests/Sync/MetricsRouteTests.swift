@@ -11,7 +11,7 @@ import Testing
         try server.registerSchema()
         let client = try ClientReplica()
         try client.addBoard("x")
-        server.push(try client.batch()).expectOK()
+        server.push(try client.batch(), as: try client.credentials).expectOK()
         server.service.setOpenConnectionsSource { 3 }
         server.service.requestCompleted(HTTPRequestSummary(
             method: "GET", path: "/v1/datasets/main/changesets", status: 200, requestBytes: 120, responseBytes: 456,

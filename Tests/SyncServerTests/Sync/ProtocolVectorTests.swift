@@ -1,3 +1,4 @@
+import Codecs
 import Foundation
 @testable import HTTPServer
 import Testing
@@ -28,7 +29,9 @@ import SyncKit
             let schema = try JSONSerialization.data(withJSONObject: try #require(object["schema"]))
             try server.registerSchema(schema)
             for (index, step) in try #require(object["batches"] as? [[String: Any]]).enumerated() {
-                let response = server.push(try JSONSerialization.data(withJSONObject: try #require(step["batch"])))
+                let headers = (step["headers"] as? [String: String] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+                let response = server.send(.post, "/v1/datasets/main/changesets",
+                                           body: try JSONSerialization.data(withJSONObject: try #require(step["batch"])), extraHeaders: headers)
                 #expect(response.status.code == step["expectStatus"] as? Int, "\(file) batch \(index): \(response.text)")
                 if let code = step["expectError"] as? String { #expect(response.errorCode == code, "\(file) batch \(index)") }
             }
@@ -65,13 +68,15 @@ import SyncKit
         var body = Data()
         if let json = request["body"] { body = (try? JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])) ?? Data() }
         let token: String?
-        switch (request["headers"] as? [String: String])?["Authorization"] {
+        let headers = request["headers"] as? [String: String] ?? [:]
+        let extraHeaders = headers.filter { $0.key != "Authorization" }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        switch headers["Authorization"] {
         case "Bearer TOKEN": token = server.token
         case "Bearer OTHER_DATASET_TOKEN": token = server.otherToken
         case .some(let other): token = String(other.dropFirst("Bearer ".count))
         case nil: token = nil
         }
-        return server.send(method, path, query: query, body: body, token: token)
+        return server.send(method, path, query: query, body: body, token: token, extraHeaders: extraHeaders)
     }
 
     /// Every entity and join table of the store: table -> rows sorted by their first columns,
@@ -103,6 +108,58 @@ import SyncKit
         try FileManager.default.createDirectory(at: ProtocolVectorTests.directory.appendingPathComponent("examples"), withIntermediateDirectories: true)
         try writeExamples()
         try writeSequences()
+        try writeAuthenticatorVector()
+    }
+
+    // MARK: Authenticator
+
+    static let authenticatorFile = "authenticator.json"
+
+    @Test func theAuthenticatorVectorRecomputes() throws {
+        let data = try Data(contentsOf: ProtocolVectorTests.directory.appendingPathComponent(ProtocolVectorTests.authenticatorFile))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let keyText = try #require(object["key"] as? String)
+        let key = try #require(LowercaseHex.decode(keyText))
+        let batch = try JSONSerialization.data(withJSONObject: try #require(object["batch"]))
+        let changeSet = try #require(try ChangeSetCoding.decode(batch).changeSets.first)
+        let canonical = try StoredOperations.encode(changeSet.operations).withBytes { ChangeSetAuthenticator.message(of: changeSet, operations: $0) }
+        #expect(LowercaseHex.encode(canonical) == object["canonicalBytes"] as? String)
+        let authenticator = try ChangeSetAuthenticator.authenticator(of: changeSet, key: key)
+        #expect(LowercaseHex.encode(authenticator) == object["authenticator"] as? String)
+        #expect(changeSet.authenticator == authenticator)
+        #expect(try ChangeSetAuthenticator.isAuthentic(changeSet, key: key))
+    }
+
+    func writeAuthenticatorVector() throws {
+        let a = try FixedClient(ProtocolVectorTests.replicaA, start: serverNow - 60_000)
+        let board = Board()
+        board.title = "Signed"
+        let card = Card()
+        card.text = "by A"
+        card.weight = 0.5
+        card.board = board
+        a.context.insert(board)
+        try a.context.save()
+        board.rank = 1
+        try a.context.save()
+        let changeSet = try #require(try a.replica.changeSets(missingFrom: VersionVector()).last)
+        let key = ProtocolVectorTests.fixedKey(of: ProtocolVectorTests.replicaA)
+        let canonical = try StoredOperations.encode(changeSet.operations).withBytes { ChangeSetAuthenticator.message(of: changeSet, operations: $0) }
+        var previous = VersionVector()
+        previous[ProtocolVectorTests.replicaA] = 1
+        try ProtocolVectorTests.write([
+            "description": "A's second change set with its authenticator: HMAC-SHA256 under A's key of the canonical bytes (Protocol/README.md, Replica identity). The batch's base is {A: 1}, so the change set's full vector is {A: 2}.",
+            "key": LowercaseHex.encode(key),
+            "batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([changeSet], base: previous)),
+            "canonicalBytes": LowercaseHex.encode(canonical),
+            "authenticator": LowercaseHex.encode(try #require(changeSet.authenticator)),
+        ], to: ProtocolVectorTests.authenticatorFile)
+    }
+
+    /// The published key of a vector replica: its ID's first byte 32 times (`AA…AA` for A), so
+    /// that other implementations can recompute every authenticator in the vectors.
+    static func fixedKey(of replica: ReplicaID) -> [UInt8] {
+        [UInt8](repeating: replica.uuid.0, count: ReplicaCredentials.keyLength)
     }
 
     final class FixedClient {
@@ -112,7 +169,17 @@ import SyncKit
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-vector-\(UUID().uuidString).sqlite").path
             let store = try ObjectStore(path: path, entities: boardEntities)
             replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: id)
+            try replica.withConnection {
+                try $0.run("UPDATE _sync_state SET value = ? WHERE key = 'replica_key'", [.blob(Data(ProtocolVectorTests.fixedKey(of: id)))])
+            }
             context = try store.makeContext()
+        }
+        /// The push headers naming this replica.
+        var headers: [String: String] {
+            get throws {
+                let credentials = try replica.credentials()
+                return ["Sync-Replica-ID": credentials.replica.storageText, "Sync-Replica-Key": credentials.keyHex]
+            }
         }
         let context: ObjectContext
         func batch(missingFrom vector: VersionVector = VersionVector()) throws -> Data {
@@ -169,8 +236,9 @@ import SyncKit
         card.note = "by Friday"
         try a.context.save()
         let push = try ProtocolVectorTests.pretty(try a.batch())
-        try record("push", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth, "body": push])
-        try record("push-retry", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth, "body": push])
+        let pushHeaders = auth.merging(try a.headers) { first, _ in first }
+        try record("push", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": pushHeaders, "body": push])
+        try record("push-retry", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": pushHeaders, "body": push])
         try record("pull-first-page", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth, "query": ["after": "0", "limit": "1"]])
         try record("pull-second-page", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth, "query": ["after": "1", "limit": "1"]])
         try record("pull-excluding-own", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth,
@@ -187,14 +255,16 @@ import SyncKit
         try b.context.save()
         let bSets = try b.replica.changeSets(missingFrom: VersionVector())
         let gap = try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([bSets[1]], base: VersionVector()))
-        try record("push-causality-violation", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth, "body": gap])
+        try record("push-causality-violation", ["method": "POST", "path": "/v1/datasets/main/changesets",
+                                                "headers": auth.merging(try b.headers) { first, _ in first }, "body": gap])
 
         let future = try FixedClient(UUID(uuidString: "CCCCCCCC-0000-4000-8000-000000000003")!, start: serverNow + 3_600_000)
         let late = Board()
         late.title = "From the future"
         future.context.insert(late)
         try future.context.save()
-        try record("push-clock-skew", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth,
+        try record("push-clock-skew", ["method": "POST", "path": "/v1/datasets/main/changesets",
+                                       "headers": auth.merging(try future.headers) { first, _ in first },
                                        "body": try ProtocolVectorTests.pretty(try future.batch())])
         try record("push-malformed", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth,
                                       "body": ["base": [:] as [String: Any], "changeSets": [["replica": "not-a-uuid"]]]])
@@ -210,8 +280,24 @@ import SyncKit
         try record("method-not-allowed", ["method": "DELETE", "path": "/v1/datasets/main/changesets", "headers": auth], headers: ["Allow"])
         // A's first change set again, with another board title: the same dot, other contents.
         let forged = PushRouteTests.forged(try a.replica.changeSets(missingFrom: VersionVector())[0])
-        try record("push-conflicting-change-set", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth,
+        try record("push-conflicting-change-set", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": pushHeaders,
                                                    "body": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([forged], base: VersionVector()))])
+        // A's next dot, made by B (who holds the token but not A's key) and signed with B's key.
+        board.title = "Plans, by A"
+        try a.context.save()
+        let next = try #require(try a.replica.changeSets(missingFrom: VersionVector()).last)
+        var impersonation = PushRouteTests.forged(next)
+        impersonation.authenticator = try ChangeSetAuthenticator.authenticator(of: impersonation, key: ProtocolVectorTests.fixedKey(of: b.replica.replicaID))
+        try record("push-unverified-author", ["method": "POST", "path": "/v1/datasets/main/changesets",
+                                              "headers": auth.merging(try b.headers) { first, _ in first },
+                                              "body": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([impersonation], base: VersionVector()))])
+        var impostor = auth.merging(try b.headers) { first, _ in first }
+        impostor["Sync-Replica-ID"] = ProtocolVectorTests.replicaA.uuidString
+        try record("push-replica-key-mismatch", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": impostor,
+                                                 "body": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([impersonation], base: VersionVector()))])
+        try record("push-relayed", ["method": "POST", "path": "/v1/datasets/main/changesets",
+                                    "headers": auth.merging(try future.headers) { first, _ in first },
+                                    "body": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([next], base: VersionVector()))])
     }
 
     func writeSequences() throws {
@@ -243,10 +329,12 @@ import SyncKit
             try a.context.save()
             let sets = try a.replica.changeSets(missingFrom: VersionVector())
             var batches: [[String: Any]] = []
-            batches.append(["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode(Array(sets[0..<2]), base: VersionVector())), "expectStatus": 200])
+            batches.append(["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode(Array(sets[0..<2]), base: VersionVector())), "expectStatus": 200,
+                            "headers": try a.headers])
             var base = VersionVector()
             base[ProtocolVectorTests.replicaA] = 2
-            batches.append(["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([sets[2]], base: base)), "expectStatus": 200])
+            batches.append(["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([sets[2]], base: base)), "expectStatus": 200,
+                            "headers": try a.headers])
             try ProtocolVectorTests.write([
                 "description": "One writer: a board with three ordered cards and a tag; a card moves to the front and gets a note; the tagged card is deleted (nullify empties the join table). The second batch's vectors are relative to base {A: 2}.",
                 "schema": schema, "batches": batches, "expectedRows": try ProtocolVectorTests.rows(at: a.replica.store.path),
@@ -279,11 +367,14 @@ import SyncKit
             let bSets = try b.replica.changeSets(missingFrom: VersionVector()).filter { $0.dot.replica == ProtocolVectorTests.replicaB }
             _ = try a.replica.apply(bSets)
             let batches: [[String: Any]] = [
-                ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([aSets[0]], base: VersionVector())), "expectStatus": 200],
-                ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode(bSets, base: VersionVector())), "expectStatus": 200],
-                ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([aSets[1]], base: VersionVector())), "expectStatus": 200],
+                ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([aSets[0]], base: VersionVector())), "expectStatus": 200,
+                 "headers": try a.headers],
+                ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode(bSets, base: VersionVector())), "expectStatus": 200,
+                 "headers": try b.headers],
+                ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([aSets[1]], base: VersionVector())), "expectStatus": 200,
+                 "headers": try a.headers],
                 ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode(aSets, base: VersionVector())), "expectStatus": 200,
-                 "note": "a retry of everything A has: all already applied"],
+                 "headers": try a.headers, "note": "a retry of everything A has: all already applied"],
             ]
             try ProtocolVectorTests.write([
                 "description": "Two writers, concurrent: both rename the board (larger (hlc, replica) wins: B), B deletes the card A edits (delete wins). A's concurrent edit arrives last; the result is the same in any order.",
@@ -302,11 +393,12 @@ import SyncKit
             }
             let sets = try a.replica.changeSets(missingFrom: VersionVector())
             let batches: [[String: Any]] = [
-                ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([sets[0]], base: VersionVector())), "expectStatus": 200],
+                ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([sets[0]], base: VersionVector())), "expectStatus": 200,
+                 "headers": try a.headers],
                 ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([sets[2]], base: VersionVector())), "expectStatus": 409,
-                 "expectError": "causality_violation"],
+                 "expectError": "causality_violation", "headers": try a.headers],
                 ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([sets[2], sets[1]], base: VersionVector())), "expectStatus": 200,
-                 "note": "out of order within the batch: the server applies seq 2 before seq 3"],
+                 "headers": try a.headers, "note": "out of order within the batch: the server applies seq 2 before seq 3"],
             ]
             try ProtocolVectorTests.write([
                 "description": "Causality: seq 3 alone after seq 1 is refused (409, nothing stored); seq 3 and seq 2 together, in that order, are accepted.",

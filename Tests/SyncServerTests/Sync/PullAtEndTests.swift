@@ -19,7 +19,7 @@ import Testing
         try server.registerSchema()
         let client = try ClientReplica()
         try client.addBoard("first")
-        server.push(try client.batch()).expectOK()
+        server.push(try client.batch(), as: try client.credentials).expectOK()
         let end = try PullAtEndTests.page(server.pull(after: "0"))
         #expect(end.count == 1)
         for _ in 0..<3 {
@@ -28,7 +28,7 @@ import Testing
         }
 
         try client.addBoard("second")
-        server.push(try client.batch(missingFrom: try server.serverVector())).expectOK()
+        server.push(try client.batch(missingFrom: try server.serverVector()), as: try client.credentials).expectOK()
         let next = try PullAtEndTests.page(server.pull(after: end.cursor))
         #expect(next.count == 1)
         #expect(next.cursor != end.cursor)
@@ -66,7 +66,7 @@ import Testing
         for index in 0..<40 {
             let before = latest.values.last!
             try client.addBoard("board \(index)")
-            server.push(try client.batch(missingFrom: try server.serverVector())).expectOK()
+            server.push(try client.batch(missingFrom: try server.serverVector()), as: try client.credentials).expectOK()
             let page = try PullAtEndTests.page(server.pull(after: before))
             #expect(page.count == 1, "push \(index) was not visible after cursor \(before)")
             latest.append(page.cursor)
@@ -92,7 +92,7 @@ import Testing
 
             try client.addBoard("pushed")
             let body = try client.batch()
-            #expect(pusher.send("POST /v1/datasets/main/changesets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.token)\r\nContent-Length: \(body.count)\r\n\r\n"))
+            #expect(pusher.send("POST /v1/datasets/main/changesets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.token)\r\nSync-Replica-ID: \(client.replica.replicaID.uuidString)\r\nSync-Replica-Key: \(try client.credentials.keyHex)\r\nContent-Length: \(body.count)\r\n\r\n"))
             #expect(pusher.send([UInt8](body)))
             #expect(try pusher.readResponse().status == 200)
 

@@ -12,9 +12,9 @@ import Testing
         try server.registerSchema()
         let a = try ClientReplica(), b = try ClientReplica()
         for index in 0..<3 { try a.addBoard("a\(index)", cards: 1) }
-        server.push(try a.batch()).expectOK()
+        server.push(try a.batch(), as: try a.credentials).expectOK()
         for index in 0..<2 { try b.addBoard("b\(index)") }
-        server.push(try b.batch()).expectOK()
+        server.push(try b.batch(), as: try b.credentials).expectOK()
         return (server, a, b)
     }
 

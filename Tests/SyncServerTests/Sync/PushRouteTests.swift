@@ -18,7 +18,7 @@ import Testing
         try client.addBoard("Plans", cards: 2)
         try client.addBoard("Ideas")
         let body = try client.batch()
-        let response = server.push(body)
+        let response = server.push(body, as: try client.credentials)
         #expect(response.status == .ok, "\(response.text)")
         let applied = try #require(response.json["applied"] as? [[String: Any]])
         #expect(applied.map { $0["seq"] as? Int } == [1, 2])
@@ -27,7 +27,7 @@ import Testing
         #expect(response.json["vector"] as? [String: Int] == [client.replica.replicaID.uuidString: 2])
         #expect(response.json["cursor"] as? String == "2")
 
-        let retry = server.push(body)
+        let retry = server.push(body, as: try client.credentials)
         #expect(retry.status == .ok)
         #expect((retry.json["applied"] as? [Any])?.isEmpty == true)
         #expect((retry.json["alreadyApplied"] as? [[String: Any]])?.count == 2)
@@ -42,7 +42,7 @@ import Testing
         try client.addBoard("one")
         try client.addBoard("two")
         let all = try client.replica.changeSets(missingFrom: VersionVector())
-        server.push(try ChangeSetCoding.encode([all[0]], base: VersionVector())).expectOK()
+        server.push(try ChangeSetCoding.encode([all[0]], base: VersionVector()), as: try client.credentials).expectOK()
         let before = PushRouteTests.everything(server)
 
         let other = try ClientReplica()
@@ -56,7 +56,7 @@ import Testing
         var secondWithGap = gap[0]
         secondWithGap.dot.seq = 3
         secondWithGap.vector[client.replica.replicaID] = 3
-        let response = server.push(try ChangeSetCoding.encode(otherSets + [secondWithGap], base: VersionVector()))
+        let response = server.push(try ChangeSetCoding.encode(otherSets + [secondWithGap], base: VersionVector()), as: try other.credentials)
         #expect(response.status == .conflict)
         #expect(response.errorCode == "causality_violation")
         #expect(response.errorMessage.contains(client.replica.replicaID.uuidString))
@@ -81,18 +81,18 @@ import Testing
         let client = try ClientReplica()
         try client.addBoard("real")
         let stored = try client.replica.changeSets(missingFrom: VersionVector())
-        server.push(try ChangeSetCoding.encode(stored, base: VersionVector())).expectOK()
+        server.push(try ChangeSetCoding.encode(stored, base: VersionVector()), as: try client.credentials).expectOK()
         let before = PushRouteTests.everything(server)
 
         try client.addBoard("next")
         let next = try client.replica.changeSets(missingFrom: VersionVector())[1]
-        let response = server.push(try ChangeSetCoding.encode([PushRouteTests.forged(stored[0]), next], base: VersionVector()))
+        let response = server.push(try ChangeSetCoding.encode([PushRouteTests.forged(stored[0]), next], base: VersionVector()), as: try client.credentials)
         #expect(response.status == .conflict, "\(response.text)")
         #expect(response.errorCode == "conflicting_change_set")
         #expect(response.errorMessage.contains("\(stored[0].dot)"))
         #expect(PushRouteTests.everything(server) == before)
         // The genuine copy is still idempotent.
-        let retry = server.push(try ChangeSetCoding.encode(stored, base: VersionVector()))
+        let retry = server.push(try ChangeSetCoding.encode(stored, base: VersionVector()), as: try client.credentials)
         #expect(retry.status == .ok)
         #expect((retry.json["alreadyApplied"] as? [[String: Any]])?.count == 1)
     }
@@ -104,12 +104,31 @@ import Testing
         try client.addBoard("real")
         let changeSet = try #require(try client.replica.changeSets(missingFrom: VersionVector()).first)
         let before = PushRouteTests.everything(server)
-        let response = server.push(try ChangeSetCoding.encode([changeSet, PushRouteTests.forged(changeSet)], base: VersionVector()))
+        let response = server.push(try ChangeSetCoding.encode([changeSet, PushRouteTests.forged(changeSet)], base: VersionVector()), as: try client.credentials)
         #expect(response.status == .conflict, "\(response.text)")
         #expect(response.errorCode == "conflicting_change_set")
         #expect(response.errorMessage.contains("\(changeSet.dot)"))
         #expect(try server.serverVector() == VersionVector())
         #expect(PushRouteTests.everything(server) == before)
+    }
+
+    @Test func incompleteOrMalformedReplicaHeadersAre400WithoutEchoingTheKey() throws {
+        let server = try ServerFixture()
+        try server.registerSchema()
+        let client = try ClientReplica()
+        try client.addBoard("Plans")
+        let body = try client.batch(), credentials = try client.credentials
+        let replica = credentials.replica.uuidString
+        for headers in [[("Sync-Replica-ID", replica)], [("Sync-Replica-Key", credentials.keyHex)],
+                        [("Sync-Replica-ID", replica), ("Sync-Replica-Key", String(repeating: "zz", count: 32))],
+                        [("Sync-Replica-ID", replica), ("Sync-Replica-Key", String(credentials.keyHex.dropLast(2)))],
+                        [("Sync-Replica-ID", "not-a-uuid"), ("Sync-Replica-Key", credentials.keyHex)]] {
+            let response = server.send(.post, "/v1/datasets/main/changesets", body: body, extraHeaders: headers)
+            #expect(response.status == .badRequest && response.errorCode == "invalid_parameter", "\(headers): \(response.text)")
+            #expect(!response.text.contains(credentials.keyHex.prefix(16)))
+        }
+        #expect(try server.serverVector() == VersionVector())
+        server.push(body, as: credentials).expectOK()
     }
 
     @Test func unknownEntityIs422SchemaMismatch() throws {
@@ -132,11 +151,11 @@ import Testing
         try server.registerSchema()
         let early = try ClientReplica(clock: TickingClock(start: serverNow + 299_000))
         try early.addBoard("just inside")
-        server.push(try early.batch()).expectOK()
+        server.push(try early.batch(), as: try early.credentials).expectOK()
 
         let late = try ClientReplica(clock: TickingClock(start: serverNow + 301_000))
         try late.addBoard("too far ahead")
-        let response = server.push(try late.batch())
+        let response = server.push(try late.batch(), as: try late.credentials)
         #expect(response.status == .unprocessableContent)
         #expect(response.errorCode == "clock_skew")
         let error = try #require(response.json["error"] as? [String: Any])

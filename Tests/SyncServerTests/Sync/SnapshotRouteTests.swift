@@ -27,7 +27,7 @@ import Testing
         let replica = try SyncReplica(store: store)
         #expect(try replica.versionVector() == server.serverVector())
         try a.addBoard("later")
-        server.push(try a.batch(missingFrom: try server.serverVector())).expectOK()
+        server.push(try a.batch(missingFrom: try server.serverVector()), as: try a.credentials).expectOK()
         let page = try PullRouteTests.page(server.pull(after: response.headers["Sync-Cursor"]))
         #expect(page.changeSets.map(\.dot) == [Dot(replica: a.replica.replicaID, seq: 4)])
         _ = try replica.apply(page.changeSets)

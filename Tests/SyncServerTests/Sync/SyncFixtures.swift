@@ -68,6 +68,11 @@ final class ClientReplica {
         context = try store.makeContext()
     }
 
+    /// The replica's ID and key, as its pushes send them.
+    var credentials: ReplicaCredentials {
+        get throws { try replica.credentials() }
+    }
+
     /// The change sets the server (with `vector`) lacks, as a push body.
     func batch(missingFrom vector: VersionVector = VersionVector()) throws -> Data {
         try ChangeSetCoding.encode(try replica.changeSets(missingFrom: vector), base: vector)
@@ -112,11 +117,12 @@ final class ServerFixture {
         otherToken = try service.tokens.add(dataset: "other")
     }
 
-    /// Sends a request to the handler, with `token` as bearer unless it is `nil`.
+    /// Sends a request to the handler, with `token` as bearer unless it is `nil`, and `extraHeaders`.
     func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data = Data(),
-              token: String? = "default") -> HTTPResponse {
+              token: String? = "default", extraHeaders: [(String, String)] = []) -> HTTPResponse {
         var headers = HTTPHeaders()
         if let token { headers.add(name: "Authorization", value: "Bearer \(token == "default" ? self.token : token)") }
+        for (name, value) in extraHeaders { headers.add(name: name, value: value) }
         let queryItems = query.map { HTTPRequest.QueryItem(name: $0.0, value: $0.1) }
         let target = path + (query.isEmpty ? "" : "?" + query.map { "\($0.0)=\($0.1)" }.joined(separator: "&"))
         return service.handle(HTTPRequest(method: method, target: target, path: path, queryItems: queryItems, headers: headers,
@@ -132,8 +138,16 @@ final class ServerFixture {
         return response
     }
 
-    func push(_ body: Data) -> HTTPResponse {
-        send(.post, "/v1/datasets/main/changesets", body: body)
+    /// Pushes `body` as `pusher` (the `Sync-Replica-ID` and `Sync-Replica-Key` headers), or
+    /// without naming a replica.
+    func push(_ body: Data, as pusher: ReplicaCredentials? = nil) -> HTTPResponse {
+        send(.post, "/v1/datasets/main/changesets", body: body, extraHeaders: ServerFixture.headers(of: pusher))
+    }
+
+    /// The push headers naming `pusher`.
+    static func headers(of pusher: ReplicaCredentials?) -> [(String, String)] {
+        guard let pusher else { return [] }
+        return [("Sync-Replica-ID", pusher.replica.storageText), ("Sync-Replica-Key", pusher.keyHex)]
     }
 
     func pull(after: String? = nil, limit: Int? = nil, exclude: ReplicaID? = nil) -> HTTPResponse {
