@@ -126,6 +126,7 @@ struct AttributeArguments {
     var storage = "default"
     var persistentName: ExprSyntax?
     var originalName: ExprSyntax?
+    var decodeFailure: ExprSyntax?
 
     init(_ attribute: AttributeSyntax?) {
         guard let attribute else { return }
@@ -136,6 +137,7 @@ struct AttributeArguments {
                 storage = argument.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text ?? "default"
             case "persistentName": persistentName = argument.expression.trimmed
             case "originalName": originalName = argument.expression.trimmed
+            case "decodeFailure": decodeFailure = argument.expression.trimmed
             default: break
             }
         }
@@ -159,6 +161,7 @@ struct AttributeArguments {
         }
         if let persistentName { text += ", persistentName: \(persistentName.trimmedDescription)" }
         if let originalName { text += ", originalName: \(originalName.trimmedDescription)" }
+        if let decodeFailure { text += ", decodeFailure: \(decodeFailure.trimmedDescription)" }
         return text
     }
 }

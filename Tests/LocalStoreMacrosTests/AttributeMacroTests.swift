@@ -350,6 +350,65 @@ final class AttributeMacroTests: XCTestCase {
         )
     }
 
+    func testDecodeFailurePolicyIsPassedToTheSchema() {
+        assertMacroExpansion(
+            #"""
+            @Entity final class Page {
+                @Attribute(storage: .codable, decodeFailure: .fallbackToDefaultValue) var layout: Layout = Layout()
+                @Attribute(storage: .codable, persistentName: "draft_json", decodeFailure: .debugAssertNil) var draft: Layout? = nil
+            }
+            """#,
+            expandedSource: #"""
+            final class Page {
+                var layout: Layout {
+                    @storageRestrictions(initializes: _layout)
+                    init(initialValue) {
+                        _layout = initialValue
+                    }
+                    get {
+                        _layout
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "layout")
+                        _layout = newValue
+                    }
+                }
+
+                private var _layout: Layout = Layout()
+                var draft: Layout? {
+                    @storageRestrictions(initializes: _draft)
+                    init(initialValue) {
+                        _draft = initialValue
+                    }
+                    get {
+                        _draft
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "draft")
+                        _draft = newValue
+                    }
+                }
+
+                private var _draft: Layout? = nil
+
+                let _$entityState = LocalStore.EntityState()
+
+                init(_$materializing _: LocalStore.MaterializingToken) {}
+
+                init() {}
+            }
+
+            extension Page: LocalStore.PersistentEntity {
+                static let _$entity = LocalStore.EntityDescription(Page.self, name: "Page", properties: [
+                    .codableAttribute("layout", keyPath: \Page.layout, get: { $0._layout }, set: { $0._layout = $1 }, decodeFailure: .fallbackToDefaultValue),
+                    .codableAttribute("draft", keyPath: \Page.draft, get: { $0._draft }, set: { $0._draft = $1 }, persistentName: "draft_json", decodeFailure: .debugAssertNil),
+                ])
+            }
+            """#,
+            macroSpecs: TestMacros.specs
+        )
+    }
+
     func testModuleQualifiedAttributeIsRecognised() {
         assertMacroExpansion(
             #"""

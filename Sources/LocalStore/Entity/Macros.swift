@@ -48,14 +48,20 @@ public macro Entity(generateInit: Bool = false) = #externalMacro(module: "LocalS
 /// @Attribute(.unique) var email: String = ""
 /// @Attribute(storage: .raw) var mood: Mood = .calm
 /// @Attribute(persistentName: "nick", originalName: "nickname") var alias: String = ""
+/// @Attribute(storage: .codable, decodeFailure: .fallbackToDefaultValue) var layout: Layout = Layout()
 /// ```
+///
+/// `decodeFailure` says what a fetch does with a stored value that no longer decodes as the
+/// property's type: throw (the default), use the declared default value, or (for optionals)
+/// use `nil` with an assertion in debug builds. See ``DecodeFailurePolicy``.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_))
 public macro Attribute(
     _ options: AttributeOption...,
     storage: AttributeStorage = .default,
     persistentName: String? = nil,
-    originalName: String? = nil
+    originalName: String? = nil,
+    decodeFailure: DecodeFailurePolicy = .throwError
 ) = #externalMacro(module: "LocalStoreMacros", type: "AttributeMacro")
 
 /// The deprecated spelling of `@Attribute(storage:)`; it generates the same code.

@@ -13,7 +13,7 @@ struct MigrationPlan {
     }
 
     mutating func createTable(for entity: SchemaDocument.Entity) {
-        let columns = ["\"id\" TEXT PRIMARY KEY NOT NULL"] + entity.columns.map { "\(quoteIdentifier($0.name)) \($0.type.columnType.rawValue)" }
+        let columns = ["\(EntityTable.quotedIdentifierColumn) TEXT PRIMARY KEY NOT NULL"] + entity.columns.map { "\(quoteIdentifier($0.name)) \($0.type.columnType.rawValue)" }
         append("CREATE TABLE \(quoteIdentifier(entity.table)) (\(columns.joined(separator: ", ")))")
         createIndexes(for: entity)
     }

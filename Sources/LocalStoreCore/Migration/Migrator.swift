@@ -17,6 +17,7 @@ struct Migrator {
     func migrate() throws {
         try connection.inTransaction {
             let stored = try storedDocument()
+            if let stored { try Migrator.renameLegacyIdentifierColumns(of: stored, on: connection) }
             guard stored?.versionHash != document.versionHash else { return }
             if policy == .additiveOnly, let stored {
                 switch document.compatibility(with: stored) {
@@ -39,6 +40,33 @@ struct Migrator {
             let json = String(decoding: try document.jsonData(), as: UTF8.self)
             try connection.run("INSERT OR REPLACE INTO \(Migrator.metadataTable) (key, value) VALUES ('schema', ?)", [.text(json)])
         }
+    }
+
+    /// Renames the identifier column of each of `stored`'s entity tables that still has its
+    /// earlier name (`id`) to ``EntityTable/identifierColumn``, in place: the rows, their
+    /// identifiers and every reference to them stay as they are.
+    ///
+    /// This does not depend on the schema's version hash (the identifier column is not part of the
+    /// schema), so it runs on every open; a store already renamed costs one `pragma_table_info`
+    /// per entity.
+    static func renameLegacyIdentifierColumns(of stored: SchemaDocument, on connection: SQLiteConnection) throws {
+        let legacy = EntityTable.legacyIdentifierColumn
+        var tables: [String] = []
+        for entity in stored.entities {
+            let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(entity.table)]).compactMap { row -> String? in
+                if case .text(let name)? = row.first { name } else { nil }
+            }
+            // A table that has the identifier column already and an `id` too holds `id` as an attribute.
+            if columns.contains(legacy) && !columns.contains(EntityTable.identifierColumn) { tables.append(entity.table) }
+        }
+        guard !tables.isEmpty else { return }
+        func rename() throws {
+            for table in tables {
+                try connection.run("ALTER TABLE \(quoteIdentifier(table)) RENAME COLUMN \(quoteIdentifier(legacy)) TO \(EntityTable.quotedIdentifierColumn)")
+            }
+        }
+        // Inside a migration, its transaction; otherwise one of its own, so every table is renamed or none.
+        if connection.isInTransaction { try rename() } else { try connection.inTransaction(rename) }
     }
 
     private func tableExists(_ name: String) throws -> Bool {
@@ -66,7 +94,7 @@ struct Migrator {
             if case .text(let name) = row[0] { return name }
             return nil
         })
-        var keptColumns: Set<String> = ["id"]
+        var keptColumns: Set<String> = [EntityTable.identifierColumn]
         for attribute in entity.attributes {
             let defaults = attribute.defaultValues
             let previous = old.attributes.first { $0.name == attribute.name }

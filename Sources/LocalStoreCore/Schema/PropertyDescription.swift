@@ -21,7 +21,7 @@ extension PropertyDescription {
     static func makeAttribute<Root: PersistentEntity, Coder: ValueCoder>(
         _ name: String, keyPath: AnyKeyPath & Sendable, coder: Coder, swiftType: String,
         get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void,
-        options: [AttributeOption], persistentName: String?, originalName: String?,
+        options: [AttributeOption], persistentName: String?, originalName: String?, decodeFailure: DecodeFailurePolicy,
         specializedCoding: SpecializedValueCoding? = nil
     ) -> PropertyDescription {
         let base = persistentName ?? name
@@ -38,7 +38,7 @@ extension PropertyDescription {
         return .attribute(AttributeDescription(
             name: name, persistentName: base, originalName: originalName, options: Set(options),
             storage: coder.storage, isOptional: shapes.count == 1 ? shapes[0].isNullable : swiftType.hasSuffix("?"),
-            swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields,
+            swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields, decodeFailure: decodeFailure,
             accessor: TypedAttributeAccessor(get: get, set: set, coder: coder, specializedCoding: specializedCoding)))
     }
 
@@ -63,10 +63,11 @@ extension PropertyDescription {
     public static func attribute<Root: PersistentEntity, Value: AttributeValue>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: DefaultCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
                       specializedCoding: valueCodingClosures(DefaultCoder<Value>(), get: get, set: set))
     }
 
@@ -75,10 +76,11 @@ extension PropertyDescription {
     public static func rawAttribute<Root: PersistentEntity, Value: RawRepresentable>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription where Value.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: RawCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
                       specializedCoding: valueCodingClosures(RawCoder<Value>(), get: get, set: set))
     }
 
@@ -87,10 +89,11 @@ extension PropertyDescription {
     public static func rawAttribute<Root: PersistentEntity, Wrapped: RawRepresentable>(
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription where Wrapped.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: OptionalRawCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
                       specializedCoding: valueCodingClosures(OptionalRawCoder<Wrapped>(), get: get, set: set))
     }
 
@@ -98,40 +101,44 @@ extension PropertyDescription {
     public static func codableAttribute<Root: PersistentEntity, Value: Codable>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: CodableCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
     }
 
     /// An optional attribute with `.codable` storage.
     public static func codableAttribute<Root: PersistentEntity, Wrapped: Codable>(
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: OptionalCodableCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
     }
 
     /// An attribute with `.composition` storage.
     public static func compositionAttribute<Root: PersistentEntity, Value: CompositionValue>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: CompositionCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
     }
 
     /// An optional attribute with `.composition` storage.
     public static func compositionAttribute<Root: PersistentEntity, Wrapped: CompositionValue>(
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: OptionalCompositionCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
     }
 
     /// A to-one relationship (`T?`).

@@ -57,7 +57,9 @@ struct StoreSchema: Sendable {
                 index: index, description: relationship, inverse: inverse,
                 targetEntityName: relationship.targetEntityName, storage: storage, foreignKeyOffset: foreignKeyOffset))
         }
-        var names: Set<String> = ["id"]
+        try checkIdentifierColumnIsFree(entity.name, properties: entity.attributes.map { ($0.name, $0.columns.map(\.name), false) }
+            + relationships.map { ($0.description.name, $0.storage.ownTableColumns, true) })
+        var names: Set<String> = [EntityTable.identifierColumn]
         for column in columns where !names.insert(column.name).inserted {
             throw StoreError(
                 .invalidSchema,
