@@ -54,6 +54,10 @@ struct MigrationPlan {
         append("ALTER TABLE \(quoteIdentifier(table)) RENAME COLUMN \(quoteIdentifier(old)) TO \(quoteIdentifier(new))")
     }
 
+    mutating func renameTable(_ old: String, to new: String) {
+        append("ALTER TABLE \(quoteIdentifier(old)) RENAME TO \(quoteIdentifier(new))")
+    }
+
     mutating func dropColumn(_ column: String, from table: String) {
         append("ALTER TABLE \(quoteIdentifier(table)) DROP COLUMN \(quoteIdentifier(column))")
     }

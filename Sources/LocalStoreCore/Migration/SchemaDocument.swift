@@ -22,6 +22,8 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         public var table: String
         public var attributes: [Attribute]
         public var relationships: [Relationship]
+        /// The entity's name before a rename (`@Entity(originalName:)`); omitted when it has none.
+        public var originalName: String?
     }
 
     public struct Attribute: Codable, Hashable, Sendable {
@@ -56,6 +58,8 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         /// How the relationship is stored: `foreignKey` (a column of this table, with an optional
         /// position column), `inverseForeignKey` (a column of the target's table) or `joinTable`.
         public var storage: RelationshipStorage
+        /// The relationship's name before a rename (`originalName:`); omitted when it has none.
+        public var originalName: String?
     }
 
     /// The document of the declared entities.
@@ -87,8 +91,10 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
                     return Relationship(
                         name: description.name, kind: description.kind, target: description.targetEntityName,
                         inverse: description.inverseName, deleteRule: description.deleteRule,
-                        minCount: description.minCount, maxCount: description.maxCount, storage: relationship.storage)
-                })
+                        minCount: description.minCount, maxCount: description.maxCount, storage: relationship.storage,
+                        originalName: description.originalName)
+                },
+                originalName: mapping.description.originalName)
         }
         formatVersion = 1
         versionHash = SchemaDocument.hash(of: entities)

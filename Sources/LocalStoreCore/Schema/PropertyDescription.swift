@@ -145,11 +145,12 @@ extension PropertyDescription {
     public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
         _ name: String, keyPath: KeyPath<Root, Target?> & Sendable,
         get: @escaping @Sendable (Root) -> Target?, set: @escaping @Sendable (Root, Target?) -> Void,
-        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
+        persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .toOne, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
-            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
             accessor: ToOneAccessor(get: get, set: set)))
     }
 
@@ -158,11 +159,12 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Set<Target>> & Sendable,
         get: @escaping @Sendable (Root) -> Set<Target>,
         modify: @escaping @Sendable (Root, (inout Set<Target>) -> Void) -> Void,
-        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
+        persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .toMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
-            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
             accessor: SetAccessor(get: get, modify: modify)))
     }
 
@@ -171,11 +173,12 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, [Target]> & Sendable,
         get: @escaping @Sendable (Root) -> [Target],
         modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void,
-        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
+        persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .orderedToMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
-            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
             accessor: ArrayAccessor(get: get, modify: modify)))
     }
 }
