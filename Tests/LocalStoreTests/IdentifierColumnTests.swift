@@ -31,6 +31,24 @@ enum IdentifierFixture {
 
     static let entities: [any PersistentEntity.Type] = [Ticket.self, Board.self, Label.self]
 
+    /// Saves the board "Sprint" with the tickets "login" and "logout" and the label "urgent".
+    @discardableResult
+    static func saveSprintBoard(in context: ObjectContext) throws -> Board {
+        let board = Board()
+        board.name = "Sprint"
+        let label = Label()
+        label.text = "urgent"
+        board.labels = [label]
+        for title in ["login", "logout"] {
+            let ticket = Ticket()
+            ticket.title = title
+            ticket.board = board
+        }
+        context.insert(board)
+        try context.save()
+        return board
+    }
+
     /// Entities as stores held them when the identifier column was `id` (none declares an `id`).
     @Entity final class Crew {
         var name: String = ""
@@ -67,18 +85,7 @@ enum IdentifierFixture {
     /// Saves a board with two tickets and a label; returns the board's object ID and the tickets' `id`s.
     func saveBoard(in store: ObjectStore) throws -> (board: UUID, ticketIDs: [UUID]) {
         let context = try store.makeContext()
-        let board = Board()
-        board.name = "Sprint"
-        let label = Label()
-        label.text = "urgent"
-        board.labels = [label]
-        for title in ["login", "logout"] {
-            let ticket = Ticket()
-            ticket.title = title
-            ticket.board = board
-        }
-        context.insert(board)
-        try context.save()
+        let board = try IdentifierFixture.saveSprintBoard(in: context)
         return (board.objectID, board.tickets.map(\.id))
     }
 

@@ -13,16 +13,7 @@ import Testing
 
     func makeStore() throws -> ObjectStore {
         let store = try ObjectStore(path: file.path, entities: IdentifierFixture.entities)
-        let context = try store.makeContext()
-        let board = Board()
-        board.name = "Sprint"
-        for title in ["login", "logout"] {
-            let ticket = Ticket()
-            ticket.title = title
-            ticket.board = board
-        }
-        context.insert(board)
-        try context.save()
+        try IdentifierFixture.saveSprintBoard(in: try store.makeContext())
         return store
     }
 
