@@ -34,6 +34,7 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
     ) throws -> [DeclSyntax] {
         reportDeprecatedStorageLabel(in: node, context: context)
         guard let property = validProperty(declaration, context: context), let type = property.resolvedType else { return [] }
+        reportNilPolicyOnNonOptional(in: node, property: property, context: context)
         return [PropertyAnalysis.backingStorage(for: property, type: type)]
     }
 
@@ -106,6 +107,17 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
         let leadingTrivia = declaration.leadingTrivia
         attributes.insert(.attribute(marker.with(\.trailingTrivia, .space)), at: attributes.startIndex)
         return declaration.with(\.leadingTrivia, []).with(\.attributes, attributes).with(\.leadingTrivia, leadingTrivia)
+    }
+
+    /// Reports `decodeFailure: .debugAssertNil` on a property that cannot be `nil`, and offers
+    /// `.fallbackToDefaultValue`, what such a property gets instead.
+    private static func reportNilPolicyOnNonOptional(in node: AttributeSyntax, property: StoredProperty, context: some MacroExpansionContext) {
+        guard let argument = node.argumentList.first(where: { $0.label?.text == "decodeFailure" }),
+              let policy = argument.expression.as(MemberAccessExprSyntax.self), policy.declName.baseName.text == "debugAssertNil" else { return }
+        if let type = property.type, TypeShape(type).isOptional { return }
+        let replacement = policy.with(\.declName, policy.declName.with(\.baseName, .identifier("fallbackToDefaultValue")))
+        context.report(.nilPolicyOnNonOptional(name: property.name), at: policy,
+                       fixIts: [.replace(.rename(".fallbackToDefaultValue"), policy, with: replacement)])
     }
 
     /// Warns about `@Attribute(storageMethod:)`, the deprecated spelling of `storage:`, and

@@ -27,6 +27,63 @@ final class DiagnosticsTests: XCTestCase {
         )
     }
 
+    func testDebugAssertNilOnANonOptionalOffersFallbackToDefaultValue() {
+        assertMacroExpansion(
+            #"""
+            final class Page {
+                @Attribute(storage: .codable, decodeFailure: .debugAssertNil) var layout: Layout = Layout()
+                @Attribute(storage: .codable, decodeFailure: .debugAssertNil) var draft: Layout? = nil
+            }
+            """#,
+            expandedSource: #"""
+            final class Page {
+                var layout: Layout {
+                    @storageRestrictions(initializes: _layout)
+                    init(initialValue) {
+                        _layout = initialValue
+                    }
+                    get {
+                        _layout
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "layout")
+                        _layout = newValue
+                    }
+                }
+
+                private var _layout: Layout = Layout()
+                var draft: Layout? {
+                    @storageRestrictions(initializes: _draft)
+                    init(initialValue) {
+                        _draft = initialValue
+                    }
+                    get {
+                        _draft
+                    }
+                    set {
+                        LocalStore._$willChangeAttribute(self, "draft")
+                        _draft = newValue
+                    }
+                }
+
+                private var _draft: Layout? = nil
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@Attribute(decodeFailure: .debugAssertNil) needs an optional property, and 'layout' cannot be nil; use .fallbackToDefaultValue",
+                    line: 2, column: 50, fixIts: [FixItSpec(message: "Use '.fallbackToDefaultValue'")]),
+            ],
+            macroSpecs: TestMacros.specs,
+            fixedSource: #"""
+            final class Page {
+                @Attribute(storage: .codable, decodeFailure: .fallbackToDefaultValue) var layout: Layout = Layout()
+                @Attribute(storage: .codable, decodeFailure: .debugAssertNil) var draft: Layout? = nil
+            }
+            """#
+        )
+    }
+
     func testEntityOnEnum() {
         assertMacroExpansion(
             #"""

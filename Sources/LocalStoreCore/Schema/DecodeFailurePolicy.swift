@@ -17,8 +17,9 @@ public enum DecodeFailurePolicy: Sendable, Hashable {
     /// stored value stays in the file until the object is saved.
     case fallbackToDefaultValue
     /// For optional attributes: the object gets `nil`, and debug builds stop at an assertion
-    /// naming the entity, attribute and object. Release builds go on silently. On a
-    /// non-optional attribute it behaves like ``fallbackToDefaultValue``.
+    /// naming the entity, attribute and object. Release builds go on silently. `@Attribute`
+    /// refuses it on a non-optional property; a description written by hand that gives it to
+    /// one gets ``fallbackToDefaultValue``.
     case debugAssertNil
 }
 
