@@ -360,36 +360,8 @@ final class AttributeMacroTests: XCTestCase {
             """#,
             expandedSource: #"""
             final class Page {
-                var layout: Layout {
-                    @storageRestrictions(initializes: _layout)
-                    init(initialValue) {
-                        _layout = initialValue
-                    }
-                    get {
-                        _layout
-                    }
-                    set {
-                        LocalStore._$willChangeAttribute(self, "layout")
-                        _layout = newValue
-                    }
-                }
-
-                private var _layout: Layout = Layout()
-                var draft: Layout? {
-                    @storageRestrictions(initializes: _draft)
-                    init(initialValue) {
-                        _draft = initialValue
-                    }
-                    get {
-                        _draft
-                    }
-                    set {
-                        LocalStore._$willChangeAttribute(self, "draft")
-                        _draft = newValue
-                    }
-                }
-
-                private var _draft: Layout? = nil
+                \#(TestMacros.attributeMembers("layout", type: "Layout", initialValue: "Layout()"))
+                \#(TestMacros.attributeMembers("draft", type: "Layout?", initialValue: "nil"))
 
                 let _$entityState = LocalStore.EntityState()
 
