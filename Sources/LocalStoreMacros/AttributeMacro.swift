@@ -34,6 +34,7 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
     ) throws -> [DeclSyntax] {
         reportDeprecatedStorageLabel(in: node, context: context)
         guard let property = validProperty(declaration, context: context), let type = property.resolvedType else { return [] }
+        reportNilPolicyOnNonOptional(in: node, property: property, context: context)
         return [PropertyAnalysis.backingStorage(for: property, type: type)]
     }
 
@@ -108,6 +109,17 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
         return declaration.with(\.leadingTrivia, []).with(\.attributes, attributes).with(\.leadingTrivia, leadingTrivia)
     }
 
+    /// Reports `decodeFailure: .debugAssertNil` on a property that cannot be `nil`, and offers
+    /// `.fallbackToDefaultValue`, what such a property gets instead.
+    private static func reportNilPolicyOnNonOptional(in node: AttributeSyntax, property: StoredProperty, context: some MacroExpansionContext) {
+        guard let argument = node.argumentList.first(where: { $0.label?.text == "decodeFailure" }),
+              let policy = argument.expression.as(MemberAccessExprSyntax.self), policy.declName.baseName.text == "debugAssertNil" else { return }
+        if let type = property.type, TypeShape(type).isOptional { return }
+        let replacement = policy.with(\.declName, policy.declName.with(\.baseName, .identifier("fallbackToDefaultValue")))
+        context.report(.nilPolicyOnNonOptional(name: property.name), at: policy,
+                       fixIts: [.replace(.rename(".fallbackToDefaultValue"), policy, with: replacement)])
+    }
+
     /// Warns about `@Attribute(storageMethod:)`, the deprecated spelling of `storage:`, and
     /// offers the rename; `AttributeArguments` reads both labels, so the code is the same.
     private static func reportDeprecatedStorageLabel(in node: AttributeSyntax, context: some MacroExpansionContext) {
@@ -126,6 +138,7 @@ struct AttributeArguments {
     var storage = "default"
     var persistentName: ExprSyntax?
     var originalName: ExprSyntax?
+    var decodeFailure: ExprSyntax?
 
     init(_ attribute: AttributeSyntax?) {
         guard let attribute else { return }
@@ -136,6 +149,7 @@ struct AttributeArguments {
                 storage = argument.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text ?? "default"
             case "persistentName": persistentName = argument.expression.trimmed
             case "originalName": originalName = argument.expression.trimmed
+            case "decodeFailure": decodeFailure = argument.expression.trimmed
             default: break
             }
         }
@@ -159,6 +173,7 @@ struct AttributeArguments {
         }
         if let persistentName { text += ", persistentName: \(persistentName.trimmedDescription)" }
         if let originalName { text += ", originalName: \(originalName.trimmedDescription)" }
+        if let decodeFailure { text += ", decodeFailure: \(decodeFailure.trimmedDescription)" }
         return text
     }
 }

@@ -30,6 +30,7 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
     case toManyMissingDefault(name: String)
     case conflictingMacros(name: String)
     case compositionNotStruct(kind: String)
+    case nilPolicyOnNonOptional(name: String)
 
     var message: String {
         switch self {
@@ -78,6 +79,8 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
             return "@Attribute, @Relationship and @Transient are mutually exclusive on property '\(name)'"
         case .compositionNotStruct(let kind):
             return "@Composition can only be applied to a struct, not to \(article(kind)) \(kind)"
+        case .nilPolicyOnNonOptional(let name):
+            return "@Attribute(decodeFailure: .debugAssertNil) needs an optional property, and '\(name)' cannot be nil; use .fallbackToDefaultValue"
         }
     }
 
@@ -114,6 +117,7 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
         case .toManyMissingDefault: id = "toManyMissingDefault"
         case .conflictingMacros: id = "conflictingMacros"
         case .compositionNotStruct: id = "compositionNotStruct"
+        case .nilPolicyOnNonOptional: id = "nilPolicyOnNonOptional"
         }
         return MessageID(domain: "LocalStoreMacros", id: id)
     }

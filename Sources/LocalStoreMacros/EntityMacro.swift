@@ -139,10 +139,17 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let list = entries.isEmpty ? "[]" : "[\n" + entries.map { "        \($0),\n" }.joined() + "    ]"
         let decl: DeclSyntax = """
             extension \(raw: typeName)\(raw: conformance) {
-                \(raw: accessPrefix(of: classDecl))static let _$entity = LocalStore.EntityDescription(\(raw: typeName).self, name: \(literal: classDecl.name.text), properties: \(raw: list))
+                \(raw: accessPrefix(of: classDecl))static let _$entity = LocalStore.EntityDescription(\(raw: typeName).self, name: \(literal: classDecl.name.text), \(raw: originalNameArgument(of: node))properties: \(raw: list))
             }
             """
         return decl.as(ExtensionDeclSyntax.self).map { [$0] } ?? []
+    }
+
+    /// `originalName: <expression>, ` when `@Entity(originalName:)` gives one (not `nil`), else nothing.
+    private static func originalNameArgument(of node: AttributeSyntax) -> String {
+        guard let argument = node.argumentList.first(where: { $0.label?.text == "originalName" }),
+              !argument.expression.is(NilLiteralExprSyntax.self) else { return "" }
+        return "originalName: \(argument.expression.trimmedDescription), "
     }
 
     /// The `PropertyDescription` expression for one member, or `nil` if it is not stored or not valid.

@@ -162,6 +162,8 @@ struct RelationshipArguments {
     var deleteRule: ExprSyntax?
     var minCount: ExprSyntax?
     var maxCount: ExprSyntax?
+    var persistentName: ExprSyntax?
+    var originalName: ExprSyntax?
 
     /// The deprecated argument labels, with the labels that replace them.
     static let renamedLabels = ["minimumModelCount": "minCount", "maximumModelCount": "maxCount"]
@@ -176,6 +178,8 @@ struct RelationshipArguments {
             case "deleteRule": deleteRule = argument.expression
             case "minCount": minCount = argument.expression
             case "maxCount": maxCount = argument.expression
+            case "persistentName": persistentName = argument.expression
+            case "originalName": originalName = argument.expression
             default: break
             }
         }
@@ -188,6 +192,8 @@ struct RelationshipArguments {
         if let deleteRule { text += ", deleteRule: \(deleteRule.trimmedDescription)" }
         if let minCount { text += ", minCount: \(minCount.trimmedDescription)" }
         if let maxCount { text += ", maxCount: \(maxCount.trimmedDescription)" }
+        if let persistentName { text += ", persistentName: \(persistentName.trimmedDescription)" }
+        if let originalName { text += ", originalName: \(originalName.trimmedDescription)" }
         return text
     }
 }

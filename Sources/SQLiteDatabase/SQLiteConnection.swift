@@ -18,7 +18,10 @@ package final class SQLiteConnection {
     package init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         self.path = path
         var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        // `file:` names are URIs (an in-memory store's `file:…?mode=memory&cache=shared`); plain
+        // paths keep their meaning even when they contain `?` or `%`.
+        if path.hasPrefix("file:") { flags |= SQLITE_OPEN_URI }
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

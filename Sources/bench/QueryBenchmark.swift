@@ -72,13 +72,13 @@ func runQueryBenchmark(rows: Int = 100_000) throws -> [QueryBenchmarkResult] {
         }
     }, raw: {
         for email in emails {
-            let found = try raw.rows(#"SELECT "id", "email", "name", "age", "score", "born" FROM "BenchPerson" WHERE "email" = ?"#, text: email)
+            let found = try raw.rows(#"SELECT "_object_id", "email", "name", "age", "score", "born" FROM "BenchPerson" WHERE "email" = ?"#, text: email)
             precondition(found.count == 1)
         }
     }))
 
     let low = 30, high = 31
-    let rangeCount = try raw.rows(#"SELECT "id", "email", "name", "age", "score", "born" FROM "BenchPerson" WHERE "age" >= ?1 AND "age" < ?2"#, integers: [low, high]).count
+    let rangeCount = try raw.rows(#"SELECT "_object_id", "email", "name", "age", "score", "born" FROM "BenchPerson" WHERE "age" >= ?1 AND "age" < ?2"#, integers: [low, high]).count
     results.append(try measure(name: "indexed range (age in 30..<31)", rowsPerRun: rangeCount, runs: 20, repeats: 3, localStore: {
         for _ in 0..<20 {
             let context = try store.makeContext()
@@ -87,13 +87,13 @@ func runQueryBenchmark(rows: Int = 100_000) throws -> [QueryBenchmarkResult] {
         }
     }, raw: {
         for _ in 0..<20 {
-            let found = try raw.rows(#"SELECT "id", "email", "name", "age", "score", "born" FROM "BenchPerson" WHERE "age" >= ?1 AND "age" < ?2"#, integers: [low, high])
+            let found = try raw.rows(#"SELECT "_object_id", "email", "name", "age", "score", "born" FROM "BenchPerson" WHERE "age" >= ?1 AND "age" < ?2"#, integers: [low, high])
             precondition(found.count == rangeCount)
         }
     }))
 
     let threshold = 50.0
-    let scanSQL = #"SELECT "id", "email", "name", "age", "score", "born" FROM "BenchPerson" WHERE COALESCE("score", ?1) > ?2"#
+    let scanSQL = #"SELECT "_object_id", "email", "name", "age", "score", "born" FROM "BenchPerson" WHERE COALESCE("score", ?1) > ?2"#
     let scanCount = try raw.rows(scanSQL, reals: [0, threshold]).count
     results.append(try measure(name: "full scan ((score ?? 0) > 50)", rowsPerRun: scanCount, runs: 1, repeats: 3, localStore: {
         let context = try store.makeContext()

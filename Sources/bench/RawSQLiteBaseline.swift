@@ -112,7 +112,7 @@ final class RawDatabase {
     /// Inserts the places and people in one transaction.
     func insert(people: [PersonRecord], places: [PlaceRecord]) throws {
         try execute("BEGIN IMMEDIATE")
-        let placeInsert = try prepare(#"INSERT INTO "Place" ("id", "name") VALUES (?, ?)"#)
+        let placeInsert = try prepare(#"INSERT INTO "Place" ("_object_id", "name") VALUES (?, ?)"#)
         defer { sqlite3_finalize(placeInsert) }
         // New rows get new ids, as new LocalStore objects do.
         let placeIDs = places.map { _ in UUID.random() }
@@ -122,7 +122,7 @@ final class RawDatabase {
             try stepInsert(placeInsert)
         }
         let personInsert = try prepare(#"""
-            INSERT INTO "Person" ("id", "name", "email", "age", "score", "born", "isActive", "mood", "token", "place")
+            INSERT INTO "Person" ("_object_id", "name", "email", "age", "score", "born", "isActive", "mood", "token", "place")
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """#)
         defer { sqlite3_finalize(personInsert) }
@@ -154,7 +154,7 @@ final class RawDatabase {
     /// Reads every person into a ``RawPerson``.
     func fetchPeople() throws -> [RawPerson] {
         let select = try prepare(#"""
-            SELECT "id", "name", "email", "age", "score", "born", "isActive", "mood", "token", "place" FROM "Person"
+            SELECT "_object_id", "name", "email", "age", "score", "born", "isActive", "mood", "token", "place" FROM "Person"
             """#)
         defer { sqlite3_finalize(select) }
         var people: [RawPerson] = []
@@ -182,11 +182,11 @@ final class RawDatabase {
     /// Inserts an author and `count` books in its ordered `books`, in one transaction.
     func insertLibrary(authorID: UUID, books count: Int) throws {
         try execute("BEGIN IMMEDIATE")
-        let authorInsert = try prepare(#"INSERT INTO "Author" ("id", "name") VALUES (?, 'Author')"#)
+        let authorInsert = try prepare(#"INSERT INTO "Author" ("_object_id", "name") VALUES (?, 'Author')"#)
         defer { sqlite3_finalize(authorInsert) }
         bindID(authorInsert, 1, authorID)
         try stepInsert(authorInsert)
-        let bookInsert = try prepare(#"INSERT INTO "Book" ("id", "title", "pages", "author", "author_position") VALUES (?, ?, ?, ?, ?)"#)
+        let bookInsert = try prepare(#"INSERT INTO "Book" ("_object_id", "title", "pages", "author", "author_position") VALUES (?, ?, ?, ?, ?)"#)
         defer { sqlite3_finalize(bookInsert) }
         for index in 0..<count {
             bindID(bookInsert, 1, UUID.random())
@@ -202,11 +202,11 @@ final class RawDatabase {
     /// Finds the author, reads its books in order into ``RawBook``s (the query LocalStore runs
     /// to load an ordered to-many), and returns the sum of their pages.
     func traverseBooks() throws -> (books: [RawBook], pages: Int) {
-        let authorSelect = try prepare(#"SELECT "id", "name" FROM "Author""#)
+        let authorSelect = try prepare(#"SELECT "_object_id", "name" FROM "Author""#)
         defer { sqlite3_finalize(authorSelect) }
         guard sqlite3_step(authorSelect) == SQLITE_ROW, let authorID = uuid(authorSelect, 0) else { throw failure("SELECT Author") }
         let bookSelect = try prepare(#"""
-            SELECT "id", "title", "pages", "author", "author_position" FROM "Book" WHERE "author" = ? ORDER BY "author_position", rowid
+            SELECT "_object_id", "title", "pages", "author", "author_position" FROM "Book" WHERE "author" = ? ORDER BY "author_position", rowid
             """#)
         defer { sqlite3_finalize(bookSelect) }
         bindID(bookSelect, 1, authorID)

@@ -350,6 +350,37 @@ final class AttributeMacroTests: XCTestCase {
         )
     }
 
+    func testDecodeFailurePolicyIsPassedToTheSchema() {
+        assertMacroExpansion(
+            #"""
+            @Entity final class Page {
+                @Attribute(storage: .codable, decodeFailure: .fallbackToDefaultValue) var layout: Layout = Layout()
+                @Attribute(storage: .codable, persistentName: "draft_json", decodeFailure: .debugAssertNil) var draft: Layout? = nil
+            }
+            """#,
+            expandedSource: #"""
+            final class Page {
+                \#(TestMacros.attributeMembers("layout", type: "Layout", initialValue: "Layout()"))
+                \#(TestMacros.attributeMembers("draft", type: "Layout?", initialValue: "nil"))
+
+                let _$entityState = LocalStore.EntityState()
+
+                init(_$materializing _: LocalStore.MaterializingToken) {}
+
+                init() {}
+            }
+
+            extension Page: LocalStore.PersistentEntity {
+                static let _$entity = LocalStore.EntityDescription(Page.self, name: "Page", properties: [
+                    .codableAttribute("layout", keyPath: \Page.layout, get: { $0._layout }, set: { $0._layout = $1 }, decodeFailure: .fallbackToDefaultValue),
+                    .codableAttribute("draft", keyPath: \Page.draft, get: { $0._draft }, set: { $0._draft = $1 }, persistentName: "draft_json", decodeFailure: .debugAssertNil),
+                ])
+            }
+            """#,
+            macroSpecs: TestMacros.specs
+        )
+    }
+
     func testModuleQualifiedAttributeIsRecognised() {
         assertMacroExpansion(
             #"""

@@ -14,7 +14,7 @@ final class DiagnosticMessageTests: XCTestCase {
         .missingDeleteRule(name: "p"), .noActionDeleteRule(name: "p"), .toManyMissingDefault(name: "p"),
         .conflictingMacros(name: "p"), .compositionNotStruct(kind: "enum"),
         .entitySuperclass(name: "P", superclass: "Base"), .noDefaultStorage(macro: "@Entity", name: "p", type: "[T]"),
-        .deprecatedSpelling(macro: "@Transient", old: "@Ignore", new: "@Transient"),
+        .deprecatedSpelling(macro: "@Transient", old: "@Ignore", new: "@Transient"), .nilPolicyOnNonOptional(name: "p"),
     ]
 
     func testEveryMessageNamesAMacroAndOnlyDeprecationsAreWarnings() {

@@ -27,6 +27,35 @@ final class DiagnosticsTests: XCTestCase {
         )
     }
 
+    func testDebugAssertNilOnANonOptionalOffersFallbackToDefaultValue() {
+        assertMacroExpansion(
+            #"""
+            final class Page {
+                @Attribute(storage: .codable, decodeFailure: .debugAssertNil) var layout: Layout = Layout()
+                @Attribute(storage: .codable, decodeFailure: .debugAssertNil) var draft: Layout? = nil
+            }
+            """#,
+            expandedSource: #"""
+            final class Page {
+                \#(TestMacros.attributeMembers("layout", type: "Layout", initialValue: "Layout()"))
+                \#(TestMacros.attributeMembers("draft", type: "Layout?", initialValue: "nil"))
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@Attribute(decodeFailure: .debugAssertNil) needs an optional property, and 'layout' cannot be nil; use .fallbackToDefaultValue",
+                    line: 2, column: 50, fixIts: [FixItSpec(message: "Use '.fallbackToDefaultValue'")]),
+            ],
+            macroSpecs: TestMacros.specs,
+            fixedSource: #"""
+            final class Page {
+                @Attribute(storage: .codable, decodeFailure: .fallbackToDefaultValue) var layout: Layout = Layout()
+                @Attribute(storage: .codable, decodeFailure: .debugAssertNil) var draft: Layout? = nil
+            }
+            """#
+        )
+    }
+
     func testEntityOnEnum() {
         assertMacroExpansion(
             #"""

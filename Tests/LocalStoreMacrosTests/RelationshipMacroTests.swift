@@ -154,6 +154,48 @@ final class RelationshipMacroTests: XCTestCase {
         )
     }
 
+    func testRenamedEntityAndStorageNamesArePassedToTheSchema() {
+        assertMacroExpansion(
+            #"""
+            @Entity(originalName: "Owner") final class Keeper {
+                @Relationship(inverse: "pets", deleteRule: .nullify, persistentName: "home_id", originalName: "home") var house: House?
+            }
+            """#,
+            expandedSource: #"""
+            final class Keeper {
+                var house: House? {
+                    @storageRestrictions(initializes: _house)
+                    init(initialValue) {
+                        _house = initialValue
+                    }
+                    get {
+                        LocalStore._$willReadRelationship(self, "house")
+                        return _house
+                    }
+                    set {
+                        LocalStore._$setRelationship(self, "house", to: newValue)
+                    }
+                }
+
+                private var _house: House? = nil
+
+                let _$entityState = LocalStore.EntityState()
+
+                init(_$materializing _: LocalStore.MaterializingToken) {}
+
+                init() {}
+            }
+
+            extension Keeper: LocalStore.PersistentEntity {
+                static let _$entity = LocalStore.EntityDescription(Keeper.self, name: "Keeper", originalName: "Owner", properties: [
+                    .relationship("house", keyPath: \Keeper.house, get: { $0._house }, set: { $0._house = $1 }, inverse: "pets", deleteRule: .nullify, persistentName: "home_id", originalName: "home"),
+                ])
+            }
+            """#,
+            macroSpecs: TestMacros.specs
+        )
+    }
+
     func testGenericSpellingsAndCountsArePassedThrough() {
         assertMacroExpansion(
             #"""

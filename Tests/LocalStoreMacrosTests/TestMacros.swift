@@ -29,4 +29,30 @@ enum TestMacros {
             "Composition": CompositionMacro.self,
         ]
     }
+
+    /// What `@Attribute` makes of `var <name>: <type> = <initialValue>` in a class body: the
+    /// computed property and its backing storage, indented as members. Its first line carries no
+    /// indentation, so it goes where the member would start.
+    static func attributeMembers(_ name: String, type: String, initialValue: String) -> String {
+        let text = """
+        var \(name): \(type) {
+            @storageRestrictions(initializes: _\(name))
+            init(initialValue) {
+                _\(name) = initialValue
+            }
+            get {
+                _\(name)
+            }
+            set {
+                LocalStore._$willChangeAttribute(self, "\(name)")
+                _\(name) = newValue
+            }
+        }
+
+        private var _\(name): \(type) = \(initialValue)
+        """
+        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .map { index, line in index == 0 || line.isEmpty ? String(line) : "    " + line }
+            .joined(separator: "\n")
+    }
 }

@@ -25,7 +25,7 @@ import Testing
             try context.save()
         }
         let store = try ObjectStore(path: file.path, entities: [GadgetV2.self])
-        #expect(try columns(store) == ["id", "name", "quantity", "weight"])
+        #expect(try columns(store) == ["_object_id", "name", "quantity", "weight"])
         let gadget = try #require(try store.makeContext().fetchAll(GadgetV2.self).first)
         #expect(gadget.name == "lamp")
         #expect(gadget.quantity == 7)

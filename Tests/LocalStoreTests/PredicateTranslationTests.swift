@@ -11,12 +11,12 @@ import Testing
     init() throws { fixture = try QueryFixture(empty: true) }
 
     func sql<Entity: PersistentEntity>(_ predicate: Predicate<Entity>, sortBy: [SortDescriptor<Entity>] = []) throws -> SQLExpression {
-        try QueryPlan(FetchDescriptor(predicate: predicate, sortBy: sortBy), schema: fixture.store.schema).select("t0.id")
+        try QueryPlan(FetchDescriptor(predicate: predicate, sortBy: sortBy), schema: fixture.store.schema).select(#"t0."_object_id""#)
     }
 
     @Test func nonOptionalEqualityUsesEqualsAndPersistentName() throws {
         let query = try sql(#Predicate<QPerson> { $0.nickname == "Al" })
-        #expect(query.sql == #"SELECT t0.id FROM "HandPerson" AS t0 WHERE (t0."nick" = ?) ORDER BY t0.rowid"#)
+        #expect(query.sql == #"SELECT t0."_object_id" FROM "HandPerson" AS t0 WHERE (t0."nick" = ?) ORDER BY t0.rowid"#)
         #expect(query.arguments == [.text("Al")])
     }
 
@@ -76,7 +76,7 @@ import Testing
     @Test func toOnePathJoinsOnceAndCompositionFieldsUseTheirColumns() throws {
         let query = try sql(#Predicate<QPerson> { $0.place?.name == "Paris" || $0.place?.name == "Rome" })
         #expect(query.sql.components(separatedBy: "LEFT JOIN").count == 2)
-        #expect(query.sql.contains(#"LEFT JOIN "HandPlace" AS t1 ON t1.id = t0."place""#))
+        #expect(query.sql.contains(#"LEFT JOIN "HandPlace" AS t1 ON t1."_object_id" = t0."place""#))
         #expect(try sql(#Predicate<QPerson> { $0.place == nil }).sql.contains(#"t0."place" IS NULL"#))
         #expect(!(try sql(#Predicate<QPerson> { $0.place == nil }).sql.contains("JOIN")))
         #expect(try sql(#Predicate<QPlace> { ($0.location?.latitude ?? 0) > 40 }).sql.contains(#"COALESCE(t0."location_latitude", ?)"#))
@@ -84,7 +84,7 @@ import Testing
 
     @Test func toManyQuantifiersAreSubqueries() throws {
         let contains = try sql(#Predicate<QAuthor> { $0.books.contains { $0.title == "X" } })
-        #expect(contains.sql.contains(#"EXISTS (SELECT 1 FROM "HandBook" AS t1 WHERE t1."author" = t0.id AND (t1."title" = ?))"#))
+        #expect(contains.sql.contains(#"EXISTS (SELECT 1 FROM "HandBook" AS t1 WHERE t1."author" = t0."_object_id" AND (t1."title" = ?))"#))
         #expect(try sql(#Predicate<QAuthor> { $0.books.isEmpty }).sql.contains("NOT EXISTS (SELECT 1"))
         #expect(try sql(#Predicate<QAuthor> { $0.books.count > 2 }).sql.contains("(SELECT COUNT(*) FROM"))
     }

@@ -67,7 +67,7 @@ import Testing
         person.prefs = HandPrefs(theme: "x")
         context.insert(person)
         try context.save()
-        try context.connection.run("UPDATE HandPerson SET prefs = '{not json' WHERE id = ?", [.text(person.objectID.uuidString)])
+        try context.connection.run("UPDATE HandPerson SET prefs = '{not json' WHERE _object_id = ?", [.text(person.objectID.uuidString)])
         let error = try #require(throws: StoreError.self) { _ = try store.makeContext().fetchAll(HandPerson.self) }
         #expect(error.code == .corruptValue)
         #expect(error.entity == "HandPerson")

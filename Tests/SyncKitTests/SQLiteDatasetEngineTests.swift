@@ -45,24 +45,61 @@ import TestSupport
         #expect(try SQLiteDatasetEngine.open(at: path)?.readLog(after: 0, limit: 5, excluding: nil).cursor == 3)
     }
 
-    @Test func aSnapshotIsAStoreFileWithoutTheLog() throws {
-        let a = try TestReplica(name: "client")
+    /// Runs `body` with a client replica that saved one team, and the paths of a dataset store
+    /// and of a snapshot, removed afterwards.
+    private func withSavedTeam(_ body: (_ client: TestReplica, _ team: Team, _ path: String, _ copy: String) throws -> Void) throws {
+        let client = try TestReplica(name: "client")
         let team = Team()
         team.name = "Rovers"
-        a.context.insert(team)
-        try a.context.save()
+        client.context.insert(team)
+        try client.context.save()
         let path = SQLiteDatasetEngineTests.temporaryPath("engine"), copy = SQLiteDatasetEngineTests.temporaryPath("snapshot")
         defer {
             for file in [path, copy] { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
         }
-        let engine = try SQLiteDatasetEngine.create(at: path, schema: a.store.schemaDocument)
-        _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
+        try body(client, team, path, copy)
+    }
 
-        #expect(try engine.writeSnapshot(to: copy) == 1)
-        #expect(try SQLiteConnection(path: copy).rows("SELECT 1 FROM sqlite_master WHERE name LIKE '\\_server%' ESCAPE '\\'").isEmpty)
-        try SyncReplica.adoptSnapshot(at: copy)
-        let adopted = try SyncReplica(store: try ObjectStore(path: copy, entities: syncEntities))
-        #expect(try adopted.versionVector() == engine.versionVector())
-        #expect(try TestReplica.digest(of: copy) == a.digest())
+    @Test func aSnapshotIsAStoreFileWithoutTheLog() throws {
+        try withSavedTeam { a, _, path, copy in
+            let engine = try SQLiteDatasetEngine.create(at: path, schema: a.store.schemaDocument)
+            _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
+
+            #expect(try engine.writeSnapshot(to: copy) == 1)
+            #expect(try SQLiteConnection(path: copy).rows("SELECT 1 FROM sqlite_master WHERE name LIKE '\\_server%' ESCAPE '\\'").isEmpty)
+            try SyncReplica.adoptSnapshot(at: copy)
+            let adopted = try SyncReplica(store: try ObjectStore(path: copy, entities: syncEntities))
+            #expect(try adopted.versionVector() == engine.versionVector())
+            #expect(try TestReplica.digest(of: copy) == a.digest())
+        }
+    }
+
+    @Test func aDatasetWhoseIdentifierColumnIsIDIsMigratedWhenOpened() throws {
+        try withSavedTeam { a, team, path, copy in
+            do {
+                let engine = try SQLiteDatasetEngine.create(at: path, schema: a.store.schemaDocument)
+                _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
+            }
+            // The layout of datasets stored when the identifier column was named `id`.
+            let tables = a.store.schemaDocument.entities.map(\.table)
+            do {
+                let connection = try SQLiteConnection(path: path)
+                for table in tables { try connection.execute(#"ALTER TABLE "\#(table)" RENAME COLUMN "_object_id" TO "id""#) }
+            }
+
+            let engine = try #require(try SQLiteDatasetEngine.open(at: path))
+            let connection = try SQLiteConnection(path: path)
+            for table in tables {
+                let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].textValue }
+                #expect(columns.first == "_object_id" && !columns.contains("id"), "table \(table): \(columns)")
+            }
+            // The merge updates the rows it finds under the renamed column.
+            team.name = "Wanderers"
+            try a.context.save()
+            _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
+            #expect(try engine.writeSnapshot(to: copy) == 2)
+            try SyncReplica.adoptSnapshot(at: copy)
+            #expect(try TestReplica.digest(of: copy) == a.digest())
+        }
     }
 }

@@ -37,10 +37,13 @@
 ///   // Generates: init(title: String = "", pages: Int = 0, author: Author? = nil)
 ///   let book = Book(title: "Notes", author: ada)
 ///   ```
+/// - Parameter originalName: The entity's name before a rename (its class name then), so that
+///   migration renames its table and keeps its objects and their links:
+///   `@Entity(originalName: "Owner") final class Keeper { … }`.
 @attached(member, names: named(_$entityState), named(init), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentEntity, names: named(_$entity))
-public macro Entity(generateInit: Bool = false) = #externalMacro(module: "LocalStoreMacros", type: "EntityMacro")
+public macro Entity(generateInit: Bool = false, originalName: String? = nil) = #externalMacro(module: "LocalStoreMacros", type: "EntityMacro")
 
 /// Configures a stored attribute of an `@Entity` class.
 ///
@@ -48,14 +51,20 @@ public macro Entity(generateInit: Bool = false) = #externalMacro(module: "LocalS
 /// @Attribute(.unique) var email: String = ""
 /// @Attribute(storage: .raw) var mood: Mood = .calm
 /// @Attribute(persistentName: "nick", originalName: "nickname") var alias: String = ""
+/// @Attribute(storage: .codable, decodeFailure: .fallbackToDefaultValue) var layout: Layout = Layout()
 /// ```
+///
+/// `decodeFailure` says what a fetch does with a stored value that no longer decodes as the
+/// property's type: throw (the default), use the declared default value, or (for optionals)
+/// use `nil` with an assertion in debug builds. See ``DecodeFailurePolicy``.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_))
 public macro Attribute(
     _ options: AttributeOption...,
     storage: AttributeStorage = .default,
     persistentName: String? = nil,
-    originalName: String? = nil
+    originalName: String? = nil,
+    decodeFailure: DecodeFailurePolicy = .throwError
 ) = #externalMacro(module: "LocalStoreMacros", type: "AttributeMacro")
 
 /// The deprecated spelling of `@Attribute(storage:)`; it generates the same code.
@@ -76,14 +85,22 @@ public macro Attribute(
 ///
 /// ```swift
 /// @Relationship(inverse: "books", deleteRule: .nullify) var author: Author?
+/// @Relationship(inverse: "pets", deleteRule: .nullify, persistentName: "owner_id", originalName: "owner") var keeper: Keeper?
 /// ```
+///
+/// `persistentName` names where the relationship is stored: the foreign-key column of a to-one
+/// (its position column, for an ordered inverse, is `<persistentName>_position`), or the whole
+/// join table of a many-to-many (give it on one side). `originalName` is the relationship's
+/// name before a rename, so that migration moves its column or join table instead of starting empty.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_))
 public macro Relationship(
     inverse: String? = nil,
     deleteRule: DeleteRule? = nil,
     minCount: Int? = nil,
-    maxCount: Int? = nil
+    maxCount: Int? = nil,
+    persistentName: String? = nil,
+    originalName: String? = nil
 ) = #externalMacro(module: "LocalStoreMacros", type: "RelationshipMacro")
 
 /// The deprecated spelling of `@Relationship(minCount:maxCount:)`; it generates the same code.

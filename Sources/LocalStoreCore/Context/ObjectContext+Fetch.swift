@@ -60,7 +60,7 @@ extension ObjectContext {
 
     func object(id: UUID, mapping: EntityMapping) throws -> (any PersistentEntity)? {
         if let registered = registeredObjects[id] { return registered }
-        let sql = "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table)) WHERE id = ?"
+        let sql = "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table)) WHERE \(EntityTable.quotedIdentifierColumn) = ?"
         return try fetchObjects(mapping, sql: sql, arguments: [.text(id.storageText)]).first
     }
 
@@ -83,13 +83,7 @@ extension ObjectContext {
         let object = mapping.description.entityType.init(_$materializing: MaterializingToken())
         let attributes = mapping.description.attributes
         for index in attributes.indices {
-            do {
-                try mapping.attributeAccessors[index].decode(object, from: row, at: 1 + mapping.attributeColumnOffsets[index])
-            } catch {
-                throw StoreError(
-                    .corruptValue, "cannot read \(mapping.name).\(attributes[index].name): \(error)",
-                    entity: mapping.name, attribute: attributes[index].name, objectID: id)
-            }
+            try mapping.decodeAttribute(index, of: object, from: row, objectID: id)
         }
         let state = object._$entityState
         state.objectID = id
@@ -119,8 +113,8 @@ extension ObjectContext {
             if let positionColumn { sql += " ORDER BY \(quoteIdentifier(positionColumn)), rowid" }
             members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.storageText)])
         case (.toMany, .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn)):
-            let columns = (["id"] + target.columns.map(\.name)).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
-            var sql = "SELECT \(columns) FROM \(quoteIdentifier(target.table)) t JOIN \(quoteIdentifier(table)) j ON j.\(quoteIdentifier(memberColumn)) = t.id WHERE j.\(quoteIdentifier(ownerColumn)) = ?"
+            let columns = ([EntityTable.identifierColumn] + target.columns.map(\.name)).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
+            var sql = "SELECT \(columns) FROM \(quoteIdentifier(target.table)) t JOIN \(quoteIdentifier(table)) j ON j.\(quoteIdentifier(memberColumn)) = t.\(EntityTable.quotedIdentifierColumn) WHERE j.\(quoteIdentifier(ownerColumn)) = ?"
             if let positionColumn { sql += " ORDER BY j.\(quoteIdentifier(positionColumn)), j.rowid" }
             members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.storageText)])
         case (.toMany, .foreignKey):

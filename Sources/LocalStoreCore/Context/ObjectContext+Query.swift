@@ -39,7 +39,7 @@ extension ObjectContext {
     public func fetch<Entity: PersistentEntity>(_ descriptor: FetchDescriptor<Entity>) throws -> [Entity] {
         try refreshMergedObjects()
         let plan = try QueryPlan(descriptor, schema: store.schema)
-        let columns = (["id"] + plan.mapping.columns.map(\.name))
+        let columns = ([EntityTable.identifierColumn] + plan.mapping.columns.map(\.name))
             .map { PredicateTranslator.rootAlias + "." + quotedName($0) }.joined(separator: ", ")
         let query = plan.select(columns)
         return try withPendingChanges(descriptor.includePendingChanges) {
@@ -79,7 +79,7 @@ extension ObjectContext {
     /// ```
     public func fetchIdentifiers<Entity: PersistentEntity>(_ descriptor: FetchDescriptor<Entity>) throws -> [UUID] {
         let plan = try QueryPlan(descriptor, schema: store.schema)
-        let query = plan.select(PredicateTranslator.rootAlias + ".id")
+        let query = plan.select(PredicateTranslator.rootAlias + "." + EntityTable.quotedIdentifierColumn)
         return try withPendingChanges(descriptor.includePendingChanges) {
             var identifiers: [UUID] = []
             try run(query) { statement in
@@ -174,8 +174,9 @@ struct QueryPlan {
         self.mapping = mapping
         let translator = PredicateTranslator(schema: schema, root: mapping)
         condition = try descriptor.predicate.map { try translator.condition(for: $0) }
+        // Sorting may join to-one targets, so the FROM clause is read after it.
+        orderBy = try SortTranslation.orderBy(descriptor.sortBy, translator: translator)
         from = translator.fromClause
-        orderBy = try SortTranslation.orderBy(descriptor.sortBy, mapping: mapping, alias: PredicateTranslator.rootAlias)
         if let limit = descriptor.fetchLimit, limit < 0 {
             throw StoreError(.unsupportedQuery, "fetchLimit must not be negative (it is \(limit))", entity: mapping.name)
         }

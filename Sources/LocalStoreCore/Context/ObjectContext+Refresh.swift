@@ -23,7 +23,7 @@ extension ObjectContext {
         for object in candidates where object._$entityState.isStored {
             let mapping = mapping(for: object)
             let rows = try connection.rows(
-                "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table)) WHERE id = ?", [.text(object.objectID.storageText)])
+                "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table)) WHERE \(EntityTable.quotedIdentifierColumn) = ?", [.text(object.objectID.storageText)])
             guard let row = rows.first else {
                 vanished.append(object)
                 continue
@@ -37,12 +37,7 @@ extension ObjectContext {
         let state = object._$entityState
         let attributes = mapping.description.attributes
         for index in attributes.indices where state.originalAttributes[index] == nil {
-            do {
-                try attributes[index].accessor.decode(object, from: row, at: 1 + mapping.attributeColumnOffsets[index])
-            } catch {
-                throw StoreError(.corruptValue, "cannot read \(mapping.name).\(attributes[index].name): \(error)",
-                                 entity: mapping.name, attribute: attributes[index].name, objectID: object.objectID)
-            }
+            try mapping.decodeAttribute(index, of: object, from: row, objectID: object.objectID)
         }
         for relationship in mapping.relationships where state.originalRelationships[relationship.index] == nil {
             if let offset = relationship.foreignKeyOffset {

@@ -11,14 +11,18 @@ extension ObjectContext {
     /// context keeps its changes (fix them and save again, or ``rollback()``).
     public func save() throws {
         try refreshMergedObjects()
+        try throwRecordedRelationshipLoadError()
         guard !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty else { return }
         let deletionRoots = try applyDeleteRules()
         try validateRelationshipCounts()
+        // Delete rules, count checks and writes read relationships, which may fail to load.
+        try throwRecordedRelationshipLoadError()
         let observer = store.saveObserver
         let hub = store.changeHub
         let rewritten = try hub.publishing { ticket, storeChange in
             try connection.inTransaction { () -> Set<UUID> in
                 try writeChanges()
+                try throwRecordedRelationshipLoadError()
                 // Change capture for sync and subscribers share one description of the save,
                 // built only when either needs it.
                 let wantsStoreChange = hub.hasSubscribers

@@ -32,7 +32,7 @@ extension ObjectContext {
                 var values: [SQLValue] = []
                 try mapping.description.encodeAttribute(index, of: object, into: &values)
                 let conditions = attribute.columns.map { "\(quoteIdentifier($0.name)) IS ?" }.joined(separator: " AND ")
-                let sql = "SELECT id FROM \(quoteIdentifier(mapping.table)) WHERE \(conditions) AND id != ? LIMIT 1"
+                let sql = "SELECT \(EntityTable.quotedIdentifierColumn) FROM \(quoteIdentifier(mapping.table)) WHERE \(conditions) AND \(EntityTable.quotedIdentifierColumn) != ? LIMIT 1"
                 guard let other = try connection.rows(sql, values + [.text(object.objectID.storageText)]).first?.first else { continue }
                 throw StoreError(
                     .uniqueViolation,
@@ -157,7 +157,7 @@ extension ObjectContext {
         let assignments = columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: ", ")
         values.append(.text(object.objectID.storageText))
         try write(object: object, mapping: mapping) {
-            try connection.run("UPDATE \(quoteIdentifier(mapping.table)) SET \(assignments) WHERE id = ?", values)
+            try connection.run("UPDATE \(quoteIdentifier(mapping.table)) SET \(assignments) WHERE \(EntityTable.quotedIdentifierColumn) = ?", values)
         }
     }
 
@@ -167,7 +167,7 @@ extension ObjectContext {
             guard case .inverseForeignKey(let table, _, let positionColumn?) = relationship.storage else { return }
             var originalIndex: [ObjectIdentifier: Int] = [:]
             for (index, member) in original.enumerated() { originalIndex[ObjectIdentifier(member)] = index }
-            let sql = "UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE id = ?"
+            let sql = "UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE \(EntityTable.quotedIdentifierColumn) = ?"
             for (index, member) in members.enumerated() {
                 let entity = member as! any PersistentEntity
                 guard entity._$entityState.status == .persistent, originalIndex[ObjectIdentifier(member)] != index else { continue }
@@ -201,7 +201,7 @@ extension ObjectContext {
     private func deleteRow(of object: any PersistentEntity) throws {
         let mapping = mapping(for: object)
         let id = SQLValue.text(object.objectID.storageText)
-        try connection.run("DELETE FROM \(quoteIdentifier(mapping.table)) WHERE id = ?", [id])
+        try connection.run("DELETE FROM \(quoteIdentifier(mapping.table)) WHERE \(EntityTable.quotedIdentifierColumn) = ?", [id])
         for relationship in mapping.relationships {
             guard case .joinTable(let table, let ownerColumn, _, _) = relationship.storage else { continue }
             try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [id])

@@ -26,6 +26,15 @@ public final class ObjectContext {
     /// Where merges note the objects they change, and the store's key for it, while
     /// ``automaticallyRefreshes`` is on.
     var mergedObjectSubscription: (inbox: MergedObjectInbox, key: Int)?
+    /// The first error of a relationship that failed to load when its property was read, since
+    /// the last ``save()`` or ``rollback()``; `nil` when every load succeeded.
+    ///
+    /// A relationship property cannot throw, so when the store fails while loading one (I/O, a
+    /// corrupt row, a closed database), the property reads as empty (or `nil`) and stays unloaded:
+    /// the next read tries again. Until ``rollback()``, ``save()`` throws this error, because
+    /// changes made after such a read could be based on the empty value. Load with
+    /// ``load(_:of:)`` to get the error where it happens instead.
+    public internal(set) var relationshipLoadError: StoreError?
 
     init(store: ObjectStore, connection: SQLiteConnection) {
         self.store = store
@@ -134,6 +143,7 @@ public final class ObjectContext {
     /// Undoes every change since the last save: changed objects get their saved values back,
     /// deleted ones are restored, inserted ones leave the context.
     public func rollback() {
+        relationshipLoadError = nil
         for object in updatedObjects + deletedObjects {
             restoreSavedValues(of: object)
         }

@@ -47,6 +47,19 @@ enum ObjectGraph {
     }
 
     static func fault(_ object: any PersistentEntity, index: Int) {
+        do {
+            try load(object, index: index)
+        } catch {
+            // Accessors cannot throw. The relationship stays a fault, so the next access tries
+            // again, and reads as empty (nil) meanwhile. The context keeps the error and its next
+            // save throws it: a graph changed on the strength of that empty reading is never written.
+            object._$entityState.context?.recordRelationshipLoadError(error)
+        }
+    }
+
+    /// Loads `object`'s relationship at `index` if it is a fault; throws when the store fails
+    /// (I/O, a corrupt row), naming the entity, relationship and object.
+    static func load(_ object: any PersistentEntity, index: Int) throws {
         let state = object._$entityState
         guard let fault = state.fault(at: index) else { return }
         guard let context = state.context else {
@@ -56,9 +69,14 @@ enum ObjectGraph {
         do {
             try context.loadRelationship(at: index, of: object, fault: fault)
         } catch {
-            // Accessors cannot throw. Loading fails only when the store itself fails (I/O, a corrupt
-            // row); continuing with a partial relationship could later save a broken graph.
-            fatalError("LocalStore: cannot load \(type(of: object)._$entity.name).\(type(of: object)._$entity.relationships[index].name) of \(object.objectID): \(error)")
+            let entity = type(of: object)._$entity
+            let relationship = entity.relationships[index].name
+            var failure = error as? StoreError ?? StoreError(.sqlite, "\(error)")
+            failure.message = "cannot load \(entity.name).\(relationship) of \(object.objectID.storageText): \(failure.message)"
+            failure.entity = failure.entity ?? entity.name
+            failure.relationship = failure.relationship ?? relationship
+            failure.objectID = failure.objectID ?? object.objectID
+            throw failure
         }
     }
 

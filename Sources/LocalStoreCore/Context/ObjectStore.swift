@@ -29,6 +29,9 @@ public final class ObjectStore: Sendable {
     let saveObserverSlot = SaveObserverSlot()
     /// Delivers committed changes to ``changes`` subscribers.
     package let changeHub = StoreChangeHub()
+    /// For an in-memory store, a connection held open for the store's lifetime: SQLite frees a
+    /// shared in-memory database when its last connection closes. Never used otherwise.
+    nonisolated(unsafe) private let inMemoryDatabaseKeeper: SQLiteConnection?
 
     /// Opens or creates the store at `path` for `entities`, migrating an existing file.
     ///
@@ -36,12 +39,35 @@ public final class ObjectStore: Sendable {
     /// for a file that cannot be written, `.invalidSchema` when the entities do not fit
     /// together, and `.migrationImpossible` (leaving the file untouched) when the file holds a
     /// schema that cannot be migrated automatically.
-    public init(path: String, entities: [any PersistentEntity.Type]) throws {
+    public convenience init(path: String, entities: [any PersistentEntity.Type]) throws {
+        try self.init(path: path, entities: entities, inMemoryDatabaseKeeper: nil)
+    }
+
+    private init(path: String, entities: [any PersistentEntity.Type], inMemoryDatabaseKeeper: SQLiteConnection?) throws {
         self.path = path
         let schema = try StoreSchema(types: entities)
         typedSchema = schema
         schemaDocument = try SchemaDocument(schema)
+        self.inMemoryDatabaseKeeper = inMemoryDatabaseKeeper
         try ObjectStore.open(path, migratingTo: schemaDocument, policy: .automatic)
+    }
+
+    /// A store for `entities` that lives in memory only, for tests and previews: nothing is
+    /// written to disk, and the data is gone when the store is released.
+    ///
+    /// Every context of the store sees the same data (an SQLite shared-cache in-memory database;
+    /// ``path`` is its `file:` URI). Shared-cache connections lock whole tables rather than use
+    /// WAL, so a context writing while another reads the same table may get `.locked`; use one
+    /// context at a time, as tests usually do.
+    ///
+    /// ```swift
+    /// let store = try ObjectStore.inMemory(entities: [Person.self, Place.self])
+    /// let context = try store.makeContext()
+    /// ```
+    public static func inMemory(entities: [any PersistentEntity.Type]) throws -> ObjectStore {
+        // A name of its own per store: two in-memory stores never share data.
+        let path = "file:LocalStore-\(UUID().uuidString)?mode=memory&cache=shared"
+        return try ObjectStore(path: path, entities: entities, inMemoryDatabaseKeeper: try SQLiteConnection(path: path))
     }
 
     /// Opens or creates the store at `path` for a schema given as data (the JSON a store exports),
@@ -53,6 +79,7 @@ public final class ObjectStore: Sendable {
         self.path = path
         typedSchema = nil
         schemaDocument = schema
+        inMemoryDatabaseKeeper = nil
         try ObjectStore.open(path, migratingTo: schema, policy: policy)
     }
 
@@ -63,11 +90,13 @@ public final class ObjectStore: Sendable {
         }
         self.path = path
         typedSchema = nil
+        inMemoryDatabaseKeeper = nil
         let connection = try SQLiteConnection(path: path)
         try ObjectStore.configure(connection)
         guard let stored = try Migrator.storedDocument(on: connection) else {
             throw StoreError(.invalidSchema, "the file has no LocalStore schema; open it with its entity types first", path: path)
         }
+        if !connection.isReadOnly { try Migrator.renameLegacyIdentifierColumns(of: stored, on: connection) }
         schemaDocument = stored
     }
 
@@ -85,6 +114,7 @@ public final class ObjectStore: Sendable {
         // them or fail halfway through a migration.
         do {
             try document.validateTableNames()
+            try document.validateColumnNames()
         } catch var error as StoreError {
             error.path = path
             throw error

@@ -13,7 +13,7 @@ struct MigrationPlan {
     }
 
     mutating func createTable(for entity: SchemaDocument.Entity) {
-        let columns = ["\"id\" TEXT PRIMARY KEY NOT NULL"] + entity.columns.map { "\(quoteIdentifier($0.name)) \($0.type.columnType.rawValue)" }
+        let columns = ["\(EntityTable.quotedIdentifierColumn) TEXT PRIMARY KEY NOT NULL"] + entity.columns.map { "\(quoteIdentifier($0.name)) \($0.type.columnType.rawValue)" }
         append("CREATE TABLE \(quoteIdentifier(entity.table)) (\(columns.joined(separator: ", ")))")
         createIndexes(for: entity)
     }
@@ -52,6 +52,10 @@ struct MigrationPlan {
 
     mutating func renameColumn(_ old: String, to new: String, in table: String) {
         append("ALTER TABLE \(quoteIdentifier(table)) RENAME COLUMN \(quoteIdentifier(old)) TO \(quoteIdentifier(new))")
+    }
+
+    mutating func renameTable(_ old: String, to new: String) {
+        append("ALTER TABLE \(quoteIdentifier(old)) RENAME TO \(quoteIdentifier(new))")
     }
 
     mutating func dropColumn(_ column: String, from table: String) {

@@ -17,6 +17,7 @@ struct Migrator {
     func migrate() throws {
         try connection.inTransaction {
             let stored = try storedDocument()
+            if let stored { try Migrator.renameLegacyIdentifierColumns(of: stored, on: connection) }
             guard stored?.versionHash != document.versionHash else { return }
             if policy == .additiveOnly, let stored {
                 switch document.compatibility(with: stored) {
@@ -27,18 +28,47 @@ struct Migrator {
             }
             var plan = MigrationPlan()
             for entity in document.entities {
-                if let old = stored?.entity(named: entity.name), try tableExists(entity.table) {
+                if let old = stored.flatMap({ previous(of: entity, in: $0) }), try tableExists(old.table) {
+                    // A renamed entity's table is renamed first; the other statements name the new table.
+                    if old.table != entity.table { plan.renameTable(old.table, to: entity.table) }
                     try planChanges(to: entity, from: old, into: &plan)
                 } else {
                     plan.createTable(for: entity)
                 }
             }
-            planJoinTables(from: stored, into: &plan)
+            try planJoinTables(from: stored, into: &plan)
             for statement in plan.statements { try connection.run(statement.sql, statement.arguments) }
             try connection.execute("CREATE TABLE IF NOT EXISTS \(Migrator.metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
             let json = String(decoding: try document.jsonData(), as: UTF8.self)
             try connection.run("INSERT OR REPLACE INTO \(Migrator.metadataTable) (key, value) VALUES ('schema', ?)", [.text(json)])
         }
+    }
+
+    /// Renames the identifier column of each of `stored`'s entity tables that still has its
+    /// earlier name (`id`) to ``EntityTable/identifierColumn``, in place: the rows, their
+    /// identifiers and every reference to them stay as they are.
+    ///
+    /// This does not depend on the schema's version hash (the identifier column is not part of the
+    /// schema), so it runs on every open; a store already renamed costs one `pragma_table_info`
+    /// per entity.
+    static func renameLegacyIdentifierColumns(of stored: SchemaDocument, on connection: SQLiteConnection) throws {
+        let legacy = EntityTable.legacyIdentifierColumn
+        var tables: [String] = []
+        for entity in stored.entities {
+            let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(entity.table)]).compactMap { row -> String? in
+                if case .text(let name)? = row.first { name } else { nil }
+            }
+            // A table that has the identifier column already and an `id` too holds `id` as an attribute.
+            if columns.contains(legacy) && !columns.contains(EntityTable.identifierColumn) { tables.append(entity.table) }
+        }
+        guard !tables.isEmpty else { return }
+        func rename() throws {
+            for table in tables {
+                try connection.run("ALTER TABLE \(quoteIdentifier(table)) RENAME COLUMN \(quoteIdentifier(legacy)) TO \(EntityTable.quotedIdentifierColumn)")
+            }
+        }
+        // Inside a migration, its transaction; otherwise one of its own, so every table is renamed or none.
+        if connection.isInTransaction { try rename() } else { try connection.inTransaction(rename) }
     }
 
     private func tableExists(_ name: String) throws -> Bool {
@@ -61,12 +91,26 @@ struct Migrator {
         }
     }
 
+    /// `entity` as `stored` has it: by its name, or by its `originalName` when it was renamed.
+    private func previous(of entity: SchemaDocument.Entity, in stored: SchemaDocument) -> SchemaDocument.Entity? {
+        stored.entity(named: entity.name) ?? entity.originalName.flatMap { stored.entity(named: $0) }
+    }
+
+    /// `relationship` of `entity` as `stored` has it, following renames of both.
+    private func previous(of relationship: SchemaDocument.Relationship, of entity: SchemaDocument.Entity,
+                          in stored: SchemaDocument) -> SchemaDocument.Relationship? {
+        guard let old = previous(of: entity, in: stored) else { return nil }
+        return old.relationship(named: relationship.name) ?? relationship.originalName.flatMap { old.relationship(named: $0) }
+    }
+
+    /// Plans the changes of an entity whose table exists; every read here sees the table as it
+    /// is now, under `old.table`, since the plan runs only after all of them.
     private func planChanges(to entity: SchemaDocument.Entity, from old: SchemaDocument.Entity, into plan: inout MigrationPlan) throws {
-        let existingColumns = Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(entity.table)]).compactMap { row -> String? in
+        let existingColumns = Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(old.table)]).compactMap { row -> String? in
             if case .text(let name) = row[0] { return name }
             return nil
         })
-        var keptColumns: Set<String> = ["id"]
+        var keptColumns: Set<String> = [EntityTable.identifierColumn]
         for attribute in entity.attributes {
             let defaults = attribute.defaultValues
             let previous = old.attributes.first { $0.name == attribute.name }
@@ -75,7 +119,7 @@ struct Migrator {
                 for (column, value) in zip(attribute.columns, defaults) { plan.addColumn(column.name, type: column.type, default: value, to: entity.table) }
                 continue
             }
-            try checkCompatible(attribute, with: previous, entity: entity)
+            try checkCompatible(attribute, with: previous, entity: entity, storedTable: old.table)
             for (index, column) in attribute.columns.enumerated() {
                 let suffix = attribute.storage == .composition ? String(column.name.dropFirst(attribute.persistentName.count + 1)) : nil
                 let oldColumn = suffix.map { suffix in previous.columns.first { $0.name == previous.persistentName + "_" + suffix } }
@@ -89,23 +133,30 @@ struct Migrator {
             }
         }
         for relationship in entity.relationships {
-            if let previous = old.relationship(named: relationship.name),
-               previous.kind != relationship.kind || previous.target != relationship.target {
+            let previous = old.relationship(named: relationship.name) ?? relationship.originalName.flatMap { old.relationship(named: $0) }
+            let targetNames = [relationship.target] + (document.entity(named: relationship.target)?.originalName.map { [$0] } ?? [])
+            if let previous, previous.kind != relationship.kind || !targetNames.contains(previous.target) {
                 throw StoreError(
                     .migrationImpossible,
                     "cannot migrate \(entity.name).\(previous.name): it changed from \(previous.kind.rawValue) \(previous.target) to \(relationship.kind.rawValue) \(relationship.target); add a new relationship instead",
                     entity: entity.name, relationship: previous.name, path: connection.path)
             }
             guard case .foreignKey(let column, _) = relationship.storage else { continue }
-            for name in relationship.storage.ownTableColumns {
+            // A relationship renamed, or given another persistentName, keeps its columns under the new names.
+            var oldColumns = previous?.storage.ownTableColumns ?? []
+            if oldColumns.count != relationship.storage.ownTableColumns.count { oldColumns = [] }
+            for (index, name) in relationship.storage.ownTableColumns.enumerated() {
                 if existingColumns.contains(name) {
                     keptColumns.insert(name)
+                } else if index < oldColumns.count, existingColumns.contains(oldColumns[index]), !keptColumns.contains(oldColumns[index]) {
+                    plan.renameColumn(oldColumns[index], to: name, in: entity.table)
+                    keptColumns.insert(oldColumns[index])
                 } else {
                     plan.addColumn(name, type: name == column ? .uuid : .int, default: .null, to: entity.table)
                 }
             }
         }
-        plan.dropIndexes(of: entity.table, existing: try indexNames(of: entity.table))
+        plan.dropIndexes(of: old.table, existing: try indexNames(of: old.table))
         for column in existingColumns.subtracting(keptColumns).sorted() where entity.columns.allSatisfy({ $0.name != column }) {
             plan.dropColumn(column, from: entity.table)
         }
@@ -121,7 +172,9 @@ struct Migrator {
     }
 
     /// Throws unless the stored columns of `previous` can hold `attribute` as declared now.
-    private func checkCompatible(_ attribute: SchemaDocument.Attribute, with previous: SchemaDocument.Attribute, entity: SchemaDocument.Entity) throws {
+    private func checkCompatible(
+        _ attribute: SchemaDocument.Attribute, with previous: SchemaDocument.Attribute, entity: SchemaDocument.Entity, storedTable: String
+    ) throws {
         func impossible(_ reason: String) -> StoreError {
             StoreError(.migrationImpossible, "cannot migrate \(entity.name).\(attribute.name): \(reason)",
                        entity: entity.name, attribute: attribute.name, path: connection.path)
@@ -144,20 +197,27 @@ struct Migrator {
             }
         }
         if previous.optional && !attribute.optional, let column = previous.columns.first {
-            let nulls = try connection.rows("SELECT count(*) FROM \(quoteIdentifier(entity.table)) WHERE \(quoteIdentifier(column.name)) IS NULL")
+            let nulls = try connection.rows("SELECT count(*) FROM \(quoteIdentifier(storedTable)) WHERE \(quoteIdentifier(column.name)) IS NULL")
             if case .integer(let count)? = nulls.first?.first, count > 0 {
                 throw impossible("it became non-optional, but \(count) stored object(s) hold nil")
             }
         }
     }
 
-    /// Creates missing join tables and drops those of relationships that no longer exist.
-    private func planJoinTables(from stored: SchemaDocument?, into plan: inout MigrationPlan) {
+    /// Creates missing join tables, renames those whose relationship or entity was renamed (or
+    /// given another persistentName), and drops those of relationships that no longer exist.
+    private func planJoinTables(from stored: SchemaDocument?, into plan: inout MigrationPlan) throws {
         var wanted: Set<String> = []
         for entity in document.entities {
             for relationship in entity.relationships where relationship.storage.ownsJoinTable {
                 guard let table = relationship.storage.joinTableName else { continue }
                 wanted.insert(table)
+                if let stored, let previous = previous(of: relationship, of: entity, in: stored),
+                   let oldTable = previous.storage.joinTableName, oldTable != table,
+                   try tableExists(oldTable), !(try tableExists(table)) {
+                    plan.renameTable(oldTable, to: table)
+                    wanted.insert(oldTable)
+                }
                 plan.createJoinTable(table, ordered: relationship.storage.positionColumn != nil)
             }
         }

@@ -44,3 +44,31 @@ extension SchemaDocument {
         }
     }
 }
+
+extension SchemaDocument {
+    /// Checks that no attribute or foreign-key column of an entity is named like the column
+    /// holding the object identifier (`_object_id`), compared
+    /// case-insensitively as SQLite compares column names.
+    ///
+    /// - Throws: ``StoreError`` `.invalidSchema` naming the entity and the attribute or relationship.
+    public func validateColumnNames() throws {
+        for entity in entities {
+            try checkIdentifierColumnIsFree(entity.name, properties: entity.attributes.map { ($0.name, $0.columns.map(\.name), false) }
+                + entity.relationships.map { ($0.name, $0.storage.ownTableColumns, true) })
+        }
+    }
+}
+
+/// Throws when one of `properties` (name, its columns in the entity's table, whether it is a
+/// relationship) would store in the identifier column.
+func checkIdentifierColumnIsFree(_ entity: String, properties: [(name: String, columns: [String], isRelationship: Bool)]) throws {
+    let reserved = EntityTable.identifierColumn.lowercased()
+    for property in properties {
+        guard let column = property.columns.first(where: { $0.lowercased() == reserved }) else { continue }
+        let kind = property.isRelationship ? "relationship" : "attribute"
+        throw StoreError(
+            .invalidSchema,
+            "the \(kind) \(entity).\(property.name) stores in the column '\(column)', which holds the object identifier; give it another persistentName",
+            entity: entity, attribute: property.isRelationship ? nil : property.name, relationship: property.isRelationship ? property.name : nil)
+    }
+}

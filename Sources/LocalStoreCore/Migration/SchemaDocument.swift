@@ -27,6 +27,8 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         public var attributes: [Attribute]
         /// Its relationships, in declaration order.
         public var relationships: [Relationship]
+        /// The entity's name before a rename (`@Entity(originalName:)`); omitted when it has none.
+        public var originalName: String?
     }
 
     /// One stored attribute of an entity.
@@ -84,6 +86,8 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         /// How the relationship is stored: `foreignKey` (a column of this table, with an optional
         /// position column), `inverseForeignKey` (a column of the target's table) or `joinTable`.
         public var storage: RelationshipStorage
+        /// The relationship's name before a rename (`originalName:`); omitted when it has none.
+        public var originalName: String?
     }
 
     /// The document of the declared entities.
@@ -115,8 +119,10 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
                     return Relationship(
                         name: description.name, kind: description.kind, target: description.targetEntityName,
                         inverse: description.inverseName, deleteRule: description.deleteRule,
-                        minCount: description.minCount, maxCount: description.maxCount, storage: relationship.storage)
-                })
+                        minCount: description.minCount, maxCount: description.maxCount, storage: relationship.storage,
+                        originalName: description.originalName)
+                },
+                originalName: mapping.description.originalName)
         }
         formatVersion = 1
         versionHash = SchemaDocument.hash(of: entities)

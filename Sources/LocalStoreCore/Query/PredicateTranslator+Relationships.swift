@@ -79,7 +79,7 @@ extension PredicateTranslator {
             conditions = [SQLExpression("\(memberAlias).\(quotedName(column)) = \(ownerID)")]
         case .joinTable(let table, let ownerColumn, let memberColumn, _):
             let link = makeAlias()
-            from = "\(quotedName(table)) AS \(link) JOIN \(quotedName(members.target.table)) AS \(memberAlias) ON \(memberAlias).id = \(link).\(quotedName(memberColumn))"
+            from = "\(quotedName(table)) AS \(link) JOIN \(quotedName(members.target.table)) AS \(memberAlias) ON \(memberAlias).\(EntityTable.quotedIdentifierColumn) = \(link).\(quotedName(memberColumn))"
             conditions = [SQLExpression("\(link).\(quotedName(ownerColumn)) = \(ownerID)")]
         case .foreignKey:
             throw StoreError(.unsupportedQuery, "\(members.owner.mapping.name).\(members.relationship.description.name) is a to-one relationship",

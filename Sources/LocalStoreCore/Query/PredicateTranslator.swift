@@ -244,7 +244,7 @@ final class PredicateTranslator {
             let ownerAlias = alias(of: owner)
             return owner.scope.join(path: ownerAlias + "." + relationship.description.name) {
                 let alias = makeAlias()
-                let clause = "LEFT JOIN \(quotedName(object.mapping.table)) AS \(alias) ON \(alias).id = \(ownerAlias).\(quotedName(column))"
+                let clause = "LEFT JOIN \(quotedName(object.mapping.table)) AS \(alias) ON \(alias).\(EntityTable.quotedIdentifierColumn) = \(ownerAlias).\(quotedName(column))"
                 return (alias, clause)
             }
         }
@@ -253,7 +253,7 @@ final class PredicateTranslator {
     /// SQL for the identifier of `object`'s row; a to-one uses its foreign key, so no join is needed.
     func identity(of object: ObjectTerm) -> String {
         switch object.source {
-        case .alias(let alias): return alias + ".id"
+        case .alias(let alias): return alias + "." + EntityTable.quotedIdentifierColumn
         case .toOne(let owner, _, let column): return alias(of: owner) + "." + quotedName(column)
         }
     }

@@ -21,6 +21,8 @@ public struct AttributeDescription: Sendable {
     public let keyPath: AnyKeyPath & Sendable
     /// For compositions, the field key paths and their columns.
     public let compositionFields: [CompositionFieldDescription]
+    /// What a fetch does when the stored value does not decode (`@Attribute(decodeFailure:)`).
+    public let decodeFailure: DecodeFailurePolicy
     let accessor: any AttributeAccessing
 
     /// Whether the attribute is declared `.unique`.

@@ -7,6 +7,9 @@ public final class EntityDescription: Sendable {
     public let name: String
     /// The Swift class.
     public let entityType: any PersistentEntity.Type
+    /// The name the entity had before a rename (`@Entity(originalName:)`), so migration renames
+    /// its table and keeps its objects.
+    public let originalName: String?
     /// Stored attributes, in declaration order.
     public let attributes: [AttributeDescription]
     /// Relationships, in declaration order.
@@ -15,8 +18,9 @@ public final class EntityDescription: Sendable {
     private let relationshipIndexByName: [String: Int]
 
     /// Describes an entity. Called by code `@Entity` generates.
-    public init(_ entityType: any PersistentEntity.Type, name: String, properties: [PropertyDescription]) {
+    public init(_ entityType: any PersistentEntity.Type, name: String, originalName: String? = nil, properties: [PropertyDescription]) {
         self.name = name
+        self.originalName = originalName
         self.entityType = entityType
         var attributes: [AttributeDescription] = []
         var relationships: [RelationshipDescription] = []

@@ -16,12 +16,12 @@ struct RelationshipMapping: Sendable {
 final class EntityMapping: Sendable {
     let description: EntityDescription
     let table: String
-    /// Attribute columns in declaration order, then foreign keys and positions; `id` is not included.
+    /// Attribute columns in declaration order, then foreign keys and positions; the identifier column is not included.
     let columns: [ColumnDescription]
     /// For each attribute, the offset of its first column in `columns`.
     let attributeColumnOffsets: [Int]
     let relationships: [RelationshipMapping]
-    /// `"id", "name", …` quoted for SQL, in `columns` order with `id` first.
+    /// `"_object_id", "name", …` quoted for SQL, in `columns` order with the identifier column first.
     ///
     /// Built once here: every insert and fetch uses it, and quoting each name again per row
     /// (Foundation's `replacingOccurrences`) was most of the cost of an insert.
@@ -31,7 +31,7 @@ final class EntityMapping: Sendable {
     /// Each attribute's accessor, in declaration order: per-object loops over the attributes
     /// themselves copied every field of each description.
     let attributeAccessors: [any AttributeAccessing]
-    /// For each column of `selectList` (`id` first), whether it holds an attribute value: a
+    /// For each column of `selectList` (the identifier first), whether it holds an attribute value: a
     /// fetch reads only those as `SQLValue`s and parses the identifiers from SQLite's bytes.
     let isAttributeColumn: [Bool]
     /// For each relationship, the `selectList` position of its foreign-key column, or `nil` when
@@ -54,7 +54,7 @@ final class EntityMapping: Sendable {
         self.columns = columns
         self.attributeColumnOffsets = attributeColumnOffsets
         self.relationships = relationships
-        selectList = (["id"] + columns.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
+        selectList = ([EntityTable.identifierColumn] + columns.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         insertSQL = "INSERT INTO \(quoteIdentifier(table)) (\(selectList)) VALUES (\(placeholders))"
         attributeAccessors = description.attributes.map(\.accessor)

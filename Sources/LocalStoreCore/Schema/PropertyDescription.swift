@@ -23,7 +23,7 @@ extension PropertyDescription {
     static func makeAttribute<Root: PersistentEntity, Coder: ValueCoder>(
         _ name: String, keyPath: AnyKeyPath & Sendable, coder: Coder, swiftType: String,
         get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void,
-        options: [AttributeOption], persistentName: String?, originalName: String?,
+        options: [AttributeOption], persistentName: String?, originalName: String?, decodeFailure: DecodeFailurePolicy,
         specializedCoding: SpecializedValueCoding? = nil
     ) -> PropertyDescription {
         let base = persistentName ?? name
@@ -40,7 +40,7 @@ extension PropertyDescription {
         return .attribute(AttributeDescription(
             name: name, persistentName: base, originalName: originalName, options: Set(options),
             storage: coder.storage, isOptional: shapes.count == 1 ? shapes[0].isNullable : swiftType.hasSuffix("?"),
-            swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields,
+            swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields, decodeFailure: decodeFailure,
             accessor: TypedAttributeAccessor(get: get, set: set, coder: coder, specializedCoding: specializedCoding)))
     }
 
@@ -65,10 +65,11 @@ extension PropertyDescription {
     public static func attribute<Root: PersistentEntity, Value: AttributeValue>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: DefaultCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
                       specializedCoding: valueCodingClosures(DefaultCoder<Value>(), get: get, set: set))
     }
 
@@ -77,10 +78,11 @@ extension PropertyDescription {
     public static func rawAttribute<Root: PersistentEntity, Value: RawRepresentable>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription where Value.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: RawCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
                       specializedCoding: valueCodingClosures(RawCoder<Value>(), get: get, set: set))
     }
 
@@ -89,10 +91,11 @@ extension PropertyDescription {
     public static func rawAttribute<Root: PersistentEntity, Wrapped: RawRepresentable>(
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription where Wrapped.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: OptionalRawCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName,
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
                       specializedCoding: valueCodingClosures(OptionalRawCoder<Wrapped>(), get: get, set: set))
     }
 
@@ -100,51 +103,56 @@ extension PropertyDescription {
     public static func codableAttribute<Root: PersistentEntity, Value: Codable>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: CodableCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
     }
 
     /// An optional attribute with `.codable` storage.
     public static func codableAttribute<Root: PersistentEntity, Wrapped: Codable>(
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: OptionalCodableCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
     }
 
     /// An attribute with `.composition` storage.
     public static func compositionAttribute<Root: PersistentEntity, Value: CompositionValue>(
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: CompositionCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
     }
 
     /// An optional attribute with `.composition` storage.
     public static func compositionAttribute<Root: PersistentEntity, Wrapped: CompositionValue>(
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
-        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil
+        options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
+        decodeFailure: DecodeFailurePolicy = .throwError
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: OptionalCompositionCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
     }
 
     /// A to-one relationship (`T?`).
     public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
         _ name: String, keyPath: KeyPath<Root, Target?> & Sendable,
         get: @escaping @Sendable (Root) -> Target?, set: @escaping @Sendable (Root, Target?) -> Void,
-        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
+        persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .toOne, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
-            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
             accessor: ToOneAccessor(get: get, set: set)))
     }
 
@@ -153,11 +161,12 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Set<Target>> & Sendable,
         get: @escaping @Sendable (Root) -> Set<Target>,
         modify: @escaping @Sendable (Root, (inout Set<Target>) -> Void) -> Void,
-        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
+        persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .toMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
-            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
             accessor: SetAccessor(get: get, modify: modify)))
     }
 
@@ -166,11 +175,12 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, [Target]> & Sendable,
         get: @escaping @Sendable (Root) -> [Target],
         modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void,
-        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil
+        inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
+        persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .orderedToMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
-            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, keyPath: keyPath,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
             accessor: ArrayAccessor(get: get, modify: modify)))
     }
 }

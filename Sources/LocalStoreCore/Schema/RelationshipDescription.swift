@@ -48,9 +48,19 @@ public struct RelationshipDescription: Sendable {
     public let minCount: Int?
     /// Most members allowed, checked on `save()`.
     public let maxCount: Int?
+    /// Where the relationship is stored, when not named after the property (`persistentName:`):
+    /// the foreign-key column of a to-one, or the join table of a many-to-many this side owns.
+    public let persistentName: String?
+    /// The name the relationship had before a rename (`originalName:`), so migration keeps its links.
+    public let originalName: String?
     /// The key path of the Swift property, used to translate predicates.
     public let keyPath: AnyKeyPath & Sendable
     let accessor: any RelationshipAccessing
+}
+
+extension RelationshipDescription {
+    /// The foreign-key column of a to-one: `persistentName:` or the property name.
+    var storedName: String { persistentName ?? name }
 }
 
 /// Reads and changes the in-memory members of one relationship without touching the

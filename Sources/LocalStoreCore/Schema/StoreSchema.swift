@@ -57,7 +57,9 @@ struct StoreSchema: Sendable {
                 index: index, description: relationship, inverse: inverse,
                 targetEntityName: relationship.targetEntityName, storage: storage, foreignKeyOffset: foreignKeyOffset))
         }
-        var names: Set<String> = ["id"]
+        try checkIdentifierColumnIsFree(entity.name, properties: entity.attributes.map { ($0.name, $0.columns.map(\.name), false) }
+            + relationships.map { ($0.description.name, $0.storage.ownTableColumns, true) })
+        var names: Set<String> = [EntityTable.identifierColumn]
         for column in columns where !names.insert(column.name).inserted {
             throw StoreError(
                 .invalidSchema,
@@ -96,13 +98,13 @@ struct StoreSchema: Sendable {
         }
         switch (relationship.kind, inverse.kind) {
         case (.toOne, .toOne):
-            return (inverse, .foreignKey(column: relationship.name, positionColumn: nil))
+            return (inverse, .foreignKey(column: relationship.storedName, positionColumn: nil))
         case (.toOne, let inverseKind):
-            let position = inverseKind == .orderedToMany ? relationship.name + "_position" : nil
-            return (inverse, .foreignKey(column: relationship.name, positionColumn: position))
+            let position = inverseKind == .orderedToMany ? relationship.storedName + "_position" : nil
+            return (inverse, .foreignKey(column: relationship.storedName, positionColumn: position))
         case (let kind, .toOne):
-            let position = kind == .orderedToMany ? relationship.inverseName + "_position" : nil
-            return (inverse, .inverseForeignKey(table: target.name, column: relationship.inverseName, positionColumn: position))
+            let position = kind == .orderedToMany ? inverse.storedName + "_position" : nil
+            return (inverse, .inverseForeignKey(table: target.name, column: inverse.storedName, positionColumn: position))
         case (let kind, let inverseKind):
             if kind == .orderedToMany && inverseKind == .orderedToMany {
                 throw invalid("\(side) and its inverse \(otherSide) are both ordered; a many-to-many can be ordered on one side only")
@@ -113,7 +115,10 @@ struct StoreSchema: Sendable {
             if kind == .orderedToMany { ownsTable = true } else if inverseKind == .orderedToMany { ownsTable = false } else {
                 ownsTable = (entity.name, relationship.name) < (target.name, inverse.name)
             }
-            let table = ownsTable ? "\(entity.name)_\(relationship.name)" : "\(target.name)_\(inverse.name)"
+            // `persistentName:` on either side names the join table itself (the owning side's
+            // wins if both give one, so that both sides agree).
+            let (owner, other) = ownsTable ? ((entity, relationship), inverse) : ((target, inverse), relationship)
+            let table = owner.1.persistentName ?? other.persistentName ?? "\(owner.0.name)_\(owner.1.name)"
             return (inverse, .joinTable(
                 table: table, ownerColumn: ownsTable ? RelationshipStorage.owningSideColumn : RelationshipStorage.memberSideColumn,
                 memberColumn: ownsTable ? RelationshipStorage.memberSideColumn : RelationshipStorage.owningSideColumn,

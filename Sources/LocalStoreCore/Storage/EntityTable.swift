@@ -9,17 +9,29 @@ import SQLiteDatabase
 /// Statements are built once per entity and their text repeats per row, so the connection's
 /// cached preparations serve every call.
 package struct EntityTable: Sendable {
+    /// The column of every entity table that holds the object's identifier (its primary key).
+    ///
+    /// The leading underscore keeps it apart from attribute columns, so an entity can declare an
+    /// attribute named `id` of its own; a property whose column would be named like this is
+    /// refused when the schema is checked.
+    package static let identifierColumn = "_object_id"
+    /// ``identifierColumn`` quoted for SQL.
+    package static let quotedIdentifierColumn = quoteIdentifier(identifierColumn)
+    /// The identifier column of stores written before it had a name of its own; opening such a
+    /// store renames it to ``identifierColumn``.
+    package static let legacyIdentifierColumn = "id"
+
     /// The entity's name.
     package let entity: String
     /// The entity's table.
     package let table: String
-    /// The attribute columns, in table order (`id` not included).
+    /// The attribute columns, in table order (the identifier column not included).
     package let attributeColumns: [String]
     /// The relationships, with where each is stored.
     package let relationships: [(name: String, storage: RelationshipStorage)]
     private let quotedTable: String
     private let quotedAttributeColumns: [String]
-    /// `SELECT "id", <attribute columns> FROM <table>`, for statements that add a `WHERE`.
+    /// `SELECT <identifier column>, <attribute columns> FROM <table>`, for statements that add a `WHERE`.
     private let selectIdentifierAndAttributes: String
     private let insertSQL: String
     private let existsSQL: String
@@ -31,10 +43,10 @@ package struct EntityTable: Sendable {
         relationships = entity.relationships.map { ($0.name, $0.storage) }
         quotedTable = quoteIdentifier(entity.table)
         quotedAttributeColumns = attributeColumns.map(quoteIdentifier)
-        let identifierAndAttributes = ([quoteIdentifier("id")] + quotedAttributeColumns).joined(separator: ", ")
+        let identifierAndAttributes = ([EntityTable.quotedIdentifierColumn] + quotedAttributeColumns).joined(separator: ", ")
         selectIdentifierAndAttributes = "SELECT \(identifierAndAttributes) FROM \(quotedTable)"
         insertSQL = "INSERT INTO \(quotedTable) (\(identifierAndAttributes)) VALUES (\(EntityTable.placeholders(attributeColumns.count + 1)))"
-        existsSQL = "SELECT 1 FROM \(quotedTable) WHERE id = ?"
+        existsSQL = "SELECT 1 FROM \(quotedTable) WHERE \(EntityTable.quotedIdentifierColumn) = ?"
     }
 
     /// `?, ?, …`: `count` parameters.
@@ -59,7 +71,7 @@ package struct EntityTable: Sendable {
     /// relationships.
     package func deleteRow(_ id: UUID, on connection: SQLiteConnection) throws {
         let identifier = SQLValue.text(id.storageText)
-        try connection.run("DELETE FROM \(quotedTable) WHERE id = ?", [identifier])
+        try connection.run("DELETE FROM \(quotedTable) WHERE \(EntityTable.quotedIdentifierColumn) = ?", [identifier])
         for (_, storage) in relationships {
             guard case .joinTable(let table, let ownerColumn, _, _) = storage else { continue }
             try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [identifier])
@@ -68,17 +80,17 @@ package struct EntityTable: Sendable {
 
     /// The attribute columns of `id`'s row, in ``attributeColumns`` order, or `nil` without a row.
     package func attributeValues(of id: UUID, on connection: SQLiteConnection) throws -> [SQLValue]? {
-        try connection.rows("\(selectIdentifierAndAttributes) WHERE id = ?", [.text(id.storageText)]).first.map { Array($0.dropFirst()) }
+        try connection.rows("\(selectIdentifierAndAttributes) WHERE \(EntityTable.quotedIdentifierColumn) = ?", [.text(id.storageText)]).first.map { Array($0.dropFirst()) }
     }
 
-    /// Every row as `[id, attribute columns…]`, sorted by identifier.
+    /// Every row as `[identifier, attribute columns…]`, sorted by identifier.
     package func allRows(on connection: SQLiteConnection) throws -> [[SQLValue]] {
-        try connection.rows("\(selectIdentifierAndAttributes) ORDER BY id")
+        try connection.rows("\(selectIdentifierAndAttributes) ORDER BY \(EntityTable.quotedIdentifierColumn)")
     }
 
-    /// `id`'s row as `[id, attribute columns…]`, if it has one.
+    /// `id`'s row as `[identifier, attribute columns…]`, if it has one.
     package func row(_ id: UUID, on connection: SQLiteConnection) throws -> [SQLValue]? {
-        try connection.rows("\(selectIdentifierAndAttributes) WHERE id = ?", [.text(id.storageText)]).first
+        try connection.rows("\(selectIdentifierAndAttributes) WHERE \(EntityTable.quotedIdentifierColumn) = ?", [.text(id.storageText)]).first
     }
 
     /// Reads the rows of `ids` in one statement; `body` gets each row's identifier and a statement
@@ -87,7 +99,7 @@ package struct EntityTable: Sendable {
         _ ids: some Collection<UUID>, on connection: SQLiteConnection, _ body: (UUID, SQLiteStatement) throws -> Void
     ) throws {
         guard !ids.isEmpty else { return }
-        try connection.forEachRow("\(selectIdentifierAndAttributes) WHERE id IN (\(EntityTable.placeholders(ids.count)))",
+        try connection.forEachRow("\(selectIdentifierAndAttributes) WHERE \(EntityTable.quotedIdentifierColumn) IN (\(EntityTable.placeholders(ids.count)))",
                                   ids.map { .text($0.storageText) }) { row in
             guard let id = row.uuid(at: 0) else { return }
             try body(id, row)
@@ -106,20 +118,20 @@ package struct EntityTable: Sendable {
             arguments.append(value)
         }
         guard !assignments.isEmpty else { return }
-        try connection.run("UPDATE \(quotedTable) SET \(assignments.joined(separator: ", ")) WHERE id = ?", arguments + [.text(id.storageText)])
+        try connection.run("UPDATE \(quotedTable) SET \(assignments.joined(separator: ", ")) WHERE \(EntityTable.quotedIdentifierColumn) = ?", arguments + [.text(id.storageText)])
     }
 
     // MARK: Relationships
 
     /// Points `id`'s foreign key `column` at `target` (`nil` clears it).
     package func setForeignKey(_ column: String, of id: UUID, to target: UUID?, on connection: SQLiteConnection) throws {
-        try connection.run("UPDATE \(quotedTable) SET \(quoteIdentifier(column)) = ? WHERE id = ?",
+        try connection.run("UPDATE \(quotedTable) SET \(quoteIdentifier(column)) = ? WHERE \(EntityTable.quotedIdentifierColumn) = ?",
                            [target.map { .text($0.storageText) } ?? .null, .text(id.storageText)])
     }
 
     /// Clears `id`'s position column `column` (it belongs to no ordered relationship).
     package func clearPosition(_ column: String, of id: UUID, on connection: SQLiteConnection) throws {
-        try connection.run("UPDATE \(quotedTable) SET \(quoteIdentifier(column)) = NULL WHERE id = ?", [.text(id.storageText)])
+        try connection.run("UPDATE \(quotedTable) SET \(quoteIdentifier(column)) = NULL WHERE \(EntityTable.quotedIdentifierColumn) = ?", [.text(id.storageText)])
     }
 
     /// The members of `id`'s relationship stored as `storage`, as the app would see them: in
@@ -129,10 +141,10 @@ package struct EntityTable: Sendable {
         let rows: [[SQLValue]]
         switch storage {
         case .foreignKey(let column, _):
-            rows = try connection.rows("SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE id = ?", [identifier])
+            rows = try connection.rows("SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE \(EntityTable.quotedIdentifierColumn) = ?", [identifier])
         case .inverseForeignKey(let table, let column, let positionColumn):
-            let order = positionColumn.map { " ORDER BY \(quoteIdentifier($0)), rowid" } ?? " ORDER BY id"
-            rows = try connection.rows("SELECT id FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?\(order)", [identifier])
+            let order = positionColumn.map { " ORDER BY \(quoteIdentifier($0)), rowid" } ?? " ORDER BY \(EntityTable.quotedIdentifierColumn)"
+            rows = try connection.rows("SELECT \(EntityTable.quotedIdentifierColumn) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?\(order)", [identifier])
         case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn):
             let order = " ORDER BY \(quoteIdentifier(positionColumn ?? memberColumn))"
             rows = try connection.rows(
@@ -164,7 +176,7 @@ package struct EntityTable: Sendable {
     package static func positions(of owner: UUID, storage: RelationshipStorage, on connection: SQLiteConnection) throws -> [UUID: SQLValue] {
         guard case .inverseForeignKey(let table, let column, let positionColumn?) = storage else { return [:] }
         var current: [UUID: SQLValue] = [:]
-        for row in try connection.rows("SELECT id, \(quoteIdentifier(positionColumn)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?",
+        for row in try connection.rows("SELECT \(EntityTable.quotedIdentifierColumn), \(quoteIdentifier(positionColumn)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?",
                                        [.text(owner.storageText)]) {
             if case .text(let text) = row[0], let id = UUID(storageText: text) { current[id] = row[1] }
         }
@@ -174,7 +186,7 @@ package struct EntityTable: Sendable {
     /// For an ordered relationship stored as other rows' foreign key, sets `member`'s position.
     package static func setPosition(_ position: Int, of member: UUID, storage: RelationshipStorage, on connection: SQLiteConnection) throws {
         guard case .inverseForeignKey(let table, _, let positionColumn?) = storage else { return }
-        try connection.run("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE id = ?",
+        try connection.run("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE \(EntityTable.quotedIdentifierColumn) = ?",
                            [.integer(Int64(position)), .text(member.storageText)])
     }
 }

@@ -70,29 +70,29 @@ final class TestReplica {
         let connection = try SQLiteConnection(path: path)
         var problems: [String] = []
         func ids(_ table: String) throws -> Set<String> {
-            Set(try connection.rows("SELECT id FROM \"\(table)\"").compactMap { $0[0].textValue })
+            Set(try connection.rows("SELECT _object_id FROM \"\(table)\"").compactMap { $0[0].textValue })
         }
         let teams = try ids("Team"), members = try ids("Member"), labels = try ids("Label")
-        for row in try connection.rows("SELECT id, team, team_position, leads, manager FROM Member") {
+        for row in try connection.rows("SELECT _object_id, team, team_position, leads, manager FROM Member") {
             let id = row[0].textValue ?? "?"
             if let team = row[1].textValue, !teams.contains(team) { problems.append("Member \(id).team -> missing Team \(team)") }
             if row[1].isNull != row[2].isNull { problems.append("Member \(id) has team \(row[1]) but position \(row[2])") }
             if let team = row[3].textValue, !teams.contains(team) { problems.append("Member \(id).leads -> missing Team \(team)") }
             if let manager = row[4].textValue, !members.contains(manager) { problems.append("Member \(id).manager -> missing Member \(manager)") }
         }
-        for row in try connection.rows("SELECT id, leader FROM Team") {
+        for row in try connection.rows("SELECT _object_id, leader FROM Team") {
             let id = row[0].textValue ?? "?"
             if let leader = row[1].textValue {
                 if !members.contains(leader) { problems.append("Team \(id).leader -> missing Member \(leader)") }
-                let back = try connection.rows("SELECT leads FROM Member WHERE id = ?", [.text(leader)]).first?.first?.textValue
+                let back = try connection.rows("SELECT leads FROM Member WHERE _object_id = ?", [.text(leader)]).first?.first?.textValue
                 if back != id { problems.append("Team \(id).leader = \(leader) but that member leads \(back ?? "nil")") }
             }
             let positions = try connection.rows("SELECT team_position FROM Member WHERE team = ? ORDER BY team_position", [.text(id)])
                 .map { row -> Int64 in if case .integer(let value) = row[0] { return value } else { return -1 } }
             if positions != Array(0..<Int64(positions.count)) { problems.append("Team \(id) positions \(positions)") }
         }
-        for row in try connection.rows("SELECT id, leads FROM Member WHERE leads IS NOT NULL") {
-            let back = try connection.rows("SELECT leader FROM Team WHERE id = ?", [row[1]]).first?.first?.textValue
+        for row in try connection.rows("SELECT _object_id, leads FROM Member WHERE leads IS NOT NULL") {
+            let back = try connection.rows("SELECT leader FROM Team WHERE _object_id = ?", [row[1]]).first?.first?.textValue
             if back != row[0].textValue { problems.append("Member \(row[0]).leads = \(row[1]) but that team's leader is \(back ?? "nil")") }
         }
         let joinTable = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('Label_members', 'Member_labels')").first?.first?.textValue ?? ""
