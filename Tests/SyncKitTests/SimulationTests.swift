@@ -23,12 +23,16 @@ import Testing
     @Test func replicasConvergeForEverySeed() throws {
         var failures: [String] = []
         var resolutions: [ConflictEntry.Kind: Int] = [:]
+        var selfInverseResolutions = 0
         for seed in SimulationTests.seeds {
             do {
                 var simulation = try Simulation(seed: seed)
                 if let problem = try simulation.run() { failures.append("seed \(seed): \(problem)") }
                 for replica in simulation.replicas {
-                    for entry in try replica.replica.conflicts() { resolutions[entry.kind, default: 0] += 1 }
+                    for entry in try replica.replica.conflicts() {
+                        resolutions[entry.kind, default: 0] += 1
+                        if entry.entity == "Peer" { selfInverseResolutions += 1 }
+                    }
                 }
             } catch {
                 failures.append("seed \(seed): threw \(error)")
@@ -45,8 +49,9 @@ import Testing
             for kind in kinds {
                 #expect(resolutions[kind, default: 0] > 0, "no \(kind.rawValue) resolution in \(SimulationTests.seeds.count) seeds: \(resolutions)")
             }
+            #expect(selfInverseResolutions > 0, "no resolution on the self-inverse relationships in \(SimulationTests.seeds.count) seeds")
         }
-        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue })")
+        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer")
     }
 }
 
@@ -139,19 +144,23 @@ struct Simulation {
             label.text = "label\(index)"
             members[index].addToLabels(label)
         }
-        let peers = (0..<4).map { index -> Peer in
-            let peer = Peer()
-            peer._$entityState.objectID = random.uuid()
-            peer.name = "peer\(index)"
-            context.insert(peer)
-            return peer
-        }
+        var peers: [Peer] = []
+        for index in 0..<4 { peers.append(insertPeer(named: "peer\(index)", into: context)) }
         peers[0].partner = peers[1]
         peers[2].twin = peers[3]
         peers[0].addToFriends(peers[2])
         peers[3].addToSponsors(peers[1])
         try context.save()
         for index in replicas.indices.dropFirst() { try exchange(from: replicas[0], to: replicas[index]) }
+    }
+
+    /// A new `Peer` with a seeded identifier, inserted into `context`.
+    mutating func insertPeer(named name: String, into context: ObjectContext) -> Peer {
+        let peer = Peer()
+        peer._$entityState.objectID = random.uuid()
+        peer.name = name
+        context.insert(peer)
+        return peer
     }
 
     /// Sends what `to` lacks from `from` in random batches, sometimes repeating one.
@@ -235,10 +244,7 @@ struct Simulation {
             case 15:
                 if let label = pick(labels) { context.delete(label) }
             case 16:
-                let peer = Peer()
-                peer._$entityState.objectID = random.uuid()
-                peer.name = "p\(Int.random(in: 0..<100, using: &random))"
-                context.insert(peer)
+                let peer = insertPeer(named: "p\(Int.random(in: 0..<100, using: &random))", into: context)
                 if let other = pick(peers), random.chance(0.5) { peer.addToFriends(other) }
             case 17, 18:
                 // Self-inverse to-one, from either end; sometimes onto itself.
