@@ -162,4 +162,36 @@ import Testing
         let withFriends = try store.makeContext().fetch(FetchDescriptor<Neighbor>(predicate: #Predicate { !$0.friends.isEmpty }))
         #expect(Set(withFriends.map(\.name)) == ["a", "b"])
     }
+
+    /// A store written when a self-inverse to-many named its join table without owning it (so
+    /// the table was never created) opens, even with `.additiveOnly`, and then keeps its pairs.
+    @Test func aStoreWhoseSelfInverseToManyHadNoJoinTableMigratesAdditively() throws {
+        let current = try ObjectStore(path: file.path, entities: [Neighbor.self]).schemaDocument
+        var previous = current
+        for entity in previous.entities.indices {
+            for index in previous.entities[entity].relationships.indices {
+                guard case .joinTable(let table, _, _, _) = previous.entities[entity].relationships[index].storage else { continue }
+                previous.entities[entity].relationships[index].storage = .joinTable(
+                    table: table, ownerColumn: RelationshipStorage.memberSideColumn, memberColumn: RelationshipStorage.owningSideColumn, positionColumn: nil)
+            }
+        }
+        previous.versionHash = SchemaDocument.hash(of: previous.entities)
+        guard case .additive(let reasons) = current.compatibility(with: previous) else {
+            Issue.record("not additive: \(current.compatibility(with: previous))")
+            return
+        }
+        #expect(reasons.contains("relationship Neighbor.friends, its own inverse, is now stored in its join table in both directions"))
+
+        let connection = try SQLiteConnection(path: file.path)
+        for table in ["Neighbor_friends", "Neighbor_clones", "Neighbor_guarantors"] { try connection.run("DROP TABLE \(table)") }
+        try connection.run("UPDATE _localstore_metadata SET value = ? WHERE key = 'schema'", [.text(String(decoding: try previous.jsonData(), as: UTF8.self))])
+        _ = try ObjectStore(path: file.path, schema: current, policy: .additiveOnly)
+
+        let context = try reopened()
+        let people = neighbors("a", "b", in: context)
+        people[0].addToFriends(people[1])
+        try context.save()
+        let fresh = try reopened()
+        #expect(try fresh.fetchAll(Neighbor.self).map(\.friends.count) == [1, 1])
+    }
 }

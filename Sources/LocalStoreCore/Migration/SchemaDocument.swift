@@ -56,6 +56,9 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         /// How the relationship is stored: `foreignKey` (a column of this table, with an optional
         /// position column), `inverseForeignKey` (a column of the target's table) or `joinTable`.
         public var storage: RelationshipStorage
+
+        /// Whether this relationship of the entity `entity` is its own inverse.
+        public func isSelfInverse(of entity: String) -> Bool { target == entity && inverse == name }
     }
 
     /// The document of the declared entities.

@@ -34,8 +34,7 @@ package struct EntityTable: Sendable {
         attributeColumns = entity.attributes.flatMap { $0.columns.map(\.name) }
         relationships = entity.relationships.map { ($0.name, $0.storage) }
         selfInverseJoinTables = entity.relationships.compactMap { relationship in
-            guard relationship.target == entity.name, relationship.inverse == relationship.name,
-                  case .joinTable(let table, _, let memberColumn, _) = relationship.storage else { return nil }
+            guard relationship.isSelfInverse(of: entity.name), case .joinTable(let table, _, let memberColumn, _) = relationship.storage else { return nil }
             return (table, memberColumn)
         }
         quotedTable = quoteIdentifier(entity.table)

@@ -73,8 +73,8 @@ final class ChangeRecorder: SaveObserver {
             for (name, before, after) in changes[index].relationships {
                 guard let relationship = schema.entities[entityIndices[index]].relationship(name), relationship.isCanonical else { continue }
                 if relationship.isSelfInverse {
-                    try appendSelfInverseEdgeOperations(object, relationship, before: before, after: after, engine: engine,
-                                                        written: &selfInverseEdges, to: &operations)
+                    try appendSelfInverseEdgeOperations(object, relationship, before: before, after: after, isNew: changes[index].kind == .insert,
+                                                        engine: engine, written: &selfInverseEdges, to: &operations)
                     continue
                 }
                 try appendEdgeOperations(object, relationship, before: before, after: after, isNew: changes[index].kind == .insert,
@@ -159,10 +159,11 @@ final class ChangeRecorder: SaveObserver {
     /// `after`, each edge named from the end whose identifier sorts first. Like any to-one, a
     /// self-inverse to-one unlinks every live edge of the object but the new partner's.
     private func appendSelfInverseEdgeOperations(
-        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], engine: MergeEngine,
+        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], isNew: Bool, engine: MergeEngine,
         written: inout Set<SelfInverseEdgeOperation>, to operations: inout [Operation]
     ) throws {
-        let live = try engine.incidentEdges(of: object, relationship)
+        // A new object has no edges yet: skip the lookup, as for any relationship.
+        let live = isNew ? [] : try engine.incidentEdges(of: object, relationship)
         func append(_ other: UUID, isLink: Bool) {
             let (source, target) = SyncSchema.canonicalPair(object.id, other)
             guard written.insert(SelfInverseEdgeOperation(relationship: relationship.name, source: source, target: target, isLink: isLink)).inserted

@@ -116,7 +116,7 @@ struct SyncSchema: Sendable {
     }
 
     private static func isCanonical(_ relationship: SchemaDocument.Relationship, of entity: String, inverseKind: RelationshipKind) -> Bool {
-        if relationship.target == entity && relationship.inverse == relationship.name { return true }
+        if relationship.isSelfInverse(of: entity) { return true }
         switch (relationship.kind, inverseKind) {
         case (.toOne, .toOne): return (entity, relationship.name) < (relationship.target, relationship.inverse)
         case (.toOne, _): return true
