@@ -10,22 +10,13 @@ import Testing
 }
 
 /// `sync link` and `sync unlink` through a self-inverse relationship, on a real store file.
-@Suite struct CLISelfInverseTests {
-    let cli: CLIRunner
-    let directory: URL
-
-    init() throws {
-        cli = try CLIRunner()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-cli-self-inverse-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
+extension CLIStoreTests {
     @Test func linkAndUnlinkFromEitherEndShowOnBothEnds() throws {
         let typedPath = directory.appendingPathComponent("typed.sqlite").path
-        let schemaPath = directory.appendingPathComponent("schema.json").path
-        try ObjectStore(path: typedPath, entities: [Acquaintance.self]).exportSchema().write(to: URL(fileURLWithPath: schemaPath))
-        let path = directory.appendingPathComponent("store.sqlite").path
-        #expect(try cli.run("init", path, "--schema", schemaPath, "--server", "http://127.0.0.1:9", "--dataset", "people", "--token", "t0k").status == 0)
+        let peopleSchemaPath = directory.appendingPathComponent("people-schema.json").path
+        try ObjectStore(path: typedPath, entities: [Acquaintance.self]).exportSchema().write(to: URL(fileURLWithPath: peopleSchemaPath))
+        let path = directory.appendingPathComponent("people.sqlite").path
+        #expect(try cli.run("init", path, "--schema", peopleSchemaPath, "--server", "http://127.0.0.1:9", "--dataset", "people", "--token", "t0k").status == 0)
         func run(_ arguments: String...) throws -> String {
             let result = try cli.run(["--store", path] + arguments)
             #expect(result.status == 0, "sync \(arguments.joined(separator: " ")): \(result.stderr)")
