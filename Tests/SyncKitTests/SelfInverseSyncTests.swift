@@ -206,6 +206,24 @@ import Testing
         #expect(try b.digest() == before)
     }
 
+    /// syncd's engine runs the same merge: its copy of the dataset holds the same pairs.
+    @Test func syncdsEngineStoresTheSamePairsAsTheClient() throws {
+        let client = try TestReplica(name: "client", entities: everyShapeEntities)
+        let people = try peers(["x", "y", "z"], in: client)
+        people[2].partner = people[0]
+        people[1].addToFriends(people[0])
+        people[1].addToFriends(people[2])
+        try client.context.save()
+        people[1].partner = people[0]
+        try client.context.save()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("self-inverse-engine-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let engine = try SQLiteDatasetEngine.create(at: path, schema: client.store.schemaDocument)
+        _ = try engine.apply(try client.replica.changeSets(missingFrom: VersionVector()))
+        #expect(try TestReplica.digest(of: path) == client.digest())
+        #expect(try client.fetch(Peer.self, people[2].objectID)?.partner == nil)
+    }
+
     /// A store opened from its schema alone (the `sync` CLI's way) links and unlinks from either end.
     @Test func schemaOnlyEditsLinkAndUnlinkFromEitherEnd() throws {
         let typed = try TestReplica(name: "typed", entities: everyShapeEntities)
