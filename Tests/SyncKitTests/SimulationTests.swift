@@ -23,12 +23,16 @@ import Testing
     @Test func replicasConvergeForEverySeed() throws {
         var failures: [String] = []
         var resolutions: [ConflictEntry.Kind: Int] = [:]
+        var selfInverseResolutions = 0
         for seed in SimulationTests.seeds {
             do {
                 var simulation = try Simulation(seed: seed)
                 if let problem = try simulation.run() { failures.append("seed \(seed): \(problem)") }
                 for replica in simulation.replicas {
-                    for entry in try replica.replica.conflicts() { resolutions[entry.kind, default: 0] += 1 }
+                    for entry in try replica.replica.conflicts() {
+                        resolutions[entry.kind, default: 0] += 1
+                        if entry.entity == "Peer" { selfInverseResolutions += 1 }
+                    }
                 }
             } catch {
                 failures.append("seed \(seed): threw \(error)")
@@ -45,8 +49,9 @@ import Testing
             for kind in kinds {
                 #expect(resolutions[kind, default: 0] > 0, "no \(kind.rawValue) resolution in \(SimulationTests.seeds.count) seeds: \(resolutions)")
             }
+            #expect(selfInverseResolutions > 0, "no resolution on the self-inverse relationships in \(SimulationTests.seeds.count) seeds")
         }
-        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue })")
+        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer")
     }
 }
 
@@ -68,7 +73,7 @@ struct Simulation {
             // Skewed clocks make HLC ties and reversals likely.
             clock.set(1_700_000_000_000 + UInt64.random(in: 0...3, using: &random))
             clocks.append(clock)
-            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid()))
+            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: everyShapeEntities))
         }
         self.clocks = clocks
         self.replicas = replicas
@@ -139,8 +144,23 @@ struct Simulation {
             label.text = "label\(index)"
             members[index].addToLabels(label)
         }
+        var peers: [Peer] = []
+        for index in 0..<4 { peers.append(insertPeer(named: "peer\(index)", into: context)) }
+        peers[0].partner = peers[1]
+        peers[2].twin = peers[3]
+        peers[0].addToFriends(peers[2])
+        peers[3].addToSponsors(peers[1])
         try context.save()
         for index in replicas.indices.dropFirst() { try exchange(from: replicas[0], to: replicas[index]) }
+    }
+
+    /// A new `Peer` with a seeded identifier, inserted into `context`.
+    mutating func insertPeer(named name: String, into context: ObjectContext) -> Peer {
+        let peer = Peer()
+        peer._$entityState.objectID = random.uuid()
+        peer.name = name
+        context.insert(peer)
+        return peer
     }
 
     /// Sends what `to` lacks from `from` in random batches, sometimes repeating one.
@@ -170,10 +190,11 @@ struct Simulation {
         let teams = try context.fetchAll(Team.self)
         let members = try context.fetchAll(Member.self)
         let labels = try context.fetchAll(Label.self)
+        let peers = try context.fetchAll(Peer.self)
         func pick<T>(_ objects: [T]) -> T? { objects.isEmpty ? nil : objects[Int.random(in: 0..<objects.count, using: &random)] }
         let edits = Int.random(in: 1...4, using: &random)
         for _ in 0..<edits {
-            switch Int.random(in: 0..<16, using: &random) {
+            switch Int.random(in: 0..<24, using: &random) {
             case 0:
                 let team = Team()
                 team._$entityState.objectID = random.uuid()
@@ -220,8 +241,26 @@ struct Simulation {
                 if let team = pick(teams) { context.delete(team) }
             case 13, 14:
                 if let member = pick(members) { context.delete(member) }
-            default:
+            case 15:
                 if let label = pick(labels) { context.delete(label) }
+            case 16:
+                let peer = insertPeer(named: "p\(Int.random(in: 0..<100, using: &random))", into: context)
+                if let other = pick(peers), random.chance(0.5) { peer.addToFriends(other) }
+            case 17, 18:
+                // Self-inverse to-one, from either end; sometimes onto itself.
+                pick(peers)?.partner = random.chance(0.2) ? nil : pick(peers)
+            case 19:
+                pick(peers)?.twin = random.chance(0.3) ? nil : pick(peers)
+            case 20:
+                if let peer = pick(peers), let other = pick(peers) {
+                    if random.chance(0.5) { peer.addToFriends(other) } else { peer.removeFromFriends(other) }
+                }
+            case 21:
+                if let peer = pick(peers), let other = pick(peers) {
+                    if random.chance(0.6) { peer.addToSponsors(other) } else { peer.removeFromSponsors(other) }
+                }
+            default:
+                if let peer = pick(peers) { context.delete(peer) }
             }
         }
         do {

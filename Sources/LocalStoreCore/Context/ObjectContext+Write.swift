@@ -203,8 +203,12 @@ extension ObjectContext {
         let id = SQLValue.text(object.objectID.storageText)
         try connection.run("DELETE FROM \(quoteIdentifier(mapping.table)) WHERE \(EntityTable.quotedIdentifierColumn) = ?", [id])
         for relationship in mapping.relationships {
-            guard case .joinTable(let table, let ownerColumn, _, _) = relationship.storage else { continue }
+            guard case .joinTable(let table, let ownerColumn, let memberColumn, _) = relationship.storage else { continue }
             try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [id])
+            // A self-inverse pair is stored both ways: the rows naming the object as member go too.
+            if relationship.description.isSelfInverse(of: mapping.name) {
+                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(memberColumn)) = ?", [id])
+            }
         }
     }
 

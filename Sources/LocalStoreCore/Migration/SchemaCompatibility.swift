@@ -44,8 +44,14 @@ extension SchemaDocument {
                     removed.append("relationship \(old.name).\(relationship.name) is missing")
                     continue
                 }
-                if other.kind != relationship.kind || other.target != relationship.target || other.inverse != relationship.inverse
-                    || other.deleteRule != relationship.deleteRule || other.storage != relationship.storage {
+                let sameDeclaration = other.kind == relationship.kind && other.target == relationship.target && other.inverse == relationship.inverse
+                    && other.deleteRule == relationship.deleteRule
+                if sameDeclaration && other.storage != relationship.storage && other.isSelfInverse(of: old.name)
+                    && !relationship.storage.ownsJoinTable && other.storage.ownsJoinTable {
+                    // A self-inverse to-many once named its join table without owning it, so no rows
+                    // were ever written there: the table the new storage owns is new, nothing moves.
+                    added.append("relationship \(old.name).\(relationship.name), its own inverse, is now stored in its join table in both directions")
+                } else if !sameDeclaration || other.storage != relationship.storage {
                     changed.append("relationship \(old.name).\(relationship.name) changed from \(relationship.kind.rawValue) \(relationship.target) (inverse \(relationship.inverse), \(relationship.deleteRule.rawValue)) to \(other.kind.rawValue) \(other.target) (inverse \(other.inverse), \(other.deleteRule.rawValue))")
                 }
             }

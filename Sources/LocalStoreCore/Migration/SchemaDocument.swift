@@ -88,6 +88,9 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         public var storage: RelationshipStorage
         /// The relationship's name before a rename (`originalName:`); omitted when it has none.
         public var originalName: String?
+
+        /// Whether this relationship of the entity `entity` is its own inverse.
+        public func isSelfInverse(of entity: String) -> Bool { target == entity && inverse == name }
     }
 
     /// The document of the declared entities.

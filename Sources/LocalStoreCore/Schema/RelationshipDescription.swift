@@ -56,6 +56,12 @@ public struct RelationshipDescription: Sendable {
     /// The key path of the Swift property, used to translate predicates.
     public let keyPath: AnyKeyPath & Sendable
     let accessor: any RelationshipAccessing
+
+    /// Whether this relationship of `entity` is its own inverse (`Person.spouse` with
+    /// `inverse: "spouse"`): each end sees the other through the same property.
+    public func isSelfInverse(of entity: String) -> Bool {
+        targetEntityName == entity && inverseName == name
+    }
 }
 
 extension RelationshipDescription {

@@ -105,6 +105,15 @@ struct StoreSchema: Sendable {
         case (let kind, .toOne):
             let position = kind == .orderedToMany ? inverse.storedName + "_position" : nil
             return (inverse, .inverseForeignKey(table: target.name, column: inverse.storedName, positionColumn: position))
+        case (let kind, _) where relationship.isSelfInverse(of: entity.name):
+            if kind == .orderedToMany {
+                throw invalid("\(side) is its own inverse and ordered; a self-inverse relationship has no owner to order it, declare it as Set<\(entity.name)>")
+            }
+            // Each pair is stored in both directions (owner → member and member → owner), so either
+            // object reads its members from the owner column like any join table it owns.
+            return (inverse, .joinTable(
+                table: relationship.persistentName ?? "\(entity.name)_\(relationship.name)", ownerColumn: RelationshipStorage.owningSideColumn,
+                memberColumn: RelationshipStorage.memberSideColumn, positionColumn: nil))
         case (let kind, let inverseKind):
             if kind == .orderedToMany && inverseKind == .orderedToMany {
                 throw invalid("\(side) and its inverse \(otherSide) are both ordered; a many-to-many can be ordered on one side only")

@@ -30,6 +30,10 @@ package struct EntityTable: Sendable {
     /// The relationships, with where each is stored.
     package let relationships: [(name: String, storage: RelationshipStorage)]
     private let quotedTable: String
+    /// The join tables of the entity's self-inverse to-many relationships, with their member
+    /// column: they hold each pair in both directions, so a deleted row's identifier is removed
+    /// from the member column too.
+    private let selfInverseJoinTables: [(table: String, memberColumn: String)]
     private let quotedAttributeColumns: [String]
     /// `SELECT <identifier column>, <attribute columns> FROM <table>`, for statements that add a `WHERE`.
     private let selectIdentifierAndAttributes: String
@@ -41,6 +45,10 @@ package struct EntityTable: Sendable {
         table = entity.table
         attributeColumns = entity.attributes.flatMap { $0.columns.map(\.name) }
         relationships = entity.relationships.map { ($0.name, $0.storage) }
+        selfInverseJoinTables = entity.relationships.compactMap { relationship in
+            guard relationship.isSelfInverse(of: entity.name), case .joinTable(let table, _, let memberColumn, _) = relationship.storage else { return nil }
+            return (table, memberColumn)
+        }
         quotedTable = quoteIdentifier(entity.table)
         quotedAttributeColumns = attributeColumns.map(quoteIdentifier)
         let identifierAndAttributes = ([EntityTable.quotedIdentifierColumn] + quotedAttributeColumns).joined(separator: ", ")
@@ -75,6 +83,9 @@ package struct EntityTable: Sendable {
         for (_, storage) in relationships {
             guard case .joinTable(let table, let ownerColumn, _, _) = storage else { continue }
             try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [identifier])
+        }
+        for (table, memberColumn) in selfInverseJoinTables {
+            try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(memberColumn)) = ?", [identifier])
         }
     }
 

@@ -66,10 +66,17 @@ final class ChangeRecorder: SaveObserver {
                 operations.append(.set(entity: entity, id: id, attribute: attribute.name, values: attribute.values))
             }
         }
+        // Both ends of a self-inverse edge change in one save; each edge operation is written once.
+        var selfInverseEdges: Set<SelfInverseEdgeOperation> = []
         for index in changes.indices where !changes[index].relationships.isEmpty {
             let object = ObjectKey(entity: changes[index].entity, id: changes[index].objectID)
             for (name, before, after) in changes[index].relationships {
                 guard let relationship = schema.entities[entityIndices[index]].relationship(name), relationship.isCanonical else { continue }
+                if relationship.isSelfInverse {
+                    try appendSelfInverseEdgeOperations(object, relationship, before: before, after: after, isNew: changes[index].kind == .insert,
+                                                        engine: engine, written: &selfInverseEdges, to: &operations)
+                    continue
+                }
                 try appendEdgeOperations(object, relationship, before: before, after: after, isNew: changes[index].kind == .insert,
                                          engine: engine, to: &operations)
             }
@@ -137,6 +144,52 @@ final class ChangeRecorder: SaveObserver {
             if relationship.kind == .toMany { added.sort { $0.precedesInStorageOrder($1) } }
             for member in added { link(member) }
         }
+    }
+
+    /// A self-inverse edge operation already written by this save: `(relationship, source, target)`
+    /// in canonical order, and whether it links or unlinks.
+    private struct SelfInverseEdgeOperation: Hashable {
+        var relationship: String
+        var source: UUID
+        var target: UUID
+        var isLink: Bool
+    }
+
+    /// The unlinks and links that take a self-inverse `relationship` of `object` from `before` to
+    /// `after`, each edge named from the end whose identifier sorts first. Like any to-one, a
+    /// self-inverse to-one unlinks every live edge of the object but the new partner's.
+    private func appendSelfInverseEdgeOperations(
+        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], isNew: Bool, engine: MergeEngine,
+        written: inout Set<SelfInverseEdgeOperation>, to operations: inout [Operation]
+    ) throws {
+        // A new object has no edges yet: skip the lookup, as for any relationship.
+        let live = isNew ? [] : try engine.incidentEdges(of: object, relationship)
+        func append(_ other: UUID, isLink: Bool) {
+            let (source, target) = SyncSchema.canonicalPair(object.id, other)
+            guard written.insert(SelfInverseEdgeOperation(relationship: relationship.name, source: source, target: target, isLink: isLink)).inserted
+            else { return }
+            if isLink {
+                operations.append(.link(entity: object.entity, id: source, relationship: relationship.name, target: target))
+                return
+            }
+            let observed = live.filter { $0.other.id == other }.map(\.added.dot).sorted()
+            guard !observed.isEmpty else { return }
+            operations.append(.unlink(entity: object.entity, id: source, relationship: relationship.name, target: target, observed: observed))
+        }
+        let removed: Set<UUID>
+        var added: [UUID]
+        if relationship.kind == .toOne {
+            let partner = after.first
+            removed = Set(live.map(\.other.id)).subtracting(partner.map { [$0] } ?? [])
+            added = partner.map { partner in partner != before.first || !live.contains { $0.other.id == partner } ? [partner] : [] } ?? []
+        } else {
+            removed = Set(before).subtracting(after)
+            let previous = Set(before)
+            added = after.filter { !previous.contains($0) }
+        }
+        for other in removed.sorted(by: { $0.precedesInStorageOrder($1) }) { append(other, isLink: false) }
+        added.sort { $0.precedesInStorageOrder($1) }
+        for other in added { append(other, isLink: true) }
     }
 
     /// Keys for the members whose place changed, so the keys sort in the app's order. Members

@@ -36,6 +36,9 @@ extension MergeEngine {
 
     /// The objects at the other end of `object`'s `relationship` (either side), with the stamp of each live edge addition.
     func incidentEdges(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)] {
+        if relationship.isSelfInverse {
+            return Self.bothEnds(of: object, from: try liveEdges(from: object, relationship), to: try liveEdges(to: object, relationship))
+        }
         if relationship.isCanonical {
             return try liveEdges(from: object, relationship).map { (ObjectKey(entity: relationship.target, id: $0.target), $0.added) }
         }
@@ -46,6 +49,11 @@ extension MergeEngine {
     /// Every edge addition ever made between `object` and others through `relationship`, removed or not.
     func everyEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)] {
         try flushPendingInserts()
+        if relationship.isSelfInverse {
+            return Self.bothEnds(
+                of: object, from: edges(try EdgeTable.edges(from: object, relationship.name, on: connection), includingRemoved: true),
+                to: edges(try EdgeTable.edges(to: object.id, relationship.name, of: relationship.entity, on: connection), includingRemoved: true))
+        }
         if relationship.isCanonical {
             return edges(try EdgeTable.edges(from: object, relationship.name, on: connection), includingRemoved: true)
                 .map { (ObjectKey(entity: relationship.target, id: $0.target), $0.added) }
@@ -53,6 +61,14 @@ extension MergeEngine {
         guard let canonical = schema.inverse(of: relationship) else { return [] }
         return edges(try EdgeTable.edges(to: object.id, canonical.name, of: canonical.entity, on: connection), includingRemoved: true)
             .map { (ObjectKey(entity: relationship.target, id: $0.source), $0.added) }
+    }
+
+    /// A self-inverse relationship's edges seen from `object`: those it is the source of and those
+    /// it is the target of, each as the object at the other end. An edge from `object` to itself
+    /// is listed once.
+    private static func bothEnds(of object: ObjectKey, from outgoing: [EdgeRecord], to incoming: [EdgeRecord]) -> [(other: ObjectKey, added: Stamp)] {
+        outgoing.map { (ObjectKey(entity: object.entity, id: $0.target), $0.added) }
+            + incoming.filter { $0.source != object.id }.map { (ObjectKey(entity: object.entity, id: $0.source), $0.added) }
     }
 
     /// Whether the object exists and no delete in force (explicit or by cascade) removes it.

@@ -103,6 +103,24 @@ extension MergeEngine {
         return best?.source
     }
 
+    /// The partner a self-inverse to-one holds. Each object's candidate is its live edge to a
+    /// live object added last by `(HLC, replica ID)`; two objects are partners when each is the
+    /// other's candidate. An object whose candidate prefers someone else holds nothing, so both
+    /// ends always agree, and the result depends only on the edges in force.
+    func chosenPartner(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> UUID? {
+        guard let candidate = try bestIncidentEdge(of: object, relationship) else { return nil }
+        if candidate.other == object { return object.id }
+        return try bestIncidentEdge(of: candidate.other, relationship)?.other == object ? candidate.other.id : nil
+    }
+
+    private func bestIncidentEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> (other: ObjectKey, added: Stamp)? {
+        var best: (other: ObjectKey, added: Stamp)?
+        for edge in try incidentEdges(of: object, relationship) where try isAlive(edge.other) {
+            if best == nil || edge.added > best!.added { best = edge }
+        }
+        return best
+    }
+
     private func bestEdge(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> EdgeRecord? {
         var best: EdgeRecord?
         for edge in try liveEdges(from: source, relationship) where try isAlive(ObjectKey(entity: relationship.target, id: edge.target)) {
@@ -116,7 +134,9 @@ extension MergeEngine {
             switch relationship.storage {
             case .foreignKey(let column, let positionColumn):
                 let target: UUID?
-                if relationship.isCanonical {
+                if relationship.isSelfInverse {
+                    target = try chosenPartner(of: object, relationship)
+                } else if relationship.isCanonical {
                     target = try chosenTarget(of: object, relationship)
                 } else if let canonical = schema.inverse(of: relationship) {
                     target = try chosenSource(of: object, canonical)
@@ -132,6 +152,12 @@ extension MergeEngine {
                         try entity.rows.clearPosition(positionColumn, of: object.id, on: connection)
                     }
                 }
+            case .joinTable where relationship.isSelfInverse:
+                // Both directions are stored, so each member's own rows are rewritten by its own pass.
+                var members: Set<UUID> = []
+                for (other, _) in try incidentEdges(of: object, relationship) where try isAlive(other) { members.insert(other.id) }
+                try EntityTable.replaceJoinRows(of: object.id, with: members.sorted { $0.storageText < $1.storageText },
+                                                storage: relationship.storage, on: connection)
             case .joinTable where relationship.storage.ownsJoinTable:
                 var members: [UUID] = []
                 for edge in try liveEdges(from: object, relationship) where try isAlive(ObjectKey(entity: relationship.target, id: edge.target)) {

@@ -272,13 +272,26 @@ final class MergeEngine {
         return relationship
     }
 
-    private func link(_ source: ObjectKey, relationship name: String, target: UUID) throws {
+    /// `canonicalRelationship(_:_:)` for an edge from `source` to `target`: a self-inverse edge must
+    /// also name its ends in canonical order (``SyncSchema/canonicalPair(_:_:)``), so that every
+    /// replica finds an edge and its removals under one `(source, target)`.
+    func canonicalRelationship(_ source: ObjectKey, _ name: String, target: UUID) throws -> SyncSchema.Relationship {
         let relationship = try canonicalRelationship(source, name)
+        if relationship.isSelfInverse && target.precedesInStorageOrder(source.id) {
+            throw SyncError(.schemaMismatch, "names the self-inverse edge \(source.entity).\(name) from \(source.id) to \(target); it is recorded from the identifier that sorts first, \(target)")
+        }
+        return relationship
+    }
+
+    private func link(_ source: ObjectKey, relationship name: String, target: UUID) throws {
+        let relationship = try canonicalRelationship(source, name, target: target)
         let targetKey = ObjectKey(entity: relationship.target, id: target)
         _ = try requireInfo(source, for: "link of \(source.entity).\(name)")
         _ = try requireInfo(targetKey, for: "link of \(source.entity).\(name)")
         let stamp = current.stamp
-        if relationship.kind == .toOne && !isLocal {
+        if relationship.kind == .toOne && relationship.isSelfInverse && !isLocal {
+            try journalCompetingPartners(source, targetKey, relationship, stamp: stamp)
+        } else if relationship.kind == .toOne && !isLocal {
             for edge in try liveEdges(from: source, relationship) where edge.target != target && !current.vector.covers(edge.added.dot) {
                 let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
                 try journal(
@@ -302,8 +315,25 @@ final class MergeEngine {
         try touchEdge(source, targetKey, relationship)
     }
 
+    /// A self-inverse to-one link between `source` and `target` meets, at each end, the live edges
+    /// to other partners that its change set had not seen: each such pair is a `to_one` entry on
+    /// that end (values: the two partners' IDs).
+    private func journalCompetingPartners(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship, stamp: Stamp) throws {
+        for (end, partner) in [(source, target), (target, source)] {
+            for edge in try incidentEdges(of: end, relationship).sorted(by: { $0.added < $1.added })
+            where edge.other != partner && !current.vector.covers(edge.added.dot) {
+                let (winner, loser) = stamp > edge.added ? ((partner.id, stamp), (edge.other.id, edge.added)) : ((edge.other.id, edge.added), (partner.id, stamp))
+                try journal(
+                    .toOne, entity: end.entity, object: end.id, property: relationship.name,
+                    winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
+                    cause: stamp.dot, detail: "\(end.entity).\(relationship.name) (its own inverse) was set to different objects concurrently: the larger (HLC, replica) won")
+            }
+            if source == target { break }
+        }
+    }
+
     private func unlink(_ source: ObjectKey, relationship name: String, target: UUID, observed: [Dot]) throws {
-        let relationship = try canonicalRelationship(source, name)
+        let relationship = try canonicalRelationship(source, name, target: target)
         let targetKey = ObjectKey(entity: relationship.target, id: target)
         // An unlink caused by deleting one of the two objects carries that delete's root, so a voided
         // delete brings the edge back.
@@ -334,7 +364,12 @@ final class MergeEngine {
         affected.insert(target)
         reorderedOwners.insert(source)
         reorderedOwners.insert(target)
-        if relationship.kind == .toOne, schema.inverse(of: relationship)?.kind == .toOne {
+        if relationship.kind == .toOne, relationship.isSelfInverse {
+            // Who is whose partner depends on every edge around both ends.
+            for end in [source, target] {
+                for (other, _) in try incidentEdges(of: end, relationship) { affected.insert(other) }
+            }
+        } else if relationship.kind == .toOne, schema.inverse(of: relationship)?.kind == .toOne {
             // One-to-one: who holds the target decides among every source pointing at it.
             for edge in try liveEdges(to: target, relationship) { affected.insert(ObjectKey(entity: source.entity, id: edge.source)) }
             for edge in try liveEdges(from: source, relationship) { affected.insert(ObjectKey(entity: target.entity, id: edge.target)) }

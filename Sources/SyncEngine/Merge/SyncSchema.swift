@@ -1,3 +1,4 @@
+import Codecs
 import Foundation
 import LocalStoreCore
 
@@ -6,7 +7,9 @@ import LocalStoreCore
 ///
 /// Every relationship pair has one **canonical side**: edges are recorded from it. It is the
 /// to-one side of a one-to-many, the side whose `(entity, name)` sorts first of a one-to-one,
-/// and the side that owns the join table of a many-to-many.
+/// and the side that owns the join table of a many-to-many. A **self-inverse** relationship (its
+/// own inverse, as `Person.spouse` with `inverse: "spouse"`) is its own canonical side; its edges
+/// are unordered pairs, recorded from the object whose identifier sorts first (``canonicalPair(_:_:)``).
 ///
 /// Entities, attributes and relationships are classes: merging looks one up for every operation,
 /// and copying a struct of many strings and arrays retained and released each of them.
@@ -32,6 +35,9 @@ struct SyncSchema: Sendable {
         let inverse: String
         let deleteRule: DeleteRule
         let isCanonical: Bool
+        /// Whether the relationship is its own inverse: an edge joins two objects of one entity
+        /// symmetrically, and each of them sees the other through this same relationship.
+        let isSelfInverse: Bool
         let storage: RelationshipStorage
 
         init(entity: String, name: String, kind: RelationshipKind, target: String, inverse: String, deleteRule: DeleteRule,
@@ -43,6 +49,7 @@ struct SyncSchema: Sendable {
             self.inverse = inverse
             self.deleteRule = deleteRule
             self.isCanonical = isCanonical
+            isSelfInverse = entity == target && name == inverse
             self.storage = storage
         }
     }
@@ -109,6 +116,7 @@ struct SyncSchema: Sendable {
     }
 
     private static func isCanonical(_ relationship: SchemaDocument.Relationship, of entity: String, inverseKind: RelationshipKind) -> Bool {
+        if relationship.isSelfInverse(of: entity) { return true }
         switch (relationship.kind, inverseKind) {
         case (.toOne, .toOne): return (entity, relationship.name) < (relationship.target, relationship.inverse)
         case (.toOne, _): return true
@@ -134,8 +142,19 @@ struct SyncSchema: Sendable {
 
     /// `(canonical relationship, source, target)` for an edge between `object` (on `relationship`'s side) and `member`.
     func canonicalEdge(_ relationship: Relationship, object: UUID, member: UUID) -> (Relationship, source: UUID, target: UUID)? {
+        if relationship.isSelfInverse {
+            let (source, target) = SyncSchema.canonicalPair(object, member)
+            return (relationship, source, target)
+        }
         if relationship.isCanonical { return (relationship, object, member) }
         guard let inverse = inverse(of: relationship) else { return nil }
         return (inverse, member, object)
+    }
+
+    /// The two ends of a self-inverse edge in the order it is recorded: the identifier that sorts
+    /// first (as upper-case text, the same as its 16 bytes) is the source. Both replicas of an
+    /// edge added from either end thus name the same `(source, target)`.
+    static func canonicalPair(_ first: UUID, _ second: UUID) -> (source: UUID, target: UUID) {
+        second.precedesInStorageOrder(first) ? (second, first) : (first, second)
     }
 }

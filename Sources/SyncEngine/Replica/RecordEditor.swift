@@ -122,10 +122,18 @@ public final class RecordEditor {
         let live = try engine.liveEdges(from: sourceKey, canonical)
         let visible = try StoredRelationships.members(of: ObjectKey(entity: entityName, id: id), try self.entity(entityName).relationship(named: name)!, entity: entity, on: connection)
         if visible.contains(target) { return }
-        if canonical.kind == .toOne {
+        if canonical.kind == .toOne && canonical.isSelfInverse {
+            // Both ends leave their current partners, as a context's setter makes them.
+            var stale: [EdgeRecord] = []
+            for end in Set([source, destination]) {
+                let key = ObjectKey(entity: canonical.entity, id: end)
+                stale += try engine.liveEdges(from: key, canonical) + engine.liveEdges(to: key, canonical).filter { $0.source != end }
+            }
+            unlink(stale.filter { ($0.source, $0.target) != (source, destination) }, canonical, source: nil)
+        } else if canonical.kind == .toOne {
             unlink(live.filter { $0.target != destination }, canonical, source: source)
         }
-        if canonical.kind == .toOne, schema.inverse(of: canonical)?.kind == .toOne {
+        if canonical.kind == .toOne, !canonical.isSelfInverse, schema.inverse(of: canonical)?.kind == .toOne {
             let claims = try engine.liveEdges(to: ObjectKey(entity: canonical.target, id: destination), canonical).filter { $0.source != source }
             unlink(claims, canonical, source: nil)
         }
@@ -204,8 +212,9 @@ public final class RecordEditor {
             guard let entity = schema.entity(object.entity) else { continue }
             for relationship in entity.relationships {
                 guard let canonical = relationship.isCanonical ? relationship : schema.inverse(of: relationship) else { continue }
-                let records = relationship.isCanonical
-                    ? try engine.liveEdges(from: object, canonical) : try engine.liveEdges(to: object, canonical)
+                let records = relationship.isSelfInverse
+                    ? try engine.liveEdges(from: object, canonical) + engine.liveEdges(to: object, canonical)
+                    : relationship.isCanonical ? try engine.liveEdges(from: object, canonical) : try engine.liveEdges(to: object, canonical)
                 let fresh = records.filter { unlinked.insert("\(canonical.entity).\(canonical.name):\($0.source)>\($0.target)@\($0.added.dot)").inserted }
                 unlink(fresh, canonical, source: nil)
             }

@@ -46,3 +46,17 @@ let syncEntities: [any PersistentEntity.Type] = [Team.self, Member.self, Label.s
 
 /// Added to `syncEntities` by the tests that need it (the simulation keeps its schema).
 let compositionEntities: [any PersistentEntity.Type] = [Spot.self]
+
+// Relationships that are their own inverse, one per shape and delete rule:
+// - Peer.partner: self-inverse to-one, nullify; Peer.twin: self-inverse to-one, cascade
+// - Peer.friends: self-inverse to-many, nullify; Peer.sponsors: self-inverse to-many, deny
+@Entity final class Peer {
+    var name: String = ""
+    @Relationship(inverse: "partner", deleteRule: .nullify) var partner: Peer?
+    @Relationship(inverse: "twin", deleteRule: .cascade) var twin: Peer?
+    @Relationship(inverse: "friends", deleteRule: .nullify) var friends: Set<Peer> = []
+    @Relationship(inverse: "sponsors", deleteRule: .deny) var sponsors: Set<Peer> = []
+}
+
+/// Every relationship shape the product supports: `syncEntities` plus the self-inverse ones.
+let everyShapeEntities: [any PersistentEntity.Type] = syncEntities + [Peer.self]

@@ -102,6 +102,25 @@ final class TestReplica {
             let memberOK = joinTable == "Label_members" ? members.contains(member) : labels.contains(member)
             if !ownerOK || !memberOK { problems.append("\(joinTable) row \(owner) -> \(member) refers to a missing object") }
         }
+        problems += try selfInverseProblems(on: connection)
+        return problems
+    }
+
+    /// Self-inverse relationships (`Peer`, when the store has it) are symmetric: a partner's
+    /// partner is the object itself, and every join row has its mirror row.
+    private func selfInverseProblems(on connection: SQLiteConnection) throws -> [String] {
+        guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'Peer'").isEmpty else { return [] }
+        var problems: [String] = []
+        for column in ["partner", "twin"] {
+            for row in try connection.rows("SELECT p.id, p.\(column), q.\(column) FROM Peer p LEFT JOIN Peer q ON q.id = p.\(column) WHERE p.\(column) IS NOT NULL") {
+                if row[2] != row[0] { problems.append("Peer \(row[0]).\(column) = \(row[1]) but that peer's \(column) is \(row[2])") }
+            }
+        }
+        for table in ["Peer_friends", "Peer_sponsors"] {
+            for row in try connection.rows("SELECT owner, member FROM \(table) j WHERE NOT EXISTS (SELECT 1 FROM \(table) k WHERE k.owner = j.member AND k.member = j.owner) OR NOT EXISTS (SELECT 1 FROM Peer WHERE id = j.owner) OR NOT EXISTS (SELECT 1 FROM Peer WHERE id = j.member)") {
+                problems.append("\(table) row \(row[0]) -> \(row[1]) has no mirror row or refers to a missing peer")
+            }
+        }
         return problems
     }
 }
