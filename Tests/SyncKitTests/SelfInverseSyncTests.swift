@@ -219,7 +219,7 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("self-inverse-engine-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let engine = try SQLiteDatasetEngine.create(at: path, schema: client.store.schemaDocument)
-        _ = try engine.apply(try client.replica.changeSets(missingFrom: VersionVector()))
+        _ = try engine.apply(try client.replica.changeSets(missingFrom: VersionVector()), pushedBy: try client.replica.credentials())
         #expect(try TestReplica.digest(of: path) == client.digest())
         #expect(try client.fetch(Peer.self, people[2].objectID)?.partner == nil)
     }
