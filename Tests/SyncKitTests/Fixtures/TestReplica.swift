@@ -112,12 +112,12 @@ final class TestReplica {
         guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'Peer'").isEmpty else { return [] }
         var problems: [String] = []
         for column in ["partner", "twin"] {
-            for row in try connection.rows("SELECT p.id, p.\(column), q.\(column) FROM Peer p LEFT JOIN Peer q ON q.id = p.\(column) WHERE p.\(column) IS NOT NULL") {
+            for row in try connection.rows("SELECT p._object_id, p.\(column), q.\(column) FROM Peer p LEFT JOIN Peer q ON q._object_id = p.\(column) WHERE p.\(column) IS NOT NULL") {
                 if row[2] != row[0] { problems.append("Peer \(row[0]).\(column) = \(row[1]) but that peer's \(column) is \(row[2])") }
             }
         }
         for table in ["Peer_friends", "Peer_sponsors"] {
-            for row in try connection.rows("SELECT owner, member FROM \(table) j WHERE NOT EXISTS (SELECT 1 FROM \(table) k WHERE k.owner = j.member AND k.member = j.owner) OR NOT EXISTS (SELECT 1 FROM Peer WHERE id = j.owner) OR NOT EXISTS (SELECT 1 FROM Peer WHERE id = j.member)") {
+            for row in try connection.rows("SELECT owner, member FROM \(table) j WHERE NOT EXISTS (SELECT 1 FROM \(table) k WHERE k.owner = j.member AND k.member = j.owner) OR NOT EXISTS (SELECT 1 FROM Peer WHERE _object_id = j.owner) OR NOT EXISTS (SELECT 1 FROM Peer WHERE _object_id = j.member)") {
                 problems.append("\(table) row \(row[0]) -> \(row[1]) has no mirror row or refers to a missing peer")
             }
         }
