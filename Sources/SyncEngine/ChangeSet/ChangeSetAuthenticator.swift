@@ -100,6 +100,7 @@ public enum ChangeSetAuthenticator {
     /// pusher's key must be the one registered for its ID (it is registered by its first push),
     /// and every change set must carry the authenticator of its author's registered key.
     /// Change sets the server already has are not passed here: their re-send stores nothing.
+    /// Every ``DatasetEngine`` calls it inside the transaction of its apply, with its own key storage.
     ///
     /// - Parameters:
     ///   - pusher: who pushes; `nil` for a push without the replica headers.
@@ -107,7 +108,7 @@ public enum ChangeSetAuthenticator {
     ///   - register: stores the pusher's key the first time it pushes.
     /// - Throws: ``SyncError`` `.replicaKeyMismatch` naming the replica, or `.unverifiedAuthor`
     ///   naming the first change set whose author cannot be verified (``SyncError/dot``).
-    static func verify(
+    public static func verify(
         _ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?,
         registeredKey: (ReplicaID) throws -> [UInt8]?, register: (ReplicaCredentials) throws -> Void
     ) throws {

@@ -18,7 +18,7 @@ public protocol DatasetEngine: AnyObject, Sendable {
     /// The highest seq applied from every replica.
     func versionVector() throws -> VersionVector
 
-    /// Refuses a batch this engine could not store, before anything is applied (``apply(_:)``
+    /// Refuses a batch this engine could not store, before anything is applied (``apply(_:pushedBy:)``
     /// checks again): seqs out of range, and values that do not fit the schema's columns.
     ///
     /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
@@ -65,7 +65,7 @@ public protocol DatasetEngineProvider: Sendable {
     func createEngine(for dataset: String, schema: SchemaDocument) throws -> any DatasetEngine
 }
 
-/// What ``DatasetEngine/apply(_:)`` did, and the state right after it.
+/// What ``DatasetEngine/apply(_:pushedBy:)`` did, and the state right after it.
 public struct DatasetApplyResult: Sendable, Equatable {
     /// Change sets applied now, in the order they were logged.
     public var applied: [Dot]
