@@ -27,6 +27,7 @@ extension ObjectContext {
                 let rewritten = try observer?.storeWillCommit(changes, connection: connection) ?? []
                 if wantsStoreChange {
                     storeChange = StoreChange(savedChanges: changes)
+                    storeChange?.savingContext = ObjectIdentifier(self)
                     ticket = hub.reserveTicket()
                 }
                 return rewritten
