@@ -51,58 +51,48 @@ struct ObservationBenchmark {
     private func insert() throws -> Timings {
         let places = BenchData.places()
         let people = BenchData.people(count: rows)
-        var timings = Timings(workload: "insert", size: "\(grouped(rows)) people")
-        for _ in 0..<repeats {
-            for observed in [false, true] {
-                try onFreshStore("observe-insert") { path in
-                    let store = try ObjectStore(path: path, entities: benchEntities)
-                    let context = try store.makeContext()
-                    let observer = observed ? try ObservedPeople(context: context) : nil
-                    let seconds = try measureSeconds { try StoreBenchmark.insert(people, places, into: context) }
-                    if let observer {
-                        timings.observed.append(seconds)
-                        timings.observerFired = try timings.observerFired && observer.confirm(count: rows)
-                    } else {
-                        timings.plain.append(seconds)
-                    }
-                }
+        return try timeBothWays(workload: "insert", size: "\(grouped(rows)) people") { observed in
+            try onFreshStore("observe-insert") { path in
+                let store = try ObjectStore(path: path, entities: benchEntities)
+                let context = try store.makeContext()
+                let observer = observed ? try ObservedPeople(context: context) : nil
+                let seconds = try measureSeconds { try StoreBenchmark.insert(people, places, into: context) }
+                return (seconds, try observer?.confirm(count: rows) ?? true)
             }
         }
-        return timings
     }
 
     private func merge() throws -> Timings {
         let objects = SyncBenchmark.mergeObjects
-        let saves = max(1, SyncBenchmark.mergeChanges / objects)
         return try onFreshStore("observe-merge-a") { pathA in
-            let storeA = try ObjectStore(path: pathA, entities: benchEntities)
-            let replicaA = try SyncReplica(store: storeA, wallClock: FakeWallClock(start: 1_700_000_000_000).next)
-            let contextA = try storeA.makeContext()
-            let people = try MergeWorkload.createPeople(objects, in: contextA)
-            let initial = try replicaA.changeSets(missingFrom: VersionVector())
-            let vectorAfterCreate = try replicaA.versionVector()
-            try MergeWorkload.commitAttributeChanges(people, saves: saves, in: contextA, round: 1)
-            let batch = try replicaA.changeSets(missingFrom: vectorAfterCreate)
-            var timings = Timings(workload: "merge", size: "\(grouped(MergeWorkload.setCount(batch))) changes")
-            for _ in 0..<repeats {
-                for observed in [false, true] {
-                    try onFreshStore("observe-merge-b") { pathB in
-                        let storeB = try ObjectStore(path: pathB, entities: benchEntities)
-                        let replicaB = try SyncReplica(store: storeB, wallClock: FakeWallClock(start: 1_700_003_600_000).next)
-                        _ = try replicaB.apply(initial)
-                        let observer = observed ? try ObservedPeople(context: try storeB.makeContext()) : nil
-                        let seconds = try measureSeconds { _ = try replicaB.apply(batch) }
-                        if let observer {
-                            timings.observed.append(seconds)
-                            timings.observerFired = try timings.observerFired && observer.confirm(count: objects)
-                        } else {
-                            timings.plain.append(seconds)
-                        }
-                    }
+            let source = try MergeWorkload.prepareBatch(at: pathA, objects: objects, saves: max(1, SyncBenchmark.mergeChanges / objects))
+            let size = "\(grouped(MergeWorkload.setCount(source.batch))) changes"
+            return try timeBothWays(workload: "merge", size: size) { observed in
+                try onFreshStore("observe-merge-b") { pathB in
+                    let storeB = try ObjectStore(path: pathB, entities: benchEntities)
+                    let replicaB = try SyncReplica(store: storeB, wallClock: FakeWallClock(start: 1_700_003_600_000).next)
+                    _ = try replicaB.apply(source.initial)
+                    let observer = observed ? try ObservedPeople(context: try storeB.makeContext()) : nil
+                    let seconds = try measureSeconds { _ = try replicaB.apply(source.batch) }
+                    return (seconds, try observer?.confirm(count: objects) ?? true)
                 }
             }
-            return timings
         }
+    }
+
+    /// Runs `run` `repeats` times without and with the observer, alternating. `run(observed)`
+    /// returns the seconds measured and whether the observer (if any) was called.
+    private func timeBothWays(
+        workload: String, size: String, _ run: (_ observed: Bool) throws -> (seconds: Double, observerFired: Bool)
+    ) throws -> Timings {
+        var timings = Timings(workload: workload, size: size)
+        for _ in 0..<repeats {
+            timings.plain.append(try run(false).seconds)
+            let observed = try run(true)
+            timings.observed.append(observed.seconds)
+            timings.observerFired = timings.observerFired && observed.observerFired
+        }
+        return timings
     }
 
     private func onFreshStore<T>(_ label: String, _ body: (String) throws -> T) throws -> T {

@@ -23,14 +23,18 @@ import Testing
         }
     }
 
+    /// A new replica whose context has inserted and saved `objects`.
+    private func replica(saving objects: [any PersistentEntity]) throws -> TestReplica {
+        let replica = try TestReplica(name: "a")
+        for object in objects { replica.context.insert(object) }
+        try replica.context.save()
+        return replica
+    }
+
     @Test func aLocalSetFiresTheObserversOfThatAttributeOnly() throws {
-        let a = try TestReplica(name: "a")
         let red = Team()
         let blue = Team()
-        a.context.insert(red)
-        a.context.insert(blue)
-        try a.context.save()
-
+        _ = try replica(saving: [red, blue])
         let nameObserver = Observer()
         let scoreObserver = Observer()
         nameObserver.track { red.name }
@@ -44,13 +48,9 @@ import Testing
     }
 
     @Test func aRelationshipChangeFiresTheObserversOfBothSides() throws {
-        let a = try TestReplica(name: "a")
         let team = Team()
         let ada = Member()
-        a.context.insert(team)
-        a.context.insert(ada)
-        try a.context.save()
-
+        let a = try replica(saving: [team, ada])
         let membersObserver = Observer()
         let teamObserver = Observer()
         membersObserver.track { team.members.count }
@@ -68,12 +68,9 @@ import Testing
     }
 
     @Test func aRefreshAfterAnotherContextsSaveFiresObserversOfWhatChanged() throws {
-        let a = try TestReplica(name: "a")
         let team = Team()
         team.name = "Red"
-        a.context.insert(team)
-        try a.context.save()
-
+        let a = try replica(saving: [team])
         let reader = try a.store.makeContext()
         let shown = try #require(try reader.object(Team.self, id: team.objectID))
         let nameObserver = Observer()
@@ -98,15 +95,12 @@ import Testing
     }
 
     @Test func aMergeFromAnotherReplicaFiresObserversAndUpdatesALiveQuery() throws {
-        let a = try TestReplica(name: "a")
-        let b = try TestReplica(name: "b")
         let red = Team()
         red.name = "Red"
         let ada = Member()
         ada.name = "Ada"
-        a.context.insert(red)
-        a.context.insert(ada)
-        try a.context.save()
+        let a = try replica(saving: [red, ada])
+        let b = try TestReplica(name: "b")
         try b.pull(from: a)
 
         b.context.automaticallyRefreshes = true
