@@ -11,10 +11,16 @@ public func _$access<Root: PersistentEntity, Value>(_ object: Root, _ keyPath: K
 }
 
 /// Runs an attribute change between the observers' `willSet` and `didSet`. Called from generated setters.
-public func _$withMutation<Root: PersistentEntity, Value>(_ object: Root, _ keyPath: KeyPath<Root, Value>, _ mutation: () -> Void) {
+///
+/// Inlined into the entity's module, and the key path made only when there is a registrar:
+/// a setter of an unobserved object then costs one check more than before.
+@inlinable
+public func _$withMutation<Root: PersistentEntity, Value>(
+    _ object: Root, _ keyPath: @autoclosure () -> KeyPath<Root, Value>, _ mutation: () -> Void
+) {
     // No registrar means nothing ever read the object through an accessor, so nobody observes it.
     guard let registrar = object._$entityState.observationRegistrar else { return mutation() }
-    registrar.withMutation(of: object, keyPath: keyPath, mutation)
+    registrar.withMutation(of: object, keyPath: keyPath(), mutation)
 }
 
 /// When an observed change is announced relative to the change itself.
@@ -31,8 +37,14 @@ func notifyObservers(of object: any PersistentEntity, keyPath: AnyKeyPath, _ pha
 }
 
 /// Runs `mutation` between the `willSet` and `didSet` of `object`'s property at `keyPath`.
-func withObservedChange<T>(of object: any PersistentEntity, keyPath: AnyKeyPath, _ mutation: () throws -> T) rethrows -> T {
+///
+/// The key path is looked up in the schema only for an object that has a registrar: most
+/// changes are to objects nobody observes, and need no key path.
+func withObservedChange<T>(
+    of object: any PersistentEntity, keyPath: @autoclosure () -> AnyKeyPath, _ mutation: () throws -> T
+) rethrows -> T {
     guard let registrar = object._$entityState.observationRegistrar else { return try mutation() }
+    let keyPath = keyPath()
     notify(registrar, object, keyPath, .willSet)
     defer { notify(registrar, object, keyPath, .didSet) }
     return try mutation()

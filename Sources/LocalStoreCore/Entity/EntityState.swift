@@ -181,7 +181,7 @@ public final class EntityState {
 
     /// The object's registrar, if anything has read the object through its accessors. An object
     /// without one has no observers: observers register through reads, which make it.
-    var observationRegistrar: ObservationRegistrar? { overflow?.observationRegistrar }
+    @usableFromInline var observationRegistrar: ObservationRegistrar? { overflow?.observationRegistrar }
 
     /// The object's registrar, made on first use.
     func makeObservationRegistrar() -> ObservationRegistrar {
