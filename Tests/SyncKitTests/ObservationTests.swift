@@ -21,6 +21,13 @@ import Testing
         func track<T>(_ read: () -> T) -> T {
             withObservationTracking(read, onChange: { [self] in fired.add(1, ordering: .releasing) })
         }
+
+        /// A new observer of what `read` reads.
+        static func watching<T>(_ read: () -> T) -> Observer {
+            let observer = Observer()
+            observer.track(read)
+            return observer
+        }
     }
 
     /// A new replica whose context has inserted and saved `objects`.
@@ -35,10 +42,8 @@ import Testing
         let red = Team()
         let blue = Team()
         _ = try replica(saving: [red, blue])
-        let nameObserver = Observer()
-        let scoreObserver = Observer()
-        nameObserver.track { red.name }
-        scoreObserver.track { red.score }
+        let nameObserver = Observer.watching { red.name }
+        let scoreObserver = Observer.watching { red.score }
         blue.name = "Blue"  // another object's attribute
         red.score = 3
         #expect(nameObserver.changes == 0)
@@ -51,10 +56,8 @@ import Testing
         let team = Team()
         let ada = Member()
         let a = try replica(saving: [team, ada])
-        let membersObserver = Observer()
-        let teamObserver = Observer()
-        membersObserver.track { team.members.count }
-        teamObserver.track { ada.team }
+        let membersObserver = Observer.watching { team.members.count }
+        let teamObserver = Observer.watching { ada.team }
         ada.team = team
         #expect(membersObserver.changes == 1)
         #expect(teamObserver.changes == 1)
@@ -73,12 +76,9 @@ import Testing
         let a = try replica(saving: [team])
         let reader = try a.store.makeContext()
         let shown = try #require(try reader.object(Team.self, id: team.objectID))
-        let nameObserver = Observer()
-        let scoreObserver = Observer()
-        let membersObserver = Observer()
-        nameObserver.track { shown.name }
-        scoreObserver.track { shown.score }
-        membersObserver.track { shown.members }
+        let nameObserver = Observer.watching { shown.name }
+        let scoreObserver = Observer.watching { shown.score }
+        let membersObserver = Observer.watching { shown.members }
 
         team.name = "Blue"
         let ada = Member()
@@ -107,12 +107,9 @@ import Testing
         let teams = try b.context.liveQuery(FetchDescriptor<Team>(sortBy: [SortDescriptor(\.name)]))
         let shownRed = try #require(teams.results.first)
         let shownAda = try #require(try b.context.object(Member.self, id: ada.objectID))
-        let queryObserver = Observer()
-        let teamNameObserver = Observer()
-        let levelObserver = Observer()
-        queryObserver.track { teams.results }
-        teamNameObserver.track { shownRed.name }
-        levelObserver.track { shownAda.level }
+        let queryObserver = Observer.watching { teams.results }
+        let teamNameObserver = Observer.watching { shownRed.name }
+        let levelObserver = Observer.watching { shownAda.level }
 
         red.name = "Ruby"
         ada.level = 4
@@ -144,8 +141,7 @@ import Testing
 
         let teams = try a.context.liveQuery(FetchDescriptor<Team>())
         let shown = try #require(teams.results.first)
-        let nameObserver = Observer()
-        nameObserver.track { shown.name }
+        let nameObserver = Observer.watching { shown.name }
         team.name = "Blue"
         try writer.save()
         #expect(teams.results == [shown])
@@ -170,8 +166,7 @@ import Testing
         try writer.save()
         #expect(seniors.results.map(\.name) == ["Ada", "Cy", "Dee"])
 
-        let observer = Observer()
-        observer.track { seniors.results }
+        let observer = Observer.watching { seniors.results }
         members[0].level = 0  // Cy leaves the predicate
         members[3].name = "Aa"  // Dee moves to the front
         try writer.save()
@@ -194,8 +189,7 @@ import Testing
     @Test func aLiveQueryIgnoresChangesToEntitiesItCannotReach() throws {
         let a = try TestReplica(name: "a", entities: syncEntities + compositionEntities)
         let spots = try a.context.liveQuery(FetchDescriptor<Spot>())
-        let observer = Observer()
-        observer.track { spots.results }
+        let observer = Observer.watching { spots.results }
 
         let team = Team()
         a.context.insert(team)
