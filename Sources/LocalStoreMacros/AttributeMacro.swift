@@ -5,8 +5,9 @@ import SwiftSyntaxMacros
 /// `@Attribute`: turns a stored property of an `@Entity` class into a tracked attribute.
 ///
 /// The peer role adds the backing storage `_name`; the accessor role makes the property
-/// computed over it, reporting every change to the object's context. The schema entry is
-/// written by `@Entity`'s extension role, which reads this attribute's arguments.
+/// computed over it, reporting every change to the object's context, and every read and change
+/// to Swift Observation. The schema entry is written by `@Entity`'s extension role, which reads
+/// this attribute's arguments.
 public struct AttributeMacro: AccessorMacro, PeerMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -17,11 +18,18 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
         let name = property.name
         return [
             PropertyAnalysis.initAccessor(for: property),
-            "get { _\(raw: name) }",
+            """
+            get {
+                LocalStore._$access(self, \\.\(raw: name))
+                return _\(raw: name)
+            }
+            """,
             """
             set {
-                LocalStore._$willChangeAttribute(self, \(literal: name))
-                _\(raw: name) = newValue
+                LocalStore._$withMutation(self, \\.\(raw: name)) {
+                    LocalStore._$willChangeAttribute(self, \(literal: name))
+                    _\(raw: name) = newValue
+                }
             }
             """,
         ]

@@ -5,8 +5,9 @@ import SwiftSyntaxMacros
 /// `@Relationship`: turns a stored property of an `@Entity` class into a relationship.
 ///
 /// The type decides the kind: `T?` is to-one, `Set<T>` to-many and `[T]` ordered to-many.
-/// The getter first loads the members if they are still in the store; the setter goes through
-/// the object graph, which keeps the inverse on the other side up to date.
+/// The getter registers the read with Swift Observation and first loads the members if they are
+/// still in the store; the setter goes through the object graph, which keeps the inverse on the
+/// other side up to date and tells the observers of both sides.
 public struct RelationshipMacro: AccessorMacro, PeerMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -19,6 +20,7 @@ public struct RelationshipMacro: AccessorMacro, PeerMacro {
             PropertyAnalysis.initAccessor(for: property),
             """
             get {
+                LocalStore._$access(self, \\.\(raw: name))
                 LocalStore._$willReadRelationship(self, \(literal: name))
                 return _\(raw: name)
             }

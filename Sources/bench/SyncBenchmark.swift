@@ -90,16 +90,7 @@ struct SyncBenchmark {
         var changes = 0
         for _ in 0..<repeats {
             try onFreshStore("merge-a") { pathA in
-                // A's clock runs an hour behind B's, so B's own writes (stale run) win every conflict.
-                let clockA = FakeWallClock(start: 1_700_000_000_000)
-                let storeA = try ObjectStore(path: pathA, entities: benchEntities)
-                let replicaA = try SyncReplica(store: storeA, wallClock: clockA.next)
-                let contextA = try storeA.makeContext()
-                let people = try MergeWorkload.createPeople(objects, in: contextA)
-                let initial = try replicaA.changeSets(missingFrom: VersionVector())
-                let vectorAfterCreate = try replicaA.versionVector()
-                try MergeWorkload.commitAttributeChanges(people, saves: saves, in: contextA, round: 1)
-                let batch = try replicaA.changeSets(missingFrom: vectorAfterCreate)
+                let (replicaA, initial, batch) = try MergeWorkload.prepareBatch(at: pathA, objects: objects, saves: saves)
                 changes = MergeWorkload.setCount(batch)
 
                 // Applied: every incoming write wins.
@@ -156,6 +147,21 @@ struct SyncBenchmark {
 
 /// The data steps the merge and end-to-end workloads share.
 enum MergeWorkload {
+    /// Replica A on a new store at `path` with `objects` people, the change sets creating them
+    /// (`initial`), and the change sets of `saves` later saves each setting one attribute of
+    /// every person (`batch`). A's clock runs an hour behind the merging replicas', so their own
+    /// writes win every conflict.
+    static func prepareBatch(at path: String, objects: Int, saves: Int) throws -> (replica: SyncReplica, initial: [ChangeSet], batch: [ChangeSet]) {
+        let store = try ObjectStore(path: path, entities: benchEntities)
+        let replica = try SyncReplica(store: store, wallClock: FakeWallClock(start: 1_700_000_000_000).next)
+        let context = try store.makeContext()
+        let people = try createPeople(objects, in: context)
+        let initial = try replica.changeSets(missingFrom: VersionVector())
+        let vectorAfterCreate = try replica.versionVector()
+        try commitAttributeChanges(people, saves: saves, in: context, round: 1)
+        return (replica, initial, try replica.changeSets(missingFrom: vectorAfterCreate))
+    }
+
     /// The attributes the change rounds cycle through.
     static let attributeCount = 8
 

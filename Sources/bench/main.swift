@@ -30,6 +30,9 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "query", summary: "indexed lookup, indexed range and full-scan queries with LocalStore and with the raw SQLite C API") {
         try printQueryBenchmark(rows: $0.rows)
     },
+    Subcommand(name: "observe", summary: "insert and merge with one Swift Observation observer (an observed live query) vs none") {
+        try ObservationBenchmark(rows: $0.rows, repeats: $0.repeats).run()
+    },
     // Needs the release `syncd` next to the bench binary (`swift build -c release --product syncd`).
     Subcommand(name: "sync", summary: "insert with change capture vs raw C API, merge (applied and stale), end to end through syncd") {
         try SyncBenchmark(rows: $0.rows, repeats: $0.repeats, only: $0.only).run()

@@ -18,11 +18,14 @@ final class AttributeMacroTests: XCTestCase {
                         _email = initialValue
                     }
                     get {
-                        _email
+                        LocalStore._$access(self, \.email)
+                        return _email
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "email")
-                        _email = newValue
+                        LocalStore._$withMutation(self, \.email) {
+                            LocalStore._$willChangeAttribute(self, "email")
+                            _email = newValue
+                        }
                     }
                 }
 
@@ -48,11 +51,14 @@ final class AttributeMacroTests: XCTestCase {
                         _born = initialValue
                     }
                     get {
-                        _born
+                        LocalStore._$access(self, \.born)
+                        return _born
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "born")
-                        _born = newValue
+                        LocalStore._$withMutation(self, \.born) {
+                            LocalStore._$willChangeAttribute(self, "born")
+                            _born = newValue
+                        }
                     }
                 }
 
@@ -79,11 +85,14 @@ final class AttributeMacroTests: XCTestCase {
                         _text = initialValue
                     }
                     get {
-                        _text
+                        LocalStore._$access(self, \.text)
+                        return _text
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "text")
-                        _text = newValue
+                        LocalStore._$withMutation(self, \.text) {
+                            LocalStore._$willChangeAttribute(self, "text")
+                            _text = newValue
+                        }
                     }
                 }
 
@@ -94,11 +103,14 @@ final class AttributeMacroTests: XCTestCase {
                         _count = initialValue
                     }
                     get {
-                        _count
+                        LocalStore._$access(self, \.count)
+                        return _count
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "count")
-                        _count = newValue
+                        LocalStore._$withMutation(self, \.count) {
+                            LocalStore._$willChangeAttribute(self, "count")
+                            _count = newValue
+                        }
                     }
                 }
 
@@ -140,11 +152,14 @@ final class AttributeMacroTests: XCTestCase {
                         _mood = initialValue
                     }
                     get {
-                        _mood
+                        LocalStore._$access(self, \.mood)
+                        return _mood
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "mood")
-                        _mood = newValue
+                        LocalStore._$withMutation(self, \.mood) {
+                            LocalStore._$willChangeAttribute(self, "mood")
+                            _mood = newValue
+                        }
                     }
                 }
 
@@ -155,11 +170,14 @@ final class AttributeMacroTests: XCTestCase {
                         _prefs = initialValue
                     }
                     get {
-                        _prefs
+                        LocalStore._$access(self, \.prefs)
+                        return _prefs
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "prefs")
-                        _prefs = newValue
+                        LocalStore._$withMutation(self, \.prefs) {
+                            LocalStore._$willChangeAttribute(self, "prefs")
+                            _prefs = newValue
+                        }
                     }
                 }
 
@@ -170,11 +188,14 @@ final class AttributeMacroTests: XCTestCase {
                         _location = initialValue
                     }
                     get {
-                        _location
+                        LocalStore._$access(self, \.location)
+                        return _location
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "location")
-                        _location = newValue
+                        LocalStore._$withMutation(self, \.location) {
+                            LocalStore._$willChangeAttribute(self, "location")
+                            _location = newValue
+                        }
                     }
                 }
 
@@ -185,11 +206,14 @@ final class AttributeMacroTests: XCTestCase {
                         _name = initialValue
                     }
                     get {
-                        _name
+                        LocalStore._$access(self, \.name)
+                        return _name
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "name")
-                        _name = newValue
+                        LocalStore._$withMutation(self, \.name) {
+                            LocalStore._$willChangeAttribute(self, "name")
+                            _name = newValue
+                        }
                     }
                 }
 
@@ -231,11 +255,14 @@ final class AttributeMacroTests: XCTestCase {
                         _email = initialValue
                     }
                     get {
-                        _email
+                        LocalStore._$access(self, \.email)
+                        return _email
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "email")
-                        _email = newValue
+                        LocalStore._$withMutation(self, \.email) {
+                            LocalStore._$willChangeAttribute(self, "email")
+                            _email = newValue
+                        }
                     }
                 }
 
@@ -246,11 +273,14 @@ final class AttributeMacroTests: XCTestCase {
                         _mood = initialValue
                     }
                     get {
-                        _mood
+                        LocalStore._$access(self, \.mood)
+                        return _mood
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "mood")
-                        _mood = newValue
+                        LocalStore._$withMutation(self, \.mood) {
+                            LocalStore._$willChangeAttribute(self, "mood")
+                            _mood = newValue
+                        }
                     }
                 }
 
@@ -291,11 +321,14 @@ final class AttributeMacroTests: XCTestCase {
                         _nickname = initialValue
                     }
                     get {
-                        _nickname
+                        LocalStore._$access(self, \.nickname)
+                        return _nickname
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "nickname")
-                        _nickname = newValue
+                        LocalStore._$withMutation(self, \.nickname) {
+                            LocalStore._$willChangeAttribute(self, "nickname")
+                            _nickname = newValue
+                        }
                     }
                 }
 
@@ -306,11 +339,14 @@ final class AttributeMacroTests: XCTestCase {
                         _familyName = initialValue
                     }
                     get {
-                        _familyName
+                        LocalStore._$access(self, \.familyName)
+                        return _familyName
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "familyName")
-                        _familyName = newValue
+                        LocalStore._$withMutation(self, \.familyName) {
+                            LocalStore._$willChangeAttribute(self, "familyName")
+                            _familyName = newValue
+                        }
                     }
                 }
 
@@ -321,11 +357,14 @@ final class AttributeMacroTests: XCTestCase {
                         _email = initialValue
                     }
                     get {
-                        _email
+                        LocalStore._$access(self, \.email)
+                        return _email
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "email")
-                        _email = newValue
+                        LocalStore._$withMutation(self, \.email) {
+                            LocalStore._$willChangeAttribute(self, "email")
+                            _email = newValue
+                        }
                     }
                 }
 

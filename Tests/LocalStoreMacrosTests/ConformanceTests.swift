@@ -19,11 +19,14 @@ final class ConformanceTests: XCTestCase {
                         _label = initialValue
                     }
                     get {
-                        _label
+                        LocalStore._$access(self, \.label)
+                        return _label
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "label")
-                        _label = newValue
+                        LocalStore._$withMutation(self, \.label) {
+                            LocalStore._$willChangeAttribute(self, "label")
+                            _label = newValue
+                        }
                     }
                 }
 

@@ -831,11 +831,14 @@ final class DiagnosticsTests: XCTestCase {
                         _name = initialValue
                     }
                     get {
-                        _name
+                        LocalStore._$access(self, \.name)
+                        return _name
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "name")
-                        _name = newValue
+                        LocalStore._$withMutation(self, \.name) {
+                            LocalStore._$willChangeAttribute(self, "name")
+                            _name = newValue
+                        }
                     }
                 }
 
@@ -1090,11 +1093,14 @@ final class DiagnosticsTests: XCTestCase {
                         _mood = initialValue
                     }
                     get {
-                        _mood
+                        LocalStore._$access(self, \.mood)
+                        return _mood
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "mood")
-                        _mood = newValue
+                        LocalStore._$withMutation(self, \.mood) {
+                            LocalStore._$willChangeAttribute(self, "mood")
+                            _mood = newValue
+                        }
                     }
                 }
 
@@ -1106,6 +1112,7 @@ final class DiagnosticsTests: XCTestCase {
                         _friends = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.friends)
                         LocalStore._$willReadRelationship(self, "friends")
                         return _friends
                     }

@@ -25,11 +25,14 @@ final class EntityMacroTests: XCTestCase {
                         _email = initialValue
                     }
                     get {
-                        _email
+                        LocalStore._$access(self, \.email)
+                        return _email
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "email")
-                        _email = newValue
+                        LocalStore._$withMutation(self, \.email) {
+                            LocalStore._$willChangeAttribute(self, "email")
+                            _email = newValue
+                        }
                     }
                 }
 
@@ -40,11 +43,14 @@ final class EntityMacroTests: XCTestCase {
                         _name = initialValue
                     }
                     get {
-                        _name
+                        LocalStore._$access(self, \.name)
+                        return _name
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "name")
-                        _name = newValue
+                        LocalStore._$withMutation(self, \.name) {
+                            LocalStore._$willChangeAttribute(self, "name")
+                            _name = newValue
+                        }
                     }
                 }
 
@@ -55,11 +61,14 @@ final class EntityMacroTests: XCTestCase {
                         _born = initialValue
                     }
                     get {
-                        _born
+                        LocalStore._$access(self, \.born)
+                        return _born
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "born")
-                        _born = newValue
+                        LocalStore._$withMutation(self, \.born) {
+                            LocalStore._$willChangeAttribute(self, "born")
+                            _born = newValue
+                        }
                     }
                 }
 
@@ -70,11 +79,14 @@ final class EntityMacroTests: XCTestCase {
                         _mood = initialValue
                     }
                     get {
-                        _mood
+                        LocalStore._$access(self, \.mood)
+                        return _mood
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "mood")
-                        _mood = newValue
+                        LocalStore._$withMutation(self, \.mood) {
+                            LocalStore._$willChangeAttribute(self, "mood")
+                            _mood = newValue
+                        }
                     }
                 }
 
@@ -85,11 +97,14 @@ final class EntityMacroTests: XCTestCase {
                         _prefs = initialValue
                     }
                     get {
-                        _prefs
+                        LocalStore._$access(self, \.prefs)
+                        return _prefs
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "prefs")
-                        _prefs = newValue
+                        LocalStore._$withMutation(self, \.prefs) {
+                            LocalStore._$willChangeAttribute(self, "prefs")
+                            _prefs = newValue
+                        }
                     }
                 }
 
@@ -100,11 +115,14 @@ final class EntityMacroTests: XCTestCase {
                         _nickname = initialValue
                     }
                     get {
-                        _nickname
+                        LocalStore._$access(self, \.nickname)
+                        return _nickname
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "nickname")
-                        _nickname = newValue
+                        LocalStore._$withMutation(self, \.nickname) {
+                            LocalStore._$willChangeAttribute(self, "nickname")
+                            _nickname = newValue
+                        }
                     }
                 }
 
@@ -116,6 +134,7 @@ final class EntityMacroTests: XCTestCase {
                         _place = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.place)
                         LocalStore._$willReadRelationship(self, "place")
                         return _place
                     }
@@ -165,11 +184,14 @@ final class EntityMacroTests: XCTestCase {
                         _label = initialValue
                     }
                     get {
-                        _label
+                        LocalStore._$access(self, \.label)
+                        return _label
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "label")
-                        _label = newValue
+                        LocalStore._$withMutation(self, \.label) {
+                            LocalStore._$willChangeAttribute(self, "label")
+                            _label = newValue
+                        }
                     }
                 }
 
@@ -180,6 +202,7 @@ final class EntityMacroTests: XCTestCase {
                         _items = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.items)
                         LocalStore._$willReadRelationship(self, "items")
                         return _items
                     }
@@ -235,11 +258,14 @@ final class EntityMacroTests: XCTestCase {
                         _title = initialValue
                     }
                     get {
-                        _title
+                        LocalStore._$access(self, \.title)
+                        return _title
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "title")
-                        _title = newValue
+                        LocalStore._$withMutation(self, \.title) {
+                            LocalStore._$willChangeAttribute(self, "title")
+                            _title = newValue
+                        }
                     }
                 }
 
@@ -282,11 +308,14 @@ final class EntityMacroTests: XCTestCase {
                             _name = initialValue
                         }
                         get {
-                            _name
+                            LocalStore._$access(self, \.name)
+                            return _name
                         }
                         set {
-                            LocalStore._$willChangeAttribute(self, "name")
-                            _name = newValue
+                            LocalStore._$withMutation(self, \.name) {
+                                LocalStore._$willChangeAttribute(self, "name")
+                                _name = newValue
+                            }
                         }
                     }
 
@@ -332,11 +361,14 @@ final class EntityMacroTests: XCTestCase {
                         _value = initialValue
                     }
                     get {
-                        _value
+                        LocalStore._$access(self, \.value)
+                        return _value
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "value")
-                        _value = newValue
+                        LocalStore._$withMutation(self, \.value) {
+                            LocalStore._$willChangeAttribute(self, "value")
+                            _value = newValue
+                        }
                     }
                 }
 
@@ -408,11 +440,14 @@ final class EntityMacroTests: XCTestCase {
                         _label = initialValue
                     }
                     get {
-                        _label
+                        LocalStore._$access(self, \.label)
+                        return _label
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "label")
-                        _label = newValue
+                        LocalStore._$withMutation(self, \.label) {
+                            LocalStore._$willChangeAttribute(self, "label")
+                            _label = newValue
+                        }
                     }
                 }
 
@@ -423,11 +458,14 @@ final class EntityMacroTests: XCTestCase {
                         _count = initialValue
                     }
                     get {
-                        _count
+                        LocalStore._$access(self, \.count)
+                        return _count
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "count")
-                        _count = newValue
+                        LocalStore._$withMutation(self, \.count) {
+                            LocalStore._$willChangeAttribute(self, "count")
+                            _count = newValue
+                        }
                     }
                 }
 
@@ -438,11 +476,14 @@ final class EntityMacroTests: XCTestCase {
                         _ratio = initialValue
                     }
                     get {
-                        _ratio
+                        LocalStore._$access(self, \.ratio)
+                        return _ratio
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "ratio")
-                        _ratio = newValue
+                        LocalStore._$withMutation(self, \.ratio) {
+                            LocalStore._$willChangeAttribute(self, "ratio")
+                            _ratio = newValue
+                        }
                     }
                 }
 
@@ -453,11 +494,14 @@ final class EntityMacroTests: XCTestCase {
                         _done = initialValue
                     }
                     get {
-                        _done
+                        LocalStore._$access(self, \.done)
+                        return _done
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "done")
-                        _done = newValue
+                        LocalStore._$withMutation(self, \.done) {
+                            LocalStore._$willChangeAttribute(self, "done")
+                            _done = newValue
+                        }
                     }
                 }
 
@@ -505,11 +549,14 @@ final class EntityMacroTests: XCTestCase {
                         _title = initialValue
                     }
                     get {
-                        _title
+                        LocalStore._$access(self, \.title)
+                        return _title
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "title")
-                        _title = newValue
+                        LocalStore._$withMutation(self, \.title) {
+                            LocalStore._$willChangeAttribute(self, "title")
+                            _title = newValue
+                        }
                     }
                 }
 
@@ -521,11 +568,14 @@ final class EntityMacroTests: XCTestCase {
                         _subtitle = initialValue
                     }
                     get {
-                        _subtitle
+                        LocalStore._$access(self, \.subtitle)
+                        return _subtitle
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "subtitle")
-                        _subtitle = newValue
+                        LocalStore._$withMutation(self, \.subtitle) {
+                            LocalStore._$willChangeAttribute(self, "subtitle")
+                            _subtitle = newValue
+                        }
                     }
                 }
 
@@ -536,6 +586,7 @@ final class EntityMacroTests: XCTestCase {
                         _author = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.author)
                         LocalStore._$willReadRelationship(self, "author")
                         return _author
                     }
@@ -551,11 +602,14 @@ final class EntityMacroTests: XCTestCase {
                         _pages = initialValue
                     }
                     get {
-                        _pages
+                        LocalStore._$access(self, \.pages)
+                        return _pages
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "pages")
-                        _pages = newValue
+                        LocalStore._$withMutation(self, \.pages) {
+                            LocalStore._$willChangeAttribute(self, "pages")
+                            _pages = newValue
+                        }
                     }
                 }
 

@@ -18,6 +18,7 @@ final class RelationshipMacroTests: XCTestCase {
                         _place = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.place)
                         LocalStore._$willReadRelationship(self, "place")
                         return _place
                     }
@@ -48,6 +49,7 @@ final class RelationshipMacroTests: XCTestCase {
                         _people = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.people)
                         LocalStore._$willReadRelationship(self, "people")
                         return _people
                     }
@@ -99,11 +101,14 @@ final class RelationshipMacroTests: XCTestCase {
                         _name = initialValue
                     }
                     get {
-                        _name
+                        LocalStore._$access(self, \.name)
+                        return _name
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "name")
-                        _name = newValue
+                        LocalStore._$withMutation(self, \.name) {
+                            LocalStore._$willChangeAttribute(self, "name")
+                            _name = newValue
+                        }
                     }
                 }
 
@@ -114,6 +119,7 @@ final class RelationshipMacroTests: XCTestCase {
                         _books = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.books)
                         LocalStore._$willReadRelationship(self, "books")
                         return _books
                     }
@@ -212,6 +218,7 @@ final class RelationshipMacroTests: XCTestCase {
                         _members = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.members)
                         LocalStore._$willReadRelationship(self, "members")
                         return _members
                     }
@@ -227,6 +234,7 @@ final class RelationshipMacroTests: XCTestCase {
                         _coach = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.coach)
                         LocalStore._$willReadRelationship(self, "coach")
                         return _coach
                     }

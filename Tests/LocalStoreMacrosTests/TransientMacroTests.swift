@@ -20,11 +20,14 @@ final class TransientMacroTests: XCTestCase {
                         _name = initialValue
                     }
                     get {
-                        _name
+                        LocalStore._$access(self, \.name)
+                        return _name
                     }
                     set {
-                        LocalStore._$willChangeAttribute(self, "name")
-                        _name = newValue
+                        LocalStore._$withMutation(self, \.name) {
+                            LocalStore._$willChangeAttribute(self, "name")
+                            _name = newValue
+                        }
                     }
                 }
 

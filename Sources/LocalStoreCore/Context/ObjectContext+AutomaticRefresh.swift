@@ -1,14 +1,14 @@
 import Foundation
 import Synchronization
 
-/// The objects merges changed since a context last refreshed, filled on the merging thread and
-/// drained on the context's own.
-final class MergedObjectInbox: Sendable {
+/// Objects to refresh, noted on committing threads and taken on a context's own: the objects
+/// merges changed since a context last refreshed, or those a live query's objects need.
+final class ObjectIDInbox: Sendable {
     private let objectIDs = Mutex<Set<UUID>>([])
 
-    func add(_ change: StoreChange) {
-        guard change.origin != .save else { return }
-        objectIDs.withLock { $0.formUnion(change.updated.union(change.deleted)) }
+    func add(_ ids: Set<UUID>) {
+        guard !ids.isEmpty else { return }
+        objectIDs.withLock { $0.formUnion(ids) }
     }
 
     func take() -> Set<UUID> {
@@ -35,8 +35,10 @@ extension ObjectContext {
         set {
             guard newValue != automaticallyRefreshes else { return }
             if newValue {
-                let inbox = MergedObjectInbox()
-                mergedObjectSubscription = (inbox, store.changeHub.subscribe { inbox.add($0) })
+                let inbox = ObjectIDInbox()
+                mergedObjectSubscription = (inbox, store.changeHub.subscribe { change in
+                    if change.origin != .save { inbox.add(change.updated.union(change.deleted)) }
+                })
             } else if let (_, key) = mergedObjectSubscription {
                 store.changeHub.unsubscribe(key)
                 mergedObjectSubscription = nil

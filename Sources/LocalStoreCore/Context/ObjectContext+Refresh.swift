@@ -35,21 +35,59 @@ extension ObjectContext {
 
     private func reload(_ object: any PersistentEntity, from row: [SQLValue], mapping: EntityMapping) throws {
         let state = object._$entityState
+        // Only an object that has a registrar can have observers; only its values are compared
+        // with the row, so that observers hear of the properties that really change.
+        let isObserved = state.observationRegistrar != nil
         let attributes = mapping.description.attributes
         for index in attributes.indices where state.originalAttributes[index] == nil {
-            try mapping.decodeAttribute(index, of: object, from: row, objectID: object.objectID)
-        }
-        for relationship in mapping.relationships where state.originalRelationships[relationship.index] == nil {
-            if let offset = relationship.foreignKeyOffset {
-                if case .text(let text) = row[1 + offset], let target = UUID(storageText: text) {
-                    state.setFault(.toOne(target), at: relationship.index)
-                } else {
-                    state.setFault(.toOne(nil), at: relationship.index)
-                }
-            } else {
-                state.setFault(.toMany, at: relationship.index)
+            guard isObserved else {
+                try mapping.decodeAttribute(index, of: object, from: row, objectID: object.objectID)
+                continue
+            }
+            let attribute = attributes[index]
+            let offset = 1 + mapping.attributeColumnOffsets[index]
+            var current: [SQLValue] = []
+            try attribute.accessor.encode(object, into: &current)
+            if current[...] == row[offset..<offset + current.count] { continue }
+            try withObservedChange(of: object, keyPath: attribute.keyPath) {
+                try mapping.decodeAttribute(index, of: object, from: row, objectID: object.objectID)
             }
         }
+        for relationship in mapping.relationships where state.originalRelationships[relationship.index] == nil {
+            let index = relationship.index
+            if let offset = relationship.foreignKeyOffset {
+                var target: UUID?
+                if case .text(let text) = row[1 + offset] { target = UUID(storageText: text) }
+                if isObserved && toOneTarget(of: object, at: index) != target {
+                    withObservedChange(of: object, keyPath: relationship.description.keyPath) { state.setFault(.toOne(target), at: index) }
+                } else {
+                    state.setFault(.toOne(target), at: index)
+                }
+            } else if isObserved && state.fault(at: index) == nil {
+                // A loaded to-many an observer may have read: load it again now and compare, so
+                // observers hear of it only when its members changed. They hear after the fact;
+                // the members as they were are gone once the relationship is reloaded.
+                let before = relationship.description.accessor.members(of: object)
+                state.setFault(.toMany, at: index)
+                ObjectGraph.fault(object, index: index)
+                let after = relationship.description.accessor.members(of: object)
+                if !before.elementsEqual(after, by: { $0 === $1 }) {
+                    notifyObservers(of: object, keyPath: relationship.description.keyPath, .willSet)
+                    notifyObservers(of: object, keyPath: relationship.description.keyPath, .didSet)
+                }
+            } else {
+                state.setFault(.toMany, at: index)
+            }
+        }
+    }
+
+    /// The identifier of the target of `object`'s to-one relationship at `index`, loaded or not.
+    private func toOneTarget(of object: any PersistentEntity, at index: Int) -> UUID? {
+        if let fault = object._$entityState.fault(at: index) {
+            guard case .toOne(let target) = fault else { return nil }
+            return target
+        }
+        return type(of: object)._$entity.relationships[index].accessor.firstMember(of: object)?.objectID
     }
 
     /// Removes an object that no longer exists in the store from the context and from the
@@ -64,9 +102,10 @@ extension ObjectContext {
                 let neighbourEntity = type(of: neighbour)._$entity
                 guard let inverseIndex = neighbourEntity.relationshipIndex(named: inverseName),
                       neighbour._$entityState.fault(at: inverseIndex) == nil else { continue }
-                neighbourEntity.relationships[inverseIndex].accessor.remove(object, from: neighbour)
+                let inverse = neighbourEntity.relationships[inverseIndex]
+                withObservedChange(of: neighbour, keyPath: inverse.keyPath) { inverse.accessor.remove(object, from: neighbour) }
             }
-            relationship.accessor.replaceMembers(of: object, with: [])
+            withObservedChange(of: object, keyPath: relationship.keyPath) { relationship.accessor.replaceMembers(of: object, with: []) }
         }
         state.removeAllFaults()
         state.discardOriginalValues()

@@ -27,10 +27,12 @@ extension ObjectContext {
                 // built only when either needs it.
                 let wantsStoreChange = hub.hasSubscribers
                 guard observer != nil || wantsStoreChange else { return [] }
-                let changes = try savedChanges(deletionRoots: deletionRoots)
+                // Subscribers alone need no inserted object's values: only change capture does.
+                let changes = try savedChanges(deletionRoots: deletionRoots, describingInsertedValues: observer != nil)
                 let rewritten = try observer?.storeWillCommit(changes, connection: connection) ?? []
                 if wantsStoreChange {
                     storeChange = StoreChange(savedChanges: changes)
+                    storeChange?.savingContext = ObjectIdentifier(self)
                     ticket = hub.reserveTicket()
                 }
                 return rewritten
@@ -92,8 +94,13 @@ extension ObjectContext {
     // MARK: Change capture
 
     /// What this save changes, object by object, in a deterministic order: inserts, updates,
-    /// then deletes, each in the order the context first saw them.
-    func savedChanges(deletionRoots: [ObjectIdentifier: UUID]) throws(StoreError) -> [SavedObjectChange] {
+    /// then deletes, each in the order the context first saw them. Without
+    /// `describingInsertedValues`, inserts list no attributes or relationships: subscribers to the
+    /// store's changes need only the new objects' identifiers and entities, not their values
+    /// encoded a second time.
+    func savedChanges(
+        deletionRoots: [ObjectIdentifier: UUID], describingInsertedValues: Bool = true
+    ) throws(StoreError) -> [SavedObjectChange] {
         var changes: [SavedObjectChange] = []
         func ids(_ members: [AnyObject]) -> [UUID] { members.map { ($0 as! any PersistentEntity).objectID } }
         // Inserts are most of a large save: their loops go through the mapping's accessors and
@@ -101,6 +108,10 @@ extension ObjectContext {
         for object in insertedObjects where object._$entityState.status == .inserted {
             let mapping = mapping(for: object)
             var change = SavedObjectChange(kind: .insert, entity: mapping.name, objectID: object.objectID, attributes: [], relationships: [])
+            guard describingInsertedValues else {
+                changes.append(change)
+                continue
+            }
             change.attributes.reserveCapacity(mapping.attributeAccessors.count)
             for (index, accessor) in mapping.attributeAccessors.enumerated() {
                 var values: [SQLValue] = []

@@ -25,7 +25,7 @@ public final class ObjectContext {
     var deletedObjects: [any PersistentEntity] = []
     /// Where merges note the objects they change, and the store's key for it, while
     /// ``automaticallyRefreshes`` is on.
-    var mergedObjectSubscription: (inbox: MergedObjectInbox, key: Int)?
+    var mergedObjectSubscription: (inbox: ObjectIDInbox, key: Int)?
     /// The first error of a relationship that failed to load when its property was read, since
     /// the last ``save()`` or ``rollback()``; `nil` when every load succeeded.
     ///
@@ -153,7 +153,9 @@ public final class ObjectContext {
         for object in insertedObjects where !object._$entityState.isStored {
             let state = object._$entityState
             let entity = type(of: object)._$entity
-            for relationship in entity.relationships { relationship.accessor.replaceMembers(of: object, with: []) }
+            for relationship in entity.relationships {
+                withObservedChange(of: object, keyPath: relationship.keyPath) { relationship.accessor.replaceMembers(of: object, with: []) }
+            }
             state.context = nil
             state.status = .transient
             registeredObjects[state.objectID] = nil
@@ -168,10 +170,14 @@ public final class ObjectContext {
         let entity = type(of: object)._$entity
         for (index, values) in state.originalAttributes {
             // These values were encoded from this very attribute, so decoding cannot fail.
-            try? entity.attributes[index].accessor.decode(object, from: values, at: 0)
+            withObservedChange(of: object, keyPath: entity.attributes[index].keyPath) {
+                try? entity.attributes[index].accessor.decode(object, from: values, at: 0)
+            }
         }
         for (index, members) in state.originalRelationships {
-            entity.relationships[index].accessor.replaceMembers(of: object, with: members)
+            withObservedChange(of: object, keyPath: entity.relationships[index].keyPath) {
+                entity.relationships[index].accessor.replaceMembers(of: object, with: members)
+            }
         }
         state.discardOriginalValues()
         state.isQueuedForUpdate = false

@@ -123,8 +123,7 @@ enum ObjectGraph {
         if link.relationship.kind == .orderedToMany {
             let current = accessor.members(of: owner)
             if !current.elementsEqual(members, by: { $0 === $1 }) {
-                willChange(owner, relationshipAt: link.index)
-                accessor.replaceMembers(of: owner, with: members)
+                change(owner, relationshipAt: link.index) { accessor.replaceMembers(of: owner, with: members) }
             }
         }
     }
@@ -139,17 +138,17 @@ enum ObjectGraph {
         let accessor = link.relationship.accessor
         if isMember(member, of: owner, link: link) {
             guard let index, link.relationship.kind == .orderedToMany else { return }
-            willChange(owner, relationshipAt: link.index)
-            accessor.remove(member, from: owner)
-            accessor.add(member, to: owner, at: index)
+            change(owner, relationshipAt: link.index) {
+                accessor.remove(member, from: owner)
+                accessor.add(member, to: owner, at: index)
+            }
             return
         }
         adopt(member, by: owner)
         if link.relationship.kind == .toOne, let previous = accessor.firstMember(of: owner) {
             remove(previous, from: owner, link: link)
         }
-        willChange(owner, relationshipAt: link.index)
-        accessor.add(member, to: owner, at: index)
+        change(owner, relationshipAt: link.index) { accessor.add(member, to: owner, at: index) }
         attachInverse(of: member, to: owner, link: link)
     }
 
@@ -160,11 +159,9 @@ enum ObjectGraph {
     static func remove(_ member: any PersistentEntity, from owner: any PersistentEntity, link: Link) {
         fault(owner, index: link.index)
         guard isMember(member, of: owner, link: link) else { return }
-        willChange(owner, relationshipAt: link.index)
-        link.relationship.accessor.remove(member, from: owner)
+        change(owner, relationshipAt: link.index) { link.relationship.accessor.remove(member, from: owner) }
         fault(member, index: link.inverseIndex)
-        willChange(member, relationshipAt: link.inverseIndex)
-        link.inverse.accessor.remove(owner, from: member)
+        change(member, relationshipAt: link.inverseIndex) { link.inverse.accessor.remove(owner, from: member) }
     }
 
     /// Whether `member` belongs to `owner`'s relationship. With a to-one inverse this asks the
@@ -183,14 +180,14 @@ enum ObjectGraph {
         let inverseAccessor = link.inverse.accessor
         if link.inverse.kind == .toOne, let previousOwner = inverseAccessor.firstMember(of: member) {
             fault(previousOwner, index: link.index)
-            willChange(previousOwner, relationshipAt: link.index)
-            link.relationship.accessor.remove(member, from: previousOwner)
+            change(previousOwner, relationshipAt: link.index) { link.relationship.accessor.remove(member, from: previousOwner) }
         }
-        willChange(member, relationshipAt: link.inverseIndex)
-        if link.inverse.kind == .toOne {
-            inverseAccessor.replaceMembers(of: member, with: [owner])
-        } else {
-            inverseAccessor.add(owner, to: member, at: nil)
+        change(member, relationshipAt: link.inverseIndex) {
+            if link.inverse.kind == .toOne {
+                inverseAccessor.replaceMembers(of: member, with: [owner])
+            } else {
+                inverseAccessor.add(owner, to: member, at: nil)
+            }
         }
     }
 
@@ -208,6 +205,13 @@ enum ObjectGraph {
         default:
             break
         }
+    }
+
+    /// Changes `object`'s relationship at `index` with `mutation`: records the members as last
+    /// saved before the first change, and tells the relationship's observers.
+    private static func change(_ object: any PersistentEntity, relationshipAt index: Int, _ mutation: () -> Void) {
+        willChange(object, relationshipAt: index)
+        withObservedChange(of: object, keyPath: type(of: object)._$entity.relationships[index].keyPath, mutation)
     }
 
     /// Records the relationship's members as last saved, before its first change.

@@ -37,6 +37,9 @@ public struct StoreChange: Sendable, Equatable {
     /// For updated objects, the names of the attributes and relationships that changed. A merge
     /// names the attributes it wrote; objects whose relationships a merge rewrote may have none.
     public var changedProperties: [UUID: Set<String>] = [:]
+    /// The context whose save committed the change (`nil` for merges and record edits), so
+    /// that a context's subscribers can tell its own saves from the rest.
+    package var savingContext: ObjectIdentifier?
 
     /// Creates an empty change with the given origin.
     public init(origin: Origin) {
