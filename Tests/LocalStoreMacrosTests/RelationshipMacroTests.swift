@@ -175,6 +175,7 @@ final class RelationshipMacroTests: XCTestCase {
                         _house = initialValue
                     }
                     get {
+                        LocalStore._$access(self, \.house)
                         LocalStore._$willReadRelationship(self, "house")
                         return _house
                     }

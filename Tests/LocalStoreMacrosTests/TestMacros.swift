@@ -41,11 +41,14 @@ enum TestMacros {
                 _\(name) = initialValue
             }
             get {
-                _\(name)
+                LocalStore._$access(self, \\.\(name))
+                return _\(name)
             }
             set {
-                LocalStore._$willChangeAttribute(self, "\(name)")
-                _\(name) = newValue
+                LocalStore._$withMutation(self, \\.\(name)) {
+                    LocalStore._$willChangeAttribute(self, "\(name)")
+                    _\(name) = newValue
+                }
             }
         }
 
