@@ -61,7 +61,8 @@ echo "schemathesis.sh: syncd ($configuration) at $url, dataset $dataset with a r
 # Every check runs except positive_data_acceptance: it expects any request the schema allows to be
 # accepted, but some rules cannot be written in OpenAPI 3.0 and are stated in descriptions instead
 # (versionHash must be the hash of the entities, a change set's vector must hold its own seq,
-# vector keys must be UUIDs), so schema-valid bodies that break them are rightly answered 400.
+# vector keys must be UUIDs, a pull's afterDigest must name the server's log up to its cursor), so
+# schema-valid requests that break them are rightly answered 400.
 #
 # The dataset path parameter is pinned to the dataset the token opens, so the generated requests
 # reach the routes' logic instead of stopping at 403.

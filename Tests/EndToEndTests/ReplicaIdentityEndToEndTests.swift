@@ -54,42 +54,95 @@ extension EndToEndTests {
         #expect(try storeDigest(a) == storeDigest(b))
     }
 
-    @Test func aServerRestoredFromABackupGetsBackWhatItsClientsCanProve() async throws {
-        let a = try makeInProcessReplica("a.sqlite"), b = try makeInProcessReplica("b.sqlite"), c = try makeInProcessReplica("c.sqlite")
-        func save(_ name: String, in replica: InProcess) throws {
-            let squad = Squad()
-            squad.name = name
-            replica.context.insert(squad)
-            try replica.context.save()
-        }
-        try save("A1", in: a)
-        try await a.client.sync()
-        try await b.client.sync()
-        let storePath = directory.file("syncd-data/datasets/e2e/store.sqlite"), backup = directory.file("backup.sqlite")
-        try SQLiteConnection(path: storePath).run("VACUUM INTO ?", [.text(backup)])
+    /// The server's store file of the dataset.
+    var serverStorePath: String { directory.file("syncd-data/datasets/e2e/store.sqlite") }
 
-        // After the backup: C pushes for the first time (its key is not in the backup), A pushes
-        // again, B builds on both.
-        try save("C1", in: c)
-        try await c.client.sync()
-        try save("A2", in: a)
-        try await a.client.sync()
-        try await b.client.sync()
-        try save("B1", in: b)
-        try await b.client.sync()
+    /// Copies the dataset's store file as a backup, and returns the copy's path.
+    func backUpServer() throws -> String {
+        let backup = directory.file("backup.sqlite")
+        try SQLiteConnection(path: serverStorePath).run("VACUUM INTO ?", [.text(backup)])
+        return backup
+    }
 
+    /// Stops the server, puts `backup` in place of the dataset's store file and starts it again on its port.
+    func restoreServer(from backup: String) throws {
+        let storePath = serverStorePath
         #expect(server.stop())
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
         try FileManager.default.removeItem(atPath: storePath)
         try FileManager.default.copyItem(atPath: backup, toPath: storePath)
         try server.start(port: server.port)
+    }
+
+    /// Saves a new squad named `name` in `replica`.
+    func saveSquad(_ name: String, in replica: InProcess) throws {
+        let squad = Squad()
+        squad.name = name
+        replica.context.insert(squad)
+        try replica.context.save()
+    }
+
+    /// The names of `replica`'s squads, sorted.
+    func squadNames(_ replica: InProcess) throws -> [String] {
+        try replica.replica.records("Squad").compactMap { record in
+            record.attributes.first { $0.name == "name" }?.values.first?.textValue
+        }.sorted()
+    }
+
+    @Test func aClientWhoseCursorTheRestoredLogPassedPullsEveryChangeSet() async throws {
+        let a = try makeInProcessReplica("a.sqlite"), reader = try makeInProcessReplica("reader.sqlite")
+        try saveSquad("A1", in: a)
+        try await a.client.sync()
+        let backup = try backUpServer()
+        for name in ["A2", "A3"] { try saveSquad(name, in: a) }
+        try await a.client.sync()
+        try await reader.client.sync()
+        let pulled = try await reader.client.transport.pull(after: "0", limit: 10, excluding: nil)
+        #expect(pulled.cursor == "3")
+
+        // The restored log ends at 1; three new replicas' change sets, independent of each other,
+        // take cursors 2 to 4, past the reader's 3. Trusting its cursor, the reader would pull
+        // only the last and never learn of the others.
+        try restoreServer(from: backup)
+        let writers = try ["d", "e", "f"].map { try makeInProcessReplica("\($0).sqlite") }
+        for (writer, name) in zip(writers, ["D1", "E1", "F1"]) {
+            try saveSquad(name, in: writer)
+            try await writer.client.sync()
+        }
+
+        let report = try await reader.client.sync()
+        #expect(report.pulled == 3, "\(report)")
+        #expect(try squadNames(reader) == ["A1", "A2", "A3", "D1", "E1", "F1"])
+        // A re-sends what the server lost once it learns of it; then every store is the same.
+        try saveSquad("A4", in: a)
+        try await a.client.sync()
+        for replica in writers + [reader] { try await replica.client.sync() }
+        for replica in writers + [reader] { #expect(try storeDigest(replica.path) == storeDigest(a.path)) }
+    }
+
+    @Test func aServerRestoredFromABackupGetsBackWhatItsClientsCanProve() async throws {
+        let a = try makeInProcessReplica("a.sqlite"), b = try makeInProcessReplica("b.sqlite"), c = try makeInProcessReplica("c.sqlite")
+        try saveSquad("A1", in: a)
+        try await a.client.sync()
+        try await b.client.sync()
+        let backup = try backUpServer()
+
+        // After the backup: C pushes for the first time (its key is not in the backup), A pushes
+        // again, B builds on both.
+        try saveSquad("C1", in: c)
+        try await c.client.sync()
+        try saveSquad("A2", in: a)
+        try await a.client.sync()
+        try await b.client.sync()
+        try saveSquad("B1", in: b)
+        try await b.client.sync()
+
+        try restoreServer(from: backup)
 
         // B resends what the server lost: A's change set goes through (the backup has A's key),
-        // C's cannot be verified, so it and B's own that depend on it wait for C.
-        // The restored log numbers entries again from the backup's end, so a cursor saved after
-        // the backup names other entries there: every client pulls from the start.
-        for replica in [a, b, c] { try replica.replica.setSetting(SyncClient.SettingKey.cursor, "0") }
-        try save("B2", in: b)
+        // C's cannot be verified, so it and B's own that depend on it wait for C. The clients'
+        // cursors were saved after the backup: the restored server refuses them by their digests.
+        try saveSquad("B2", in: b)
         await #expect(throws: SyncClientError.self) { try await b.client.sync() }
         let error = try #require(b.client.status.lastError)
         guard case .causality(let message) = error else {
@@ -102,15 +155,12 @@ extension EndToEndTests {
         #expect(try reader.replica.versionVector() == VersionVector([a.replica.replicaID: 2]))
 
         // C's next sync pushes C's change sets itself, registering its key again; then B's go through.
-        try save("C2", in: c)
+        try saveSquad("C2", in: c)
         try await c.client.sync()
         let report = try await b.client.sync()
         #expect(report.pendingAfter == 0 && report.unrelayedAuthors.isEmpty)
         for replica in [a, c, reader] { try await replica.client.sync() }
-        let names = try a.replica.records("Squad").compactMap { record in
-            record.attributes.first { $0.name == "name" }?.values.first?.textValue
-        }.sorted()
-        #expect(names == ["A1", "A2", "B1", "B2", "C1", "C2"])
+        #expect(try squadNames(a) == ["A1", "A2", "B1", "B2", "C1", "C2"])
         for replica in [b, c, reader] { #expect(try storeDigest(replica.path) == storeDigest(a.path)) }
     }
 }

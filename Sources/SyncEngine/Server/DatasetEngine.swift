@@ -43,14 +43,25 @@ public protocol DatasetEngine: AnyObject, Sendable {
     /// The log after `cursor`: at most `limit` entries are read; the change sets of `excluding`
     /// are left out of the page but still advance its cursor.
     ///
+    /// With a `digest` (one a page handed out with `cursor`), the log up to `cursor` must be the
+    /// one that digest names; without one, the cursor is trusted.
+    ///
     /// - Throws: ``DatasetEngineError/unknownCursor(_:logEnd:)`` for a cursor the log never
-    ///   handed out (negative, or beyond its end).
-    func readLog(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage
+    ///   handed out (negative, or beyond its end), ``DatasetEngineError/cursorMismatch(_:)``
+    ///   when the log up to `cursor` is not the one `digest` names.
+    func readLog(after cursor: Int64, digest: LogDigest?, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage
 
     /// Writes a consistent copy of the dataset as a store file a client can open (see
     /// ``SyncReplica/adoptSnapshot(at:)``) to `path`, and returns the log cursor the copy includes.
     /// The copy holds no replica keys.
     func writeSnapshot(to path: String) throws -> Int64
+}
+
+extension DatasetEngine {
+    /// The log after `cursor`, trusting the cursor (see ``readLog(after:digest:limit:excluding:)``).
+    public func readLog(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
+        try readLog(after: cursor, digest: nil, limit: limit, excluding: excluding)
+    }
 }
 
 /// Opens and creates the engines of datasets: where a server's storage backend is chosen.
@@ -75,13 +86,16 @@ public struct DatasetApplyResult: Sendable, Equatable {
     public var vector: VersionVector
     /// The cursor of the last log entry after the batch.
     public var cursor: Int64
+    /// The digest of the log up to ``cursor``.
+    public var digest: LogDigest
 
     /// A result with these fields.
-    public init(applied: [Dot], alreadyApplied: [Dot], vector: VersionVector, cursor: Int64) {
+    public init(applied: [Dot], alreadyApplied: [Dot], vector: VersionVector, cursor: Int64, digest: LogDigest) {
         self.applied = applied
         self.alreadyApplied = alreadyApplied
         self.vector = vector
         self.cursor = cursor
+        self.digest = digest
     }
 }
 
@@ -91,13 +105,16 @@ public struct ChangeSetLogPage: Sendable {
     public var changeSets: [ChangeSet]
     /// The cursor of the last entry read; the cursor asked for when there was none.
     public var cursor: Int64
+    /// The digest of the log up to ``cursor``, for the client to send back with it.
+    public var digest: LogDigest
     /// Whether entries follow the last one read.
     public var hasMore: Bool
 
     /// A page with these fields.
-    public init(changeSets: [ChangeSet], cursor: Int64, hasMore: Bool) {
+    public init(changeSets: [ChangeSet], cursor: Int64, digest: LogDigest, hasMore: Bool) {
         self.changeSets = changeSets
         self.cursor = cursor
+        self.digest = digest
         self.hasMore = hasMore
     }
 }
@@ -106,4 +123,7 @@ public struct ChangeSetLogPage: Sendable {
 public enum DatasetEngineError: Error, Sendable, Equatable {
     /// A cursor the log never handed out; `logEnd` is the highest it did.
     case unknownCursor(Int64, logEnd: Int64)
+    /// A cursor whose log entry differs from the one the client's digest names: the log was
+    /// restored from a backup or rebuilt since the client pulled up to the cursor.
+    case cursorMismatch(Int64)
 }

@@ -62,22 +62,29 @@ public final class SQLiteDatasetEngine: DatasetEngine {
             try ServerLogTable.append(applied, on: connection)
         }
         return try replica.withConnection { connection in
-            DatasetApplyResult(applied: result.applied, alreadyApplied: result.alreadyApplied,
-                               vector: try VersionVectorTable.vector(on: connection), cursor: try ServerLogTable.lastCursor(on: connection))
+            let cursor = try ServerLogTable.lastCursor(on: connection)
+            return DatasetApplyResult(applied: result.applied, alreadyApplied: result.alreadyApplied,
+                               vector: try VersionVectorTable.vector(on: connection), cursor: cursor,
+                               digest: try ServerLogTable.digest(at: cursor, on: connection) ?? .empty)
         }
     }
 
-    /// Reads the log entries and then their change sets, which are committed before they are logged.
-    public func readLog(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
+    /// Checks the digest against the one stored with the cursor's entry, then reads the log
+    /// entries and their change sets, which are committed before they are logged.
+    public func readLog(after cursor: Int64, digest: LogDigest?, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
         try replica.withConnection { connection in
             let highest = try ServerLogTable.highestAssignedCursor(on: connection)
             guard cursor >= 0, cursor <= highest else { throw DatasetEngineError.unknownCursor(cursor, logEnd: highest) }
+            // Without an entry at the cursor (none was ever logged there) the digest cannot match.
+            let stored = try ServerLogTable.digest(at: cursor, on: connection)
+            if let digest, digest != stored { throw DatasetEngineError.cursorMismatch(cursor) }
             let entries = try ServerLogTable.entries(after: cursor, limit: limit + 1, on: connection)
             let page = entries.prefix(limit)
             let changeSets = try page.compactMap { entry in
                 entry.dot.replica == excluding ? nil : try ChangeSetTable.changeSet(entry.dot, on: connection)
             }
-            return ChangeSetLogPage(changeSets: changeSets, cursor: page.last?.cursor ?? cursor, hasMore: entries.count > limit)
+            return ChangeSetLogPage(changeSets: changeSets, cursor: page.last?.cursor ?? cursor,
+                                    digest: page.last?.digest ?? stored ?? .empty, hasMore: entries.count > limit)
         }
     }
 

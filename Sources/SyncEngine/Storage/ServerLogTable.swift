@@ -8,23 +8,75 @@ import LocalStoreCore
 /// application order, so the log order respects causality and a cursor (a row's `cursor`) names
 /// exactly the change sets a client has seen. `AUTOINCREMENT` keeps cursors from ever being
 /// reused. Clients have no use for it: ``removeFromCopy(on:)`` drops it from snapshots.
+///
+/// Each row also keeps the ``LogDigest`` of the log up to it, which a client sends back with its
+/// cursor: a server restored from a backup assigns the same cursors to other change sets, and
+/// only the digest tells the two logs apart.
 enum ServerLogTable {
     /// One logged change set.
     struct Entry {
         var cursor: Int64
         var dot: Dot
+        var digest: LogDigest
     }
 
     static func install(on connection: SQLiteConnection) throws {
         try connection.execute(
-            "CREATE TABLE IF NOT EXISTS _server_log (cursor INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, seq INTEGER NOT NULL)")
+            "CREATE TABLE IF NOT EXISTS _server_log (cursor INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, seq INTEGER NOT NULL, digest BLOB)")
+        let columns = try connection.rows("PRAGMA table_info(_server_log)").compactMap { $0[1].textValue }
+        if !columns.contains("digest") {
+            try connection.inTransaction { try addDigestColumn(on: connection) }
+        }
+    }
+
+    /// Gives a log written before rows had digests its digests, computed row by row in log order.
+    private static func addDigestColumn(on connection: SQLiteConnection) throws {
+        try connection.execute("ALTER TABLE _server_log ADD COLUMN digest BLOB")
+        var digest = LogDigest.empty
+        for row in try connection.rows("SELECT cursor, replica, seq FROM _server_log ORDER BY cursor") {
+            guard case .integer(let cursor) = row[0], let dot = dot(row, at: 1) else {
+                throw SyncError(.notSyncable, "\(connection.path): a _server_log row is damaged")
+            }
+            digest = digest.appending(dot)
+            try connection.run("UPDATE _server_log SET digest = ? WHERE cursor = ?", [.blob(Data(digest.bytes)), .integer(cursor)])
+        }
     }
 
     static func append(_ changeSets: [ChangeSet], on connection: SQLiteConnection) throws {
+        guard !changeSets.isEmpty else { return }
+        var digest = try lastDigest(on: connection)
         for changeSet in changeSets {
-            try connection.run("INSERT INTO _server_log (replica, seq) VALUES (?, ?)",
-                               [.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq))])
+            digest = digest.appending(changeSet.dot)
+            try connection.run("INSERT INTO _server_log (replica, seq, digest) VALUES (?, ?, ?)",
+                               [.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq)), .blob(Data(digest.bytes))])
         }
+    }
+
+    /// The digest of the whole log (``LogDigest/empty`` for an empty log).
+    private static func lastDigest(on connection: SQLiteConnection) throws -> LogDigest {
+        guard let row = try connection.rows("SELECT digest FROM _server_log ORDER BY cursor DESC LIMIT 1").first else { return .empty }
+        return try storedDigest(row[0], on: connection)
+    }
+
+    /// The digest of the log up to `cursor`: ``LogDigest/empty`` at 0, `nil` when no entry has that cursor.
+    static func digest(at cursor: Int64, on connection: SQLiteConnection) throws -> LogDigest? {
+        guard cursor != 0 else { return .empty }
+        guard let row = try connection.rows("SELECT digest FROM _server_log WHERE cursor = ?", [.integer(cursor)]).first else { return nil }
+        return try storedDigest(row[0], on: connection)
+    }
+
+    private static func storedDigest(_ value: SQLValue, on connection: SQLiteConnection) throws -> LogDigest {
+        guard case .blob(let data) = value, let digest = LogDigest(bytes: Array(data)) else {
+            throw SyncError(.notSyncable, "\(connection.path): a _server_log row's digest is damaged (\(value.storageClassName))")
+        }
+        return digest
+    }
+
+    private static func dot(_ row: [SQLValue], at index: Int) -> Dot? {
+        guard case .text(let text) = row[index], let replica = UUID(storageText: text), case .integer(let seq) = row[index + 1], seq > 0 else {
+            return nil
+        }
+        return Dot(replica: replica, seq: UInt64(seq))
     }
 
     /// The cursor of the last entry (0 for an empty log).
@@ -46,13 +98,12 @@ enum ServerLogTable {
 
     /// Up to `limit` entries after `cursor`, oldest first.
     static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [Entry] {
-        try connection.rows("SELECT cursor, replica, seq FROM _server_log WHERE cursor > ? ORDER BY cursor LIMIT ?",
+        try connection.rows("SELECT cursor, replica, seq, digest FROM _server_log WHERE cursor > ? ORDER BY cursor LIMIT ?",
                             [.integer(cursor), .integer(Int64(limit))]).map { row in
-            guard case .integer(let cursor) = row[0], case .text(let text) = row[1], let replica = UUID(storageText: text),
-                  case .integer(let seq) = row[2], seq > 0 else {
-                throw SyncError(.notSyncable, "a _server_log row is damaged")
+            guard case .integer(let cursor) = row[0], let dot = dot(row, at: 1) else {
+                throw SyncError(.notSyncable, "\(connection.path): the _server_log row after cursor \(cursor) is damaged")
             }
-            return Entry(cursor: cursor, dot: Dot(replica: replica, seq: UInt64(seq)))
+            return Entry(cursor: cursor, dot: dot, digest: try storedDigest(row[3], on: connection))
         }
     }
 

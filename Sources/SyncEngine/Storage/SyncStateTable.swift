@@ -99,6 +99,14 @@ enum SyncStateTable {
         }
     }
 
+    /// Stores (or, with `nil`, removes) settings that belong together in one transaction, so no
+    /// reader or crash sees some of them changed without the others.
+    static func setSettings(_ settings: KeyValuePairs<String, String?>, on connection: SQLiteConnection) throws {
+        try connection.inTransaction {
+            for (key, value) in settings { try setSetting(key, to: value, on: connection) }
+        }
+    }
+
     /// Gives a copied file a replica identity of its own: a new ID and key, seq back at 0, no settings.
     static func becomeNewReplica(_ replica: ReplicaID, on connection: SQLiteConnection) throws {
         try connection.run("UPDATE _sync_state SET value = ? WHERE key = 'replica'", [.text(replica.storageText)])

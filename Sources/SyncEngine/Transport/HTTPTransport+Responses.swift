@@ -43,13 +43,15 @@ extension HTTPTransport {
         }
     }
 
-    /// `{"changeSets": <batch with an empty base>, "cursor": "42", "more": true}`.
+    /// `{"changeSets": <batch with an empty base>, "cursor": "42", "cursorDigest": "…", "more": true}`;
+    /// `cursorDigest` may be absent.
     static func decodePullPage(_ data: Data) throws(SyncClientError) -> PullPage {
         do {
             return try JSONReader.read(data) { reader in
                 let start = try reader.beginObject()
                 var changeSets: [ChangeSet]?
                 var cursor: String?
+                var cursorDigest: String?
                 var more: Bool?
                 while let key = try reader.nextKey() {
                     if key.matches("changeSets") {
@@ -58,6 +60,9 @@ extension HTTPTransport {
                     } else if key.matches("cursor") {
                         try JSONReadError.checkFirst(cursor, "cursor", reader)
                         cursor = try JSONReadError.at(.key("cursor")) { try reader.readString() }
+                    } else if key.matches("cursorDigest") {
+                        try JSONReadError.checkFirst(cursorDigest, "cursorDigest", reader)
+                        cursorDigest = try JSONReadError.at(.key("cursorDigest")) { try reader.readString() }
                     } else if key.matches("more") {
                         try JSONReadError.checkFirst(more, "more", reader)
                         more = try JSONReadError.at(.key("more")) { try reader.readBool() }
@@ -68,7 +73,7 @@ extension HTTPTransport {
                 guard let changeSets, let cursor, let more else {
                     throw JSONReadError(message: "the pull response needs 'changeSets', 'cursor' and 'more'", offset: start)
                 }
-                return PullPage(changeSets: changeSets, cursor: cursor, more: more)
+                return PullPage(changeSets: changeSets, cursor: cursor, cursorDigest: cursorDigest, more: more)
             }
         } catch {
             throw .invalidResponse("the pull response is malformed: \(error)")

@@ -120,13 +120,20 @@ public struct HTTPTransport: Sendable {
         public var changeSets: [ChangeSet]
         /// The cursor to pass as `after` for the next page, once these are applied.
         public var cursor: String
+        /// The digest of the server's log up to ``cursor``, to pass as `afterDigest` with it;
+        /// `nil` from a server that does not send one.
+        public var cursorDigest: String?
         /// Whether more change sets follow.
         public var more: Bool
     }
 
-    /// `GET /v1/datasets/{dataset}/changesets?after=&limit=&exclude=`: the log after `cursor`.
-    public func pull(after cursor: String, limit: Int, excluding replica: ReplicaID?) async throws(SyncClientError) -> PullPage {
+    /// `GET /v1/datasets/{dataset}/changesets?after=&afterDigest=&limit=&exclude=`: the log after
+    /// `cursor`. With `digest` (the `cursorDigest` that came with `cursor`), the server refuses
+    /// the cursor with ``SyncClientError/invalidCursor(_:)`` when its log up to there is not the
+    /// one the client pulled (it was restored from a backup).
+    public func pull(after cursor: String, digest: String? = nil, limit: Int, excluding replica: ReplicaID?) async throws(SyncClientError) -> PullPage {
         var query = [URLQueryItem(name: "after", value: cursor), URLQueryItem(name: "limit", value: String(limit))]
+        if let digest { query.append(URLQueryItem(name: "afterDigest", value: digest)) }
         if let replica { query.append(URLQueryItem(name: "exclude", value: replica.uuidString)) }
         let data = try await send("GET", path: "changesets", query: query)
         return try HTTPTransport.decodePullPage(data)

@@ -79,6 +79,10 @@ public final class SyncClient: Sendable {
     public struct StoredState: Sendable, Equatable {
         /// The pull cursor (`"0"`: nothing pulled yet).
         public var cursor: String
+        /// The server's digest of its log up to ``cursor``, sent back with it so that a server
+        /// restored from a backup refuses a cursor that names other change sets there; `nil`
+        /// when the server sent none.
+        public var cursorDigest: String?
         /// The server and dataset the cursor belongs to.
         public var cursorSource: String?
         /// When the last successful sync finished.
@@ -89,7 +93,8 @@ public final class SyncClient: Sendable {
         /// Reads the state from `replica`'s store.
         public static func read(from replica: SyncReplica) throws -> StoredState {
             StoredState(
-                cursor: try replica.setting(SettingKey.cursor) ?? "0", cursorSource: try replica.setting(SettingKey.cursorSource),
+                cursor: try replica.setting(SettingKey.cursor) ?? "0", cursorDigest: try replica.setting(SettingKey.cursorDigest),
+                cursorSource: try replica.setting(SettingKey.cursorSource),
                 lastSuccessfulSync: try replica.setting(SettingKey.lastSync).flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) },
                 registeredSchemaHash: try replica.setting(SettingKey.schema)?.split(separator: " ").last.map(String.init))
         }
@@ -101,6 +106,7 @@ public final class SyncClient: Sendable {
         static let dataset = "sync.dataset"
         static let token = "sync.token"
         static let cursor = "sync.cursor"
+        static let cursorDigest = "sync.cursorDigest"
         static let cursorSource = "sync.cursorSource"
         static let lastSync = "sync.lastSync"
         static let schema = "sync.schema"
@@ -377,11 +383,13 @@ public final class SyncClient: Sendable {
     private func pullAll(_ report: inout SyncReport) async throws(SyncClientError) {
         let replica = replica
         let stored = try await local { try StoredState.read(from: replica) }
-        var cursor = stored.cursorSource == configuration.source ? stored.cursor : "0"
-        if stored.cursorSource != configuration.source {
+        let sameSource = stored.cursorSource == configuration.source
+        var cursor = sameSource ? stored.cursor : "0"
+        var digest = sameSource ? stored.cursorDigest : nil
+        if !sameSource {
             let source = configuration.source
             try await local {
-                try replica.setSetting(SettingKey.cursor, "0")
+                try replica.setPullCursor("0", digest: nil)
                 try replica.setSetting(SettingKey.cursorSource, source)
             }
         }
@@ -390,13 +398,17 @@ public final class SyncClient: Sendable {
         while true {
             let page: HTTPTransport.PullPage
             do {
-                page = try await transport.pull(after: cursor, limit: max(1, configuration.pullPageSize), excluding: replica.replicaID)
+                // Cursor 0 names the empty log, which every server has: it needs no digest.
+                page = try await transport.pull(after: cursor, digest: cursor == "0" ? nil : digest,
+                                                limit: max(1, configuration.pullPageSize), excluding: replica.replicaID)
             } catch .invalidCursor(let message) {
-                // The server no longer knows the cursor (its log was rebuilt): start over. Applying
-                // change sets twice changes nothing, so this is safe, only slower.
+                // The server no longer knows the cursor, or its log up to there holds other change
+                // sets than the client pulled (it was restored from a backup): start over.
+                // Applying change sets twice changes nothing, so this is safe, only slower.
                 guard !restarted, cursor != "0" else { throw .invalidCursor(message) }
                 restarted = true
                 cursor = "0"
+                digest = nil
                 continue
             }
             report.pages += 1
@@ -415,9 +427,11 @@ public final class SyncClient: Sendable {
             if page.more && page.cursor == cursor {
                 throw .invalidResponse("the server said more change sets follow cursor \(cursor) but did not advance it")
             }
-            if page.cursor != cursor {
-                try await local { try replica.setSetting(SettingKey.cursor, page.cursor) }
-                cursor = page.cursor
+            if page.cursor != cursor || page.cursorDigest != digest {
+                let (newCursor, newDigest) = (page.cursor, page.cursorDigest)
+                try await local { try replica.setPullCursor(newCursor, digest: newDigest) }
+                cursor = newCursor
+                digest = newDigest
             }
             if !page.more { break }
         }
@@ -525,5 +539,15 @@ final class AsyncGate: Sendable {
             return state.waiters.removeFirst()
         }
         next?.resume()
+    }
+}
+
+extension SyncReplica {
+    /// Saves the pull cursor with the server's digest of its log up to it: a cursor stored
+    /// with another cursor's digest would be refused, and cost a pull from the start.
+    func setPullCursor(_ cursor: String, digest: String?) throws {
+        try withConnection { connection in
+            try SyncStateTable.setSettings([SyncClient.SettingKey.cursor: cursor, SyncClient.SettingKey.cursorDigest: digest], on: connection)
+        }
     }
 }

@@ -29,7 +29,7 @@ enum ChangeSetRoutes {
         router.add(.get, pattern, admission: context.datasetAdmission) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters)
             let query = try PullQuery(request)
-            let page = try dataset.pull(after: query.after, limit: query.limit, excluding: query.exclude)
+            let page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: query.limit, excluding: query.exclude)
             let batch: Data
             if page.changeSets.isEmpty, let emptyBatch {
                 batch = emptyBatch
@@ -37,7 +37,8 @@ enum ChangeSetRoutes {
                 batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
             }
             return .json(data: JSONValue.object([
-                "changeSets": .encoded(batch), "cursor": .string(String(page.cursor)), "more": .bool(page.more),
+                "changeSets": .encoded(batch), "cursor": .string(String(page.cursor)),
+                "cursorDigest": .string(page.digest.description), "more": .bool(page.more),
             ]).data)
         }
     }
@@ -61,6 +62,7 @@ enum ChangeSetRoutes {
     /// The pull's query parameters, validated.
     struct PullQuery {
         var after: Int64 = 0
+        var afterDigest: LogDigest?
         var limit = ChangeSetRoutes.defaultLimit
         var exclude: ReplicaID?
 
@@ -70,6 +72,13 @@ enum ChangeSetRoutes {
                     throw DatasetError.invalidCursor("after must be a cursor this server returned (a decimal string), not '\(text.prefix(40))'")
                 }
                 after = value
+            }
+            if let text = request.queryValue("afterDigest") {
+                guard let digest = LogDigest(hex: text) else {
+                    throw APIError.invalidParameter(
+                        "afterDigest must be the cursorDigest a pull returned (\(LogDigest.byteCount * 2) hex digits), not '\(text.prefix(40))'")
+                }
+                afterDigest = digest
             }
             if let text = request.queryValue("limit") {
                 guard let value = PullQuery.decimal(text), value >= 1 else {

@@ -34,6 +34,8 @@ package final class DatasetStore: @unchecked Sendable {
     package struct PullPage: Sendable {
         package var changeSets: [ChangeSet]
         package var cursor: Int64
+        /// The digest of the log up to `cursor`, which the client sends back with it.
+        package var digest: LogDigest
         package var more: Bool
     }
 
@@ -56,8 +58,8 @@ package final class DatasetStore: @unchecked Sendable {
     private let stateLock = NSLock()
     private var opened: (any DatasetEngine)?
     /// A cursor no logged entry lies beyond (one a pull found nothing after, or a push's last),
-    /// never above the highest cursor assigned; `nil` when unknown.
-    private var logEnd: Int64?
+    /// never above the highest cursor assigned, with the log's digest there; `nil` when unknown.
+    private var logEnd: (cursor: Int64, digest: LogDigest)?
     /// Bumped when a push starts: a pull that read the log before may not record what it saw.
     private var logGeneration: UInt64 = 0
     /// While a push runs, the end is unknown (it may commit and then fail to say where it ended).
@@ -105,7 +107,7 @@ package final class DatasetStore: @unchecked Sendable {
 
     /// What a pull needs before reading: the engine, the remembered end of the log and the
     /// generation to hand back to ``noteLogEnd(_:of:generation:)``.
-    private func engineAndLogEnd() throws -> (engine: any DatasetEngine, end: Int64?, generation: UInt64) {
+    private func engineAndLogEnd() throws -> (engine: any DatasetEngine, end: (cursor: Int64, digest: LogDigest)?, generation: UInt64) {
         let engine = try requireEngine()
         stateLock.lock()
         defer { stateLock.unlock() }
@@ -113,11 +115,12 @@ package final class DatasetStore: @unchecked Sendable {
     }
 
     /// Records that a pull found nothing logged after `cursor`, unless a push started since.
-    private func noteLogEnd(_ cursor: Int64, of engine: any DatasetEngine, generation: UInt64) {
+    private func noteLogEnd(_ cursor: Int64, digest: LogDigest, of engine: any DatasetEngine, generation: UInt64) {
         stateLock.lock()
         defer { stateLock.unlock() }
         guard opened === engine, generation == logGeneration, !isLogChanging else { return }
-        logEnd = max(logEnd ?? cursor, cursor)
+        if let logEnd, logEnd.cursor >= cursor { return }
+        logEnd = (cursor, digest)
     }
 
     /// Forgets the end of the log while a push runs. Called under `writeLock`.
@@ -132,7 +135,7 @@ package final class DatasetStore: @unchecked Sendable {
     /// Records where a push left the log (`nil` if it failed and the end is unknown). Called
     /// under `writeLock`, before the push answers, so any pull that starts after the answer
     /// sees the new end.
-    private func endLogChange(_ end: Int64?, of engine: any DatasetEngine) {
+    private func endLogChange(_ end: (cursor: Int64, digest: LogDigest)?, of engine: any DatasetEngine) {
         stateLock.lock()
         defer { stateLock.unlock() }
         isLogChanging = false
@@ -197,7 +200,7 @@ package final class DatasetStore: @unchecked Sendable {
         // A schema registration may have replaced the engine while this push waited.
         let current = try requireEngine()
         beginLogChange()
-        var newLogEnd: Int64?
+        var newLogEnd: (cursor: Int64, digest: LogDigest)?
         defer { endLogChange(newLogEnd, of: current) }
         let result: DatasetApplyResult
         do {
@@ -206,7 +209,7 @@ package final class DatasetStore: @unchecked Sendable {
             throw DatasetError.causalityViolation(error.message, vector: try current.versionVector())
         }
         // The result's vector and cursor were read under the write lock: the state right after this push.
-        newLogEnd = result.cursor
+        newLogEnd = (result.cursor, result.digest)
         return PushResult(applied: result.applied, alreadyApplied: result.alreadyApplied, vector: result.vector, cursor: result.cursor)
     }
 
@@ -223,23 +226,27 @@ package final class DatasetStore: @unchecked Sendable {
     // MARK: Pull
 
     /// The change sets logged after `cursor`: at most `limit` log entries are scanned, those of
-    /// `excluding` are left out (they still advance the returned cursor).
-    package func pull(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> PullPage {
+    /// `excluding` are left out (they still advance the returned cursor). With a `digest`, the
+    /// log up to `cursor` must be the one it names.
+    package func pull(after cursor: Int64, digest: LogDigest? = nil, limit: Int, excluding: ReplicaID?) throws -> PullPage {
         let (engine, end, generation) = try engineAndLogEnd()
-        if let end, cursor == end {
+        if let end, cursor == end.cursor, digest == nil || digest == end.digest {
             // Nothing is logged after the end and every push moves the end before it answers: a
             // pull racing a push may miss it, as if it had arrived first; a later pull cannot.
-            return PullPage(changeSets: [], cursor: cursor, more: false)
+            return PullPage(changeSets: [], cursor: cursor, digest: end.digest, more: false)
         }
         let page: ChangeSetLogPage
         do {
-            page = try engine.readLog(after: cursor, limit: limit, excluding: excluding)
+            page = try engine.readLog(after: cursor, digest: digest, limit: limit, excluding: excluding)
         } catch DatasetEngineError.unknownCursor(let unknown, let logEnd) {
             throw DatasetError.invalidCursor("cursor \(unknown) is not one this server handed out (its log ends at \(logEnd))")
+        } catch DatasetEngineError.cursorMismatch(let mismatched) {
+            throw DatasetError.invalidCursor(
+                "the log up to cursor \(mismatched) is not the one afterDigest names (the server was restored from a backup or its log was rebuilt): pull again from cursor 0")
         }
         // Cursors only grow: a page that did not move the cursor found nothing after it.
-        if page.cursor == cursor { noteLogEnd(cursor, of: engine, generation: generation) }
-        return PullPage(changeSets: page.changeSets, cursor: page.cursor, more: page.hasMore)
+        if page.cursor == cursor { noteLogEnd(cursor, digest: page.digest, of: engine, generation: generation) }
+        return PullPage(changeSets: page.changeSets, cursor: page.cursor, digest: page.digest, more: page.hasMore)
     }
 
     // MARK: Snapshot

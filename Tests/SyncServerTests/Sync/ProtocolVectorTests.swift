@@ -240,7 +240,10 @@ import SyncKit
         try record("push", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": pushHeaders, "body": push])
         try record("push-retry", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": pushHeaders, "body": push])
         try record("pull-first-page", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth, "query": ["after": "0", "limit": "1"]])
-        try record("pull-second-page", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth, "query": ["after": "1", "limit": "1"]])
+        // The digest the first page came with: the log holds A's first change set at cursor 1.
+        let firstPageDigest = LogDigest.empty.appending(Dot(replica: ProtocolVectorTests.replicaA, seq: 1)).description
+        try record("pull-second-page", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth,
+                                        "query": ["after": "1", "afterDigest": firstPageDigest, "limit": "1"]])
         try record("pull-excluding-own", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth,
                                           "query": ["after": "0", "exclude": ProtocolVectorTests.replicaA.uuidString]])
         try record("pull-invalid-cursor", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth, "query": ["after": "99"]])
@@ -298,6 +301,11 @@ import SyncKit
         try record("push-relayed", ["method": "POST", "path": "/v1/datasets/main/changesets",
                                     "headers": auth.merging(try future.headers) { first, _ in first },
                                     "body": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode([next], base: VersionVector()))])
+        // A cursor pulled from another log (one holding B's first change set at cursor 1): what
+        // a client pulled before the server was restored from a backup.
+        let otherLogDigest = LogDigest.empty.appending(Dot(replica: ProtocolVectorTests.replicaB, seq: 1)).description
+        try record("pull-cursor-digest-mismatch", ["method": "GET", "path": "/v1/datasets/main/changesets", "headers": auth,
+                                                   "query": ["after": "1", "afterDigest": otherLogDigest]])
     }
 
     func writeSequences() throws {

@@ -150,9 +150,10 @@ final class ServerFixture {
         return [("Sync-Replica-ID", pusher.replica.storageText), ("Sync-Replica-Key", pusher.keyHex)]
     }
 
-    func pull(after: String? = nil, limit: Int? = nil, exclude: ReplicaID? = nil) -> HTTPResponse {
+    func pull(after: String? = nil, afterDigest: String? = nil, limit: Int? = nil, exclude: ReplicaID? = nil) -> HTTPResponse {
         var query: [(String, String)] = []
         if let after { query.append(("after", after)) }
+        if let afterDigest { query.append(("afterDigest", afterDigest)) }
         if let limit { query.append(("limit", String(limit))) }
         if let exclude { query.append(("exclude", exclude.uuidString)) }
         return send(.get, "/v1/datasets/main/changesets", query: query)
