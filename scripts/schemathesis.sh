@@ -28,7 +28,12 @@ while [ $# -gt 0 ]; do
 done
 case "$max_examples$time_limit" in *[!0-9]*) die "--max-examples and --time-limit take whole numbers" ;; esac
 
-command -v schemathesis >/dev/null 2>&1 || python3 -m pip install -q schemathesis || die "cannot install schemathesis"
+# The version is pinned so that a new schemathesis release cannot change what CI checks unnoticed.
+if ! command -v schemathesis >/dev/null 2>&1; then
+    python3 -m pip install -q "schemathesis==4.32.5" || die "cannot install schemathesis"
+    # pip puts the command in the interpreter's scripts directory, which need not be on PATH.
+    PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
+fi
 command -v schemathesis >/dev/null 2>&1 || die "schemathesis is not on PATH after installing it"
 
 cd "$root" || die "cannot enter $root"
