@@ -149,6 +149,46 @@ import Testing
         #expect(nameObserver.changes == 1)
     }
 
+    /// Saves `object` through `context` when asked; Observation's change handlers must be
+    /// `Sendable`, and this one runs synchronously on the test's own thread, inside its save.
+    final class SaveWhenCalled: @unchecked Sendable {
+        let context: ObjectContext
+        let object: any PersistentEntity
+        var error: (any Error)?
+
+        init(_ object: any PersistentEntity, in context: ObjectContext) {
+            self.context = context
+            self.object = object
+        }
+
+        func callAsFunction() {
+            context.insert(object)
+            do { try context.save() } catch { self.error = error }
+        }
+    }
+
+    @Test func aLiveQueryObserverMaySaveAndItsChangeFollowsTheOneThatFiredIt() async throws {
+        let a = try TestReplica(name: "a")
+        let writer = try a.store.makeContext()
+        let note = Member()
+        note.name = "noted"
+        let saveNote = SaveWhenCalled(note, in: try a.store.makeContext())
+        var changes = a.store.changes.makeAsyncIterator()
+        let teams = try a.context.liveQuery(FetchDescriptor<Team>())
+        withObservationTracking({ _ = teams.results }, onChange: { saveNote() })
+
+        let team = Team()
+        writer.insert(team)
+        try writer.save()
+
+        #expect(saveNote.error == nil)
+        let first = try #require(await changes.next())
+        let second = try #require(await changes.next())
+        #expect(first.inserted == [team.objectID])
+        #expect(second.inserted == [note.objectID])
+        #expect(try a.store.makeContext().fetch(FetchDescriptor<Member>()).map(\.name) == ["noted"])
+    }
+
     @Test func aLiveQueryKeepsItsOrderAndFilterAcrossSaves() throws {
         let a = try TestReplica(name: "a")
         let writer = try a.store.makeContext()

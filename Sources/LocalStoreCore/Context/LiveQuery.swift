@@ -31,8 +31,9 @@ import Synchronization
 /// ``update()`` after editing to see them.
 ///
 /// Like its context, a live query belongs to one thread or actor. Observers are called on the
-/// thread that committed the change, while the store's list of subscribers is locked: they
-/// should only schedule work (for example a task on the context's actor), not save or fetch.
+/// thread that committed the change, after the commit and without a lock held: an observer
+/// may save (the change it commits reaches subscribers right after the one in hand), but work
+/// for the query's context belongs on that context's thread or actor (for example a task).
 public final class LiveQuery<Entity: PersistentEntity>: Observable {
     /// What the query fetches.
     public let descriptor: FetchDescriptor<Entity>
@@ -112,8 +113,8 @@ extension ObjectContext {
 /// it is stale, and the registrar its observers register with.
 ///
 /// The registrar's subject is this monitor rather than the query: a committing thread must not
-/// hold the query, whose last release there would run its `deinit`, which unsubscribes from
-/// the store while the store's subscribers are locked for that very commit.
+/// hold the query, whose last release there would run its `deinit` on that thread rather than on
+/// the query's own.
 final class LiveQueryMonitor: Sendable, Observable {
     let watchedEntityNames: Set<String>
     /// The query's context, to tell its own saves from the rest.

@@ -77,6 +77,9 @@ package final class StoreChangeHub: Sendable {
         var nextTicket: UInt64 = 0
         var nextToDeliver: UInt64 = 0
         var settled: [UInt64: StoreChange?] = [:]
+        /// Whether a thread is handing changes to subscribers right now; others leave their
+        /// settled changes to it, so that delivery stays in commit order without holding the lock.
+        var isDelivering = false
     }
 
     /// A place in the commit order, reserved inside a transaction.
@@ -139,15 +142,34 @@ package final class StoreChangeHub: Sendable {
 
     /// Settles a ticket after its transaction: with the committed change, or `nil` when the
     /// transaction rolled back. Delivers every change whose turn has come.
+    ///
+    /// Subscribers are called without the lock held, so a receiver may subscribe, unsubscribe or
+    /// commit (a live query's observer saving, say): a change committed meanwhile, on this thread
+    /// or another, is delivered by the thread already delivering, after the change in hand.
     package func settle(_ ticket: Ticket, with change: StoreChange?) {
-        state.withLock { state in
+        var isDeliverer = state.withLock { state in
             state.settled[ticket.number] = .some(change)
-            while let next = state.settled.removeValue(forKey: state.nextToDeliver) {
-                state.nextToDeliver += 1
-                guard let next, !next.isEmpty else { continue }
-                for continuation in state.subscribers.values { continuation.yield(next) }
-                for receive in state.receivers.values { receive(next) }
+            guard !state.isDelivering else { return false }
+            state.isDelivering = true
+            return true
+        }
+        while isDeliverer {
+            let turn: (change: StoreChange, subscribers: [AsyncStream<StoreChange>.Continuation], receivers: [@Sendable (StoreChange) -> Void])?
+            turn = state.withLock { state in
+                while let next = state.settled.removeValue(forKey: state.nextToDeliver) {
+                    state.nextToDeliver += 1
+                    guard let next, !next.isEmpty else { continue }
+                    return (next, Array(state.subscribers.values), Array(state.receivers.values))
+                }
+                state.isDelivering = false
+                return nil
             }
+            guard let turn else {
+                isDeliverer = false
+                continue
+            }
+            for continuation in turn.subscribers { continuation.yield(turn.change) }
+            for receive in turn.receivers { receive(turn.change) }
         }
     }
 
