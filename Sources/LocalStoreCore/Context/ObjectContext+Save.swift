@@ -218,6 +218,11 @@ extension StoreChange {
     /// The change a save commits, from what change capture records of it.
     init(savedChanges: [SavedObjectChange]) {
         self.init(origin: .save)
+        // Sized up front: a large save would otherwise rehash these tables many times over.
+        entityNames.reserveCapacity(savedChanges.count)
+        let insertedCount = savedChanges.reduce(0) { $1.kind == .insert ? $0 + 1 : $0 }
+        inserted.reserveCapacity(insertedCount)
+        updated.reserveCapacity(savedChanges.count - insertedCount)
         for change in savedChanges {
             entityNames[change.objectID] = change.entity
             switch change.kind {
