@@ -49,7 +49,7 @@ let package = Package(
 
         // The server: a sync-agnostic HTTP/1.1 server, and the sync routes on top of it.
         .target(name: "HTTPServer", dependencies: ["CEpoll", "Codecs"]),
-        .target(name: "SyncServer", dependencies: ["HTTPServer", "SyncEngine", "LocalStoreCore", "Codecs"]),
+        .target(name: "SyncServer", dependencies: ["HTTPServer", "SyncEngine", "LocalStoreCore", "SQLiteDatabase", "Codecs"]),
 
         // The one command-line parser of syncd, sync and bench: Foundation-free, so any tool can use it.
         .target(name: "CommandLineArguments"),

@@ -185,7 +185,7 @@ extension ObjectContext {
             guard state.status == .inserted || state.originalRelationships[relationship.index] != nil else { continue }
             let ownerID = SQLValue.text(object.objectID.storageText)
             if state.status != .inserted {
-                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE owner = ?", [ownerID])
+                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [ownerID])
             }
             var columns = [ownerColumn, memberColumn]
             if let positionColumn { columns.append(positionColumn) }

@@ -62,10 +62,14 @@ struct MigrationPlan {
         append("ALTER TABLE \(quoteIdentifier(table)) DROP COLUMN \(quoteIdentifier(column))")
     }
 
+    /// A join table with the columns ``RelationshipStorage`` names, and an index on the member
+    /// column: the side that does not own the table reads its members through it.
     mutating func createJoinTable(_ table: String, ordered: Bool) {
-        let position = ordered ? ", \"position\" INTEGER" : ""
-        append("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(table)) (\"owner\" TEXT NOT NULL, \"member\" TEXT NOT NULL\(position), PRIMARY KEY (\"owner\", \"member\"))")
-        append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(table + "_member")) ON \(quoteIdentifier(table)) (\"member\")")
+        let owner = quoteIdentifier(RelationshipStorage.owningSideColumn)
+        let member = quoteIdentifier(RelationshipStorage.memberSideColumn)
+        let position = ordered ? ", \(quoteIdentifier(RelationshipStorage.joinTablePositionColumn)) INTEGER" : ""
+        append("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(table)) (\(owner) TEXT NOT NULL, \(member) TEXT NOT NULL\(position), PRIMARY KEY (\(owner), \(member)))")
+        append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(table + "_" + RelationshipStorage.memberSideColumn)) ON \(quoteIdentifier(table)) (\(member))")
     }
 
     mutating func dropTable(_ table: String) {

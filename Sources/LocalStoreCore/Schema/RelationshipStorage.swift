@@ -18,6 +18,8 @@ public enum RelationshipStorage: Hashable, Sendable {
     public static let owningSideColumn = "owner"
     /// The join-table column holding the objects of the other side.
     public static let memberSideColumn = "member"
+    /// The join-table column ordering the members of the owning side, when that side is ordered.
+    public static let joinTablePositionColumn = "position"
 
     /// The column ordering the members, when the relationship (or, for a foreign key, its inverse) is ordered.
     public var positionColumn: String? {

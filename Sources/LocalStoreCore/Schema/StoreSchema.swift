@@ -131,7 +131,7 @@ struct StoreSchema: Sendable {
             return (inverse, .joinTable(
                 table: table, ownerColumn: ownsTable ? RelationshipStorage.owningSideColumn : RelationshipStorage.memberSideColumn,
                 memberColumn: ownsTable ? RelationshipStorage.memberSideColumn : RelationshipStorage.owningSideColumn,
-                positionColumn: kind == .orderedToMany ? "position" : nil))
+                positionColumn: kind == .orderedToMany ? RelationshipStorage.joinTablePositionColumn : nil))
         }
     }
 }

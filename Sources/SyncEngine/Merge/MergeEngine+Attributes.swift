@@ -99,7 +99,7 @@ extension MergeEngine {
             if known.pendingRowValues.isEmpty {
                 // Once per object and flush, not once per write.
                 rewrittenAttributes.insert(object.id)
-                known.pendingRowValues = Array(repeating: nil, count: entity.attributeColumns.count)
+                known.pendingRowValues = Array(repeating: nil, count: entity.rows.attributeColumns.count)
             }
             for (offset, value) in zip(attribute.columnOffsets, values) { known.pendingRowValues[offset] = value }
             if recordsStoreChange { storeChangeRecord.attributeNames[object, default: []].insert(attribute.name) }

@@ -65,7 +65,7 @@ extension MergeEngine {
 
     private func insertRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
         let values = try detachedColumns(of: object)
-        try entity.rows.insertRow(object.id, attributeValues: entity.attributeColumns.map { values[$0] ?? .null }, on: connection)
+        try entity.rows.insertRow(object.id, attributeValues: entity.rows.attributeColumns.map { values[$0] ?? .null }, on: connection)
         try flushPendingInserts()
         try ObjectMetadataTable.setTombstone(nil, of: object, on: connection)
         objects[object]?.hasRow = true
@@ -74,8 +74,8 @@ extension MergeEngine {
 
     private func removeRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
         var values: [String: SQLValue] = [:]
-        if !entity.attributeColumns.isEmpty, let row = try entity.rows.attributeValues(of: object.id, on: connection) {
-            for (column, value) in zip(entity.attributeColumns, row) { values[column] = value }
+        if !entity.rows.attributeColumns.isEmpty, let row = try entity.rows.attributeValues(of: object.id, on: connection) {
+            for (column, value) in zip(entity.rows.attributeColumns, row) { values[column] = value }
         }
         try entity.rows.deleteRow(object.id, on: connection)
         objects[object]?.hasRow = false

@@ -89,7 +89,7 @@ extension MergeEngine {
         }
         // Each object is a candidate once: later conflicts on them find their rows read.
         rowCandidates[object.entity] = nil
-        let columnCount = entity.attributeColumns.count
+        let columnCount = entity.rows.attributeColumns.count
         known.storedRowValues = Array(repeating: .null, count: columnCount)
         for chunk in MergeEngine.chunks(of: ids) {
             try entity.rows.forEachAttributeRow(chunk, on: connection) { id, row in

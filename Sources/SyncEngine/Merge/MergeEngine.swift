@@ -54,9 +54,9 @@ final class MergeEngine {
         var storedFieldStamps: [String: Stamp]?
         /// Stamps of writes this batch won, not yet in ``FieldStampTable``.
         var pendingFieldStamps: [String: Stamp] = [:]
-        /// The row's attribute columns (in ``SyncSchema/Entity/attributeColumns`` order), once read (for the journal).
+        /// The row's attribute columns (in `EntityTable.attributeColumns` order), once read (for the journal).
         var storedRowValues: [SQLValue]?
-        /// Columns remote writes set, not yet in the row, by position in ``SyncSchema/Entity/attributeColumns``
+        /// Columns remote writes set, not yet in the row, by position in `EntityTable.attributeColumns`
         /// (empty when none): one UPDATE per object, not per write.
         var pendingRowValues: [SQLValue?] = []
         /// Whether the object is in ``MergeEngine/objectsWithPendingWrites``.

@@ -17,7 +17,7 @@ struct SyncSchema: Sendable {
     final class Attribute: Sendable {
         let name: String
         let columns: [String]
-        /// Where the columns are in the entity's ``Entity/attributeColumns``.
+        /// Where the columns are among the entity's attribute columns (`EntityTable.attributeColumns` of ``Entity/rows``).
         let columnOffsets: [Int]
 
         init(name: String, columns: [String], firstColumnOffset: Int) {
@@ -61,26 +61,28 @@ struct SyncSchema: Sendable {
         let relationships: [Relationship]
         let attributeIndex: [String: Int]
         let relationshipIndex: [String: Int]
-        /// Every stored column but `id`, in table order: attribute columns, then foreign keys and positions.
-        let columns: [String]
-        /// The attribute columns, in table order.
-        let attributeColumns: [String]
-        /// The SQL of the entity's table.
+        /// The SQL of the entity's table, built once per schema; it also names the table's columns.
         let rows: EntityTable
 
-        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], columns: [String], rows: EntityTable) {
+        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], rows: EntityTable) {
             self.name = name
             self.table = table
             self.attributes = attributes
             self.relationships = relationships
             attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
             relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
-            self.columns = columns
-            attributeColumns = attributes.flatMap(\.columns)
             self.rows = rows
         }
 
         func attribute(_ name: String) -> Attribute? { attributeIndex[name].map { attributes[$0] } }
+
+        /// The values of each attribute, in schema order, from a row's attribute columns (in
+        /// `EntityTable.attributeColumns` order).
+        func valuesByAttribute(_ attributeColumnValues: ArraySlice<SQLValue>) -> [(name: String, values: [SQLValue])] {
+            attributes.map { attribute in
+                (attribute.name, attribute.columnOffsets.map { attributeColumnValues[attributeColumnValues.startIndex + $0] })
+            }
+        }
         func relationship(_ name: String) -> Relationship? { relationshipIndex[name].map { relationships[$0] } }
     }
 
@@ -101,15 +103,13 @@ struct SyncSchema: Sendable {
                     isCanonical: SyncSchema.isCanonical(relationship, of: entity.name, inverseKind: inverse?.kind ?? .toMany),
                     storage: relationship.storage)
             }
-            var columns = entity.attributes.flatMap { $0.columns.map(\.name) }
-            for relationship in entity.relationships { columns += relationship.storage.ownTableColumns }
             entities.append(Entity(
                 name: entity.name, table: entity.table,
                 attributes: entity.attributes.reduce(into: []) { attributes, attribute in
                     attributes.append(Attribute(name: attribute.name, columns: attribute.columns.map(\.name),
                                                 firstColumnOffset: attributes.reduce(0) { $0 + $1.columns.count }))
                 },
-                relationships: relationships, columns: columns, rows: EntityTable(entity)))
+                relationships: relationships, rows: EntityTable(entity)))
         }
         self.entities = entities
         entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })

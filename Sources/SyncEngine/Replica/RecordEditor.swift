@@ -15,7 +15,6 @@ import LocalStoreCore
 ///
 /// Edits in one commit see the store as it was when the commit began.
 public final class RecordEditor {
-    let document: SchemaDocument
     let schema: SyncSchema
     let engine: MergeEngine
     private var creates: [Operation] = []
@@ -24,8 +23,7 @@ public final class RecordEditor {
     private var positions: [Operation] = []
     private var deletes: [Operation] = []
 
-    init(document: SchemaDocument, schema: SyncSchema, engine: MergeEngine) {
-        self.document = document
+    init(schema: SyncSchema, engine: MergeEngine) {
         self.schema = schema
         self.engine = engine
     }
@@ -34,14 +32,19 @@ public final class RecordEditor {
     private var connection: SQLiteConnection { engine.connection }
 
     private func entity(_ name: String) throws -> SchemaDocument.Entity {
-        guard let entity = document.entity(named: name) else {
-            throw SyncError(.schemaMismatch, "the schema has no entity '\(name)'; it has \(document.entities.map(\.name).joined(separator: ", "))")
+        guard let entity = schema.document.entity(named: name) else {
+            throw SyncError(.schemaMismatch, "the schema has no entity '\(name)'; it has \(schema.document.entities.map(\.name).joined(separator: ", "))")
         }
         return entity
     }
 
+    /// `entity` as merging sees it, with the SQL of its table built once per schema.
+    private func syncEntity(_ entity: SchemaDocument.Entity) throws -> SyncSchema.Entity {
+        try schema.requireEntity(entity.name, in: "an edit of \(entity.name)")
+    }
+
     private func requireExisting(_ entity: SchemaDocument.Entity, _ id: UUID) throws {
-        guard try EntityTable(entity).containsRow(id, on: connection) else {
+        guard try syncEntity(entity).rows.containsRow(id, on: connection) else {
             throw StoreError(.objectNotFound, "there is no \(entity.name) \(id.storageText)", entity: entity.name, objectID: id)
         }
     }
@@ -92,13 +95,9 @@ public final class RecordEditor {
         let entity = try entity(entityName)
         try requireExisting(entity, id)
         guard !values.isEmpty else { return }
-        let row = try EntityTable(entity).attributeValues(of: id, on: connection) ?? []
-        var offset = 0
-        var current: [String: [SQLValue]] = [:]
-        for attribute in entity.attributes {
-            current[attribute.name] = Array(row[offset..<offset + attribute.columns.count])
-            offset += attribute.columns.count
-        }
+        let stored = try syncEntity(entity)
+        let row = try stored.rows.attributeValues(of: id, on: connection) ?? []
+        let current = Dictionary(uniqueKeysWithValues: stored.valuesByAttribute(row[...]).map { ($0.name, $0.values) })
         for (name, columns) in try attributeValues(entity, values, base: { current[$0.name] ?? $0.defaultValues }) {
             sets.append(.set(entity: entityName, id: id, attribute: name, values: columns))
         }

@@ -85,16 +85,12 @@ enum StoredRelationships {
         try EntityTable.members(of: object.id, in: entity.table, storage: relationship.storage, on: connection)
     }
 
-    static func record(_ entity: SchemaDocument.Entity, row: [SQLValue], on connection: SQLiteConnection) throws -> Record? {
+    /// The record of a row read by ``EntityTable`` as `[identifier, attribute columns…]`.
+    static func record(_ entity: SyncSchema.Entity, row: [SQLValue], on connection: SQLiteConnection) throws -> Record? {
         guard let id = row.first?.textValue.flatMap(UUID.init(storageText:)) else { return nil }
-        var offset = 1
-        var attributes: [(String, [SQLValue])] = []
-        for attribute in entity.attributes {
-            attributes.append((attribute.name, Array(row[offset..<offset + attribute.columns.count])))
-            offset += attribute.columns.count
+        let relationships = try entity.relationships.map {
+            ($0.name, try EntityTable.members(of: id, in: entity.table, storage: $0.storage, on: connection))
         }
-        let key = ObjectKey(entity: entity.name, id: id)
-        let relationships = try entity.relationships.map { ($0.name, try members(of: key, $0, entity: entity, on: connection)) }
-        return Record(entity: entity.name, id: id, attributes: attributes, relationships: relationships)
+        return Record(entity: entity.name, id: id, attributes: entity.valuesByAttribute(row.dropFirst()), relationships: relationships)
     }
 }

@@ -213,7 +213,7 @@ public final class SyncReplica: Sendable {
             try connection.inTransaction {
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
                 engine.recordsStoreChange = hub.hasSubscribers
-                let editor = RecordEditor(document: store.schemaDocument, schema: schema, engine: engine)
+                let editor = RecordEditor(schema: schema, engine: engine)
                 try body(editor)
                 let operations = editor.operations
                 guard !operations.isEmpty else { return nil }
@@ -234,11 +234,9 @@ public final class SyncReplica: Sendable {
 
     /// Every stored object of `entity`, sorted by identifier.
     public func records(_ entity: String) throws -> [Record] {
-        guard let description = store.schemaDocument.entity(named: entity) else {
-            throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
-        }
+        let description = try recordEntity(entity)
         return try withConnection { connection in
-            return try EntityTable(description).allRows(on: connection).compactMap {
+            return try description.rows.allRows(on: connection).compactMap {
                 try StoredRelationships.record(description, row: $0, on: connection)
             }
         }
@@ -246,14 +244,17 @@ public final class SyncReplica: Sendable {
 
     /// The stored object `id` of `entity`, if it exists.
     public func record(_ entity: String, id: UUID) throws -> Record? {
-        guard let description = store.schemaDocument.entity(named: entity) else {
-            throw SyncError(.schemaMismatch, "the schema has no entity '\(entity)'")
-        }
+        let description = try recordEntity(entity)
         return try withConnection { connection in
-            return try EntityTable(description).row(id, on: connection).flatMap {
+            return try description.rows.row(id, on: connection).flatMap {
                 try StoredRelationships.record(description, row: $0, on: connection)
             }
         }
+    }
+
+    private func recordEntity(_ name: String) throws -> SyncSchema.Entity {
+        guard let entity = schema.entity(name) else { throw SyncError(.schemaMismatch, "the schema has no entity '\(name)'") }
+        return entity
     }
 
     // MARK: Settings

@@ -1,7 +1,7 @@
 import Codecs
 import Foundation
 import HTTPServer
-import LocalStoreCore
+import SQLiteDatabase
 import SyncEngine
 
 /// Bearer tokens: `DIR/tokens.sqlite` maps the SHA-256 of each token to the one dataset it

@@ -1,7 +1,7 @@
 import Codecs
 import Foundation
 import HTTPServer
-import LocalStoreCore
+import SQLiteDatabase
 import SyncEngine
 
 /// An error answered to a client: an HTTP status and the protocol's JSON body

@@ -1,7 +1,6 @@
 import Codecs
 import Foundation
 import HTTPServer
-import LocalStoreCore
 import SyncEngine
 
 /// `POST /v1/datasets/{dataset}/changesets` (push) and `GET` (pull by cursor).

@@ -1,6 +1,5 @@
 import Codecs
 import Foundation
-import LocalStoreCore
 import SyncEngine
 
 /// `PUT /v1/datasets/{dataset}/schema` registers (or additively migrates) a dataset's schema;

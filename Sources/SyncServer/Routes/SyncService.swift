@@ -1,6 +1,5 @@
 import Foundation
 import HTTPServer
-import LocalStoreCore
 import SyncEngine
 
 /// How a ``SyncService`` is set up.

@@ -1,5 +1,5 @@
 import Foundation
-import LocalStoreCore
+import SQLiteDatabase
 import SyncEngine
 
 /// A failure of a dataset operation that is not a ``SyncError`` or a ``StoreError``, with what

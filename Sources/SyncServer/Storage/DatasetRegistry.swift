@@ -1,5 +1,4 @@
 import Foundation
-import LocalStoreCore
 import SyncEngine
 
 /// The datasets under `DIR/datasets`, opened lazily on first use and kept open.
