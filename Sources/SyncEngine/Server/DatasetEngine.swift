@@ -65,11 +65,6 @@ public protocol DatasetEngine: AnyObject, Sendable {
 }
 
 extension DatasetEngine {
-    /// Validates a batch and applies it (see ``validate(_:)`` and ``apply(_:pushedBy:)``).
-    public func apply(_ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult {
-        try apply(validate(changeSets), pushedBy: pusher)
-    }
-
     /// The log after `cursor`, trusting the cursor (see ``readLog(after:digest:limit:excluding:)``).
     public func readLog(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
         try readLog(after: cursor, digest: nil, limit: limit, excluding: excluding)
