@@ -41,14 +41,30 @@ import Testing
         let client: SyncClient
     }
 
-    func makeInProcessReplica(_ name: String) throws -> InProcess {
-        let path = directory.file(name)
-        let store = try ObjectStore(path: path, entities: endToEndEntities)
-        let replica = try SyncReplica(store: store)
+    /// How in-process clients reach the server: short, fixed backoff.
+    var clientConfiguration: SyncClient.Configuration {
         var configuration = SyncClient.Configuration(serverURL: URL(string: server.url)!, dataset: "e2e", token: token)
         configuration.backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(400), multiplier: 2, maxAttempts: 4, jitter: { 0.5 })
+        return configuration
+    }
+
+    func makeInProcessReplica(_ name: String) throws -> InProcess {
+        try openInProcessReplica(at: directory.file(name))
+    }
+
+    /// An in-process replica whose store is made from the server's snapshot of the dataset.
+    func makeInProcessReplicaFromSnapshot(_ name: String) async throws -> InProcess {
+        let path = directory.file(name)
+        try await SyncClient.createStoreFromSnapshot(at: path, configuration: clientConfiguration)
+        return try openInProcessReplica(at: path)
+    }
+
+    /// The store at `path` (created if there is none) as an in-process replica with its client.
+    private func openInProcessReplica(at path: String) throws -> InProcess {
+        let store = try ObjectStore(path: path, entities: endToEndEntities)
+        let replica = try SyncReplica(store: store)
         return InProcess(path: path, store: store, replica: replica, context: try store.makeContext(),
-                         client: SyncClient(replica: replica, configuration: configuration))
+                         client: SyncClient(replica: replica, configuration: clientConfiguration))
     }
 
     /// Creates a CLI replica from the in-process one's schema.

@@ -89,6 +89,17 @@ extension EndToEndTests {
         }.sorted()
     }
 
+    /// Three new replicas each save and push one squad (D1, E1, F1), independent of each other.
+    @discardableResult
+    func pushSquadsFromNewWriters() async throws -> [InProcess] {
+        let writers = try ["d", "e", "f"].map { try makeInProcessReplica("\($0).sqlite") }
+        for (writer, name) in zip(writers, ["D1", "E1", "F1"]) {
+            try saveSquad(name, in: writer)
+            try await writer.client.sync()
+        }
+        return writers
+    }
+
     @Test func aClientWhoseCursorTheRestoredLogPassedPullsEveryChangeSet() async throws {
         let a = try makeInProcessReplica("a.sqlite"), reader = try makeInProcessReplica("reader.sqlite")
         try saveSquad("A1", in: a)
@@ -104,11 +115,7 @@ extension EndToEndTests {
         // take cursors 2 to 4, past the reader's 3. Trusting its cursor, the reader would pull
         // only the last and never learn of the others.
         try restoreServer(from: backup)
-        let writers = try ["d", "e", "f"].map { try makeInProcessReplica("\($0).sqlite") }
-        for (writer, name) in zip(writers, ["D1", "E1", "F1"]) {
-            try saveSquad(name, in: writer)
-            try await writer.client.sync()
-        }
+        let writers = try await pushSquadsFromNewWriters()
 
         let report = try await reader.client.sync()
         #expect(report.pulled == 3, "\(report)")
@@ -118,6 +125,28 @@ extension EndToEndTests {
         try await a.client.sync()
         for replica in writers + [reader] { try await replica.client.sync() }
         for replica in writers + [reader] { #expect(try storeDigest(replica.path) == storeDigest(a.path)) }
+    }
+
+    @Test func aClientMadeFromASnapshotWhoseCursorTheRestoredLogPassedPullsEveryChangeSet() async throws {
+        let a = try makeInProcessReplica("a.sqlite")
+        try saveSquad("A1", in: a)
+        try await a.client.sync()
+        let backup = try backUpServer()
+        for name in ["A2", "A3"] { try saveSquad(name, in: a) }
+        try await a.client.sync()
+        let reader = try await makeInProcessReplicaFromSnapshot("reader.sqlite")
+        let adopted = try SyncClient.StoredState.read(from: reader.replica)
+        #expect(adopted.cursor == "3" && adopted.cursorDigest?.count == 32, "\(adopted)")
+        #expect(try squadNames(reader) == ["A1", "A2", "A3"])
+
+        // The restored log ends at 1; three new replicas' change sets take cursors 2 to 4, past
+        // the snapshot's 3. Trusting the snapshot's cursor, the reader would pull only the last.
+        try restoreServer(from: backup)
+        try await pushSquadsFromNewWriters()
+
+        let report = try await reader.client.sync()
+        #expect(report.pulled == 3, "\(report)")
+        #expect(try squadNames(reader) == ["A1", "A2", "A3", "D1", "E1", "F1"])
     }
 
     @Test func aServerRestoredFromABackupGetsBackWhatItsClientsCanProve() async throws {

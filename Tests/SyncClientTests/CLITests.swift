@@ -206,7 +206,7 @@ import SyncKit
         try source.addNotes(2)
         let snapshotPath = directory.appendingPathComponent("snapshot.sqlite").path
         try SQLiteConnection(path: source.path).execute("VACUUM INTO '\(snapshotPath)'")
-        server.state.withLock { $0.snapshot = (try? Data(contentsOf: URL(fileURLWithPath: snapshotPath)), "7") }
+        server.state.withLock { $0.snapshot = (try? Data(contentsOf: URL(fileURLWithPath: snapshotPath)), "7", nil) }
         let path = directory.appendingPathComponent("cloned.sqlite").path
         let both = try cli.run("init", path, "--snapshot", "--schema", schemaPath, "--server", server.url.absoluteString, "--dataset", "notes", "--token", "t0k")
         #expect(both.status == 2)

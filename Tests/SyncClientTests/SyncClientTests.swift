@@ -320,13 +320,14 @@ import SyncKit
         let snapshotPath = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: snapshotPath) }
         try SQLiteConnection(path: serverCopy.path).execute("VACUUM INTO '\(snapshotPath)'")
-        server.state.withLock { $0.snapshot = (try? Data(contentsOf: URL(fileURLWithPath: snapshotPath)), "3") }
+        let digest = String(repeating: "5c", count: 16)
+        server.state.withLock { $0.snapshot = (try? Data(contentsOf: URL(fileURLWithPath: snapshotPath)), "3", digest) }
 
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("from-snapshot-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let configuration = SyncClient.Configuration(serverURL: server.url, dataset: server.dataset, token: server.token)
         let snapshot = try await SyncClient.createStoreFromSnapshot(at: path, configuration: configuration)
-        #expect(snapshot.cursor == "3")
+        #expect(snapshot.cursor == "3" && snapshot.cursorDigest == digest)
 
         let store = try ObjectStore(path: path, entities: clientEntities)
         let replica = try SyncReplica(store: store)
@@ -339,7 +340,9 @@ import SyncKit
         let report = try await client.sync()
         #expect(!report.registeredSchema)
         #expect(report.pulled == 1)
-        #expect(server.requests(GET, "changesets").last?.query["after"] == "3")
+        // The first pull sends the snapshot's digest with its cursor.
+        let firstPull = server.requests(GET, "changesets").last?.query
+        #expect(firstPull?["after"] == "3" && firstPull?["afterDigest"] == digest)
         #expect(try store.makeContext().fetchAll(Note.self).count == 4)
 
         await #expect(throws: SyncClientError.self) {

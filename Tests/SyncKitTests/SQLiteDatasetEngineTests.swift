@@ -5,6 +5,13 @@ import Testing
 import SyncKit
 import TestSupport
 
+extension DatasetEngine {
+    /// Validates a batch and applies it, as a server does with a pushed one.
+    func apply(_ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult {
+        try apply(validate(changeSets), pushedBy: pusher)
+    }
+}
+
 /// The contract of ``DatasetEngine`` as the SQLite engine keeps it: batches applied and logged
 /// together, pages of the log by cursor, cursors it never handed out refused, and snapshots a
 /// client can adopt.
@@ -63,9 +70,11 @@ import TestSupport
     @Test func aSnapshotIsAStoreFileWithoutTheLog() throws {
         try withSavedTeam { a, _, path, copy in
             let engine = try SQLiteDatasetEngine.create(at: path, schema: a.store.schemaDocument)
-            _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
+            let changeSets = try a.replica.changeSets(missingFrom: VersionVector())
+            _ = try engine.apply(changeSets, pushedBy: try a.replica.credentials())
 
-            #expect(try engine.writeSnapshot(to: copy) == 1)
+            // The log up to the snapshot's cursor holds the team's one change set.
+            #expect(try engine.writeSnapshot(to: copy) == LogPosition(cursor: 1, digest: LogDigest.empty.appending(changeSets[0].dot)))
             #expect(try SQLiteConnection(path: copy).rows("SELECT 1 FROM sqlite_master WHERE name LIKE '\\_server%' ESCAPE '\\'").isEmpty)
             try SyncReplica.adoptSnapshot(at: copy)
             let adopted = try SyncReplica(store: try ObjectStore(path: copy, entities: syncEntities))
@@ -97,7 +106,8 @@ import TestSupport
             team.name = "Wanderers"
             try a.context.save()
             _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
-            #expect(try engine.writeSnapshot(to: copy) == 2)
+            let end = try engine.readLog(after: 0, limit: 5, excluding: nil)
+            #expect(try engine.writeSnapshot(to: copy) == LogPosition(cursor: 2, digest: end.digest))
             try SyncReplica.adoptSnapshot(at: copy)
             #expect(try TestReplica.digest(of: copy) == a.digest())
         }

@@ -1,6 +1,7 @@
 import Codecs
 import Foundation
 import LocalStoreCore
+import Synchronization
 
 /// A store set up for sync: every save records a change set, and change sets from other
 /// replicas merge into it so that all replicas converge.
@@ -20,6 +21,9 @@ public final class SyncReplica: Sendable {
     let schema: SyncSchema
     /// Checks the values of arriving change sets against the schema.
     let validator: ChangeSetValidator
+    /// How many batches ``validate(_:)`` checked: what tests count to see that a batch pushed to
+    /// a server is validated once, not again under the write lock.
+    let batchesValidated = Atomic<Int>(0)
     private let connection: SerializedConnection
     private let wallClock: @Sendable () -> UInt64
 
@@ -105,13 +109,15 @@ public final class SyncReplica: Sendable {
     /// in a non-optional attribute, invalid JSON) is refused with
     /// ``SyncError/Code/schemaMismatch`` before anything is applied.
     public func apply(_ changeSets: [ChangeSet]) throws -> MergeResult {
-        try apply(changeSets) { _, _ in }
+        try apply(validate(changeSets)) { _, _ in }
     }
 
-    /// ``apply(_:)`` with one more step in the same transaction: `alsoInTransaction` gets the
-    /// change sets actually applied, in the order they were applied (``SQLiteDatasetEngine`` logs them there).
-    func apply(_ changeSets: [ChangeSet], alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
-        try validate(changeSets)
+    /// ``apply(_:)`` of a batch validated before, with one more step in the same transaction:
+    /// `alsoInTransaction` gets the change sets actually applied, in the order they were applied
+    /// (``SQLiteDatasetEngine`` logs them there). A batch validated against another schema than
+    /// this store's is validated again.
+    func apply(_ batch: ValidatedBatch, alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
+        let changeSets = batch.schemaVersionHash == store.schemaDocument.versionHash ? batch.changeSets : try validate(batch.changeSets).changeSets
         let hub = store.changeHub
         return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
@@ -180,9 +186,9 @@ public final class SyncReplica: Sendable {
     /// SQL type or range, `NULL` in a non-optional attribute, invalid JSON).
     ///
     /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
-    func validate(_ changeSets: [ChangeSet]) throws {
-        try ChangeSet.checkStorableRanges(changeSets)
-        try validator.validate(changeSets)
+    func validate(_ changeSets: [ChangeSet]) throws -> ValidatedBatch {
+        batchesValidated.add(1, ordering: .relaxed)
+        return try ValidatedBatch(validating: changeSets, with: validator, schemaVersionHash: store.schemaDocument.versionHash)
     }
 
     static func isApplicable(_ changeSet: ChangeSet, to vector: VersionVector) -> Bool {

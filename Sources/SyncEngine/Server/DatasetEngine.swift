@@ -18,15 +18,21 @@ public protocol DatasetEngine: AnyObject, Sendable {
     /// The highest seq applied from every replica.
     func versionVector() throws -> VersionVector
 
-    /// Refuses a batch this engine could not store, before anything is applied (``apply(_:pushedBy:)``
-    /// checks again): seqs out of range, and values that do not fit the schema's columns.
+    /// Refuses a batch this engine could not store, before anything is applied and without
+    /// taking any lock: seqs out of range, and values that do not fit the schema's columns.
+    ///
+    /// Servers validate a pushed batch with this before they wait for their write lock, and
+    /// hand the result to ``apply(_:pushedBy:)``, which does not validate it again unless the
+    /// schema changed meanwhile. Engines build the result with
+    /// ``ValidatedBatch/init(validating:against:)``, which runs the protocol's checks.
     ///
     /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
-    func validate(_ changeSets: [ChangeSet]) throws
+    func validate(_ changeSets: [ChangeSet]) throws -> ValidatedBatch
 
-    /// Applies a batch of change sets atomically: validates it, merges what was not applied
-    /// before, checks the author of each change set it applies and appends what it applied to
-    /// the log, all in one transaction, or changes nothing.
+    /// Applies a validated batch of change sets atomically: merges what was not applied before,
+    /// checks the author of each change set it applies and appends what it applied to the log,
+    /// all in one transaction, or changes nothing. A batch validated against another schema
+    /// than ``schema`` (one registered while the batch waited) is validated again first.
     ///
     /// Authors are checked as ``ChangeSetAuthenticator/verify(_:pushedBy:registeredKey:register:)``
     /// describes: the engine keeps each replica's key, registered by the replica's first push as
@@ -38,7 +44,7 @@ public protocol DatasetEngine: AnyObject, Sendable {
     ///   `.schemaMismatch` when a value does not fit its column, `.replicaKeyMismatch` when
     ///   `pusher`'s key is not the one registered for it, `.unverifiedAuthor` naming a change set
     ///   whose author cannot be verified), or a ``StoreError`` from the storage.
-    func apply(_ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult
+    func apply(_ batch: ValidatedBatch, pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult
 
     /// The log after `cursor`: at most `limit` entries are read; the change sets of `excluding`
     /// are left out of the page but still advance its cursor.
@@ -52,9 +58,10 @@ public protocol DatasetEngine: AnyObject, Sendable {
     func readLog(after cursor: Int64, digest: LogDigest?, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage
 
     /// Writes a consistent copy of the dataset as a store file a client can open (see
-    /// ``SyncReplica/adoptSnapshot(at:)``) to `path`, and returns the log cursor the copy includes.
-    /// The copy holds no replica keys.
-    func writeSnapshot(to path: String) throws -> Int64
+    /// ``SyncReplica/adoptSnapshot(at:)``) to `path`, and returns the position in the log the
+    /// copy includes: its cursor, and the digest of the log up to it, which the client sends
+    /// back with the cursor on its first pull. The copy holds no replica keys.
+    func writeSnapshot(to path: String) throws -> LogPosition
 }
 
 extension DatasetEngine {
@@ -74,6 +81,49 @@ public protocol DatasetEngineProvider: Sendable {
     /// - Throws: ``StoreError`` `.migrationImpossible` when the stored schema cannot change into
     ///   `schema` by additive changes, `.invalidSchema` when `schema` is inconsistent.
     func createEngine(for dataset: String, schema: SchemaDocument) throws -> any DatasetEngine
+}
+
+/// A batch of change sets that passed the protocol's checks before it is applied: seqs and
+/// vector entries that fit SQLite's integers, and values that fit the schema's columns (see
+/// ``DatasetEngine/validate(_:)``).
+///
+/// It can only be made by validating, and it remembers the schema it was checked against, so
+/// that an engine applies it without checking it again unless its schema changed since.
+public struct ValidatedBatch: Sendable {
+    /// The change sets, as they were given.
+    public let changeSets: [ChangeSet]
+    /// The ``SchemaDocument/versionHash`` of the schema the batch was validated against.
+    public let schemaVersionHash: String
+
+    /// Validates `changeSets` against `schema`.
+    ///
+    /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
+    public init(validating changeSets: [ChangeSet], against schema: SchemaDocument) throws {
+        try self.init(validating: changeSets, with: ChangeSetValidator(schema), schemaVersionHash: schema.versionHash)
+    }
+
+    /// Validates `changeSets` with the validator of the schema whose hash is `schemaVersionHash`
+    /// (replicas keep theirs, which is costly to build for every batch).
+    init(validating changeSets: [ChangeSet], with validator: ChangeSetValidator, schemaVersionHash: String) throws {
+        try ChangeSet.checkStorableRanges(changeSets)
+        try validator.validate(changeSets)
+        self.changeSets = changeSets
+        self.schemaVersionHash = schemaVersionHash
+    }
+}
+
+/// A position in a dataset's log: a cursor, and the digest of the log up to it.
+public struct LogPosition: Sendable, Hashable {
+    /// The cursor of the last log entry included (0: none).
+    public var cursor: Int64
+    /// The digest of the log up to ``cursor``.
+    public var digest: LogDigest
+
+    /// A position with these fields.
+    public init(cursor: Int64, digest: LogDigest) {
+        self.cursor = cursor
+        self.digest = digest
+    }
 }
 
 /// What ``DatasetEngine/apply(_:pushedBy:)`` did, and the state right after it.

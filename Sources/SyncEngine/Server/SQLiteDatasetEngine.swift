@@ -8,7 +8,8 @@ import LocalStoreCore
 public final class SQLiteDatasetEngine: DatasetEngine {
     /// The store file.
     public let path: String
-    private let replica: SyncReplica
+    /// The server's replica of the dataset: it merges and validates every batch.
+    let replica: SyncReplica
 
     /// The schema the store file has.
     public var schema: SchemaDocument { replica.store.schemaDocument }
@@ -46,26 +47,25 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     /// fit the schema's columns, as ``SyncReplica/apply(_:)`` does.
     ///
     /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
-    public func validate(_ changeSets: [ChangeSet]) throws {
+    public func validate(_ changeSets: [ChangeSet]) throws -> ValidatedBatch {
         try replica.validate(changeSets)
     }
 
-    /// Merges the batch as ``SyncReplica/apply(_:)`` does (which validates it first), checks the
-    /// authors of what it applied against the registered keys (registering the pusher's) and
-    /// logs it, all in the same transaction; the vector and cursor are read right after it, on
-    /// the same connection.
-    public func apply(_ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult {
-        let result = try replica.apply(changeSets) { connection, applied in
+    /// Merges the batch as ``SyncReplica/apply(_:)`` does (validating it again only if it was
+    /// validated against another schema), checks the authors of what it applied against the
+    /// registered keys (registering the pusher's) and logs it, all in the same transaction; the
+    /// vector and cursor are read right after it, on the same connection.
+    public func apply(_ batch: ValidatedBatch, pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult {
+        let result = try replica.apply(batch) { connection, applied in
             try ChangeSetAuthenticator.verify(
                 applied, pushedBy: pusher, registeredKey: { try ServerReplicaKeyTable.key(of: $0, on: connection) },
                 register: { try ServerReplicaKeyTable.register($0, on: connection) })
             try ServerLogTable.append(applied, on: connection)
         }
         return try replica.withConnection { connection in
-            let cursor = try ServerLogTable.lastCursor(on: connection)
+            let end = try ServerLogTable.end(on: connection)
             return DatasetApplyResult(applied: result.applied, alreadyApplied: result.alreadyApplied,
-                               vector: try VersionVectorTable.vector(on: connection), cursor: cursor,
-                               digest: try ServerLogTable.digest(at: cursor, on: connection) ?? .empty)
+                                      vector: try VersionVectorTable.vector(on: connection), cursor: end.cursor, digest: end.digest)
         }
     }
 
@@ -90,15 +90,16 @@ public final class SQLiteDatasetEngine: DatasetEngine {
 
     /// Copies the file with SQLite's `VACUUM INTO` and drops from the copy the log (clients have
     /// no use for it) and every secret: the replicas' registered keys and the server's own key.
-    public func writeSnapshot(to path: String) throws -> Int64 {
+    /// The position is read from the copy before its log is dropped, so it is the copy's own.
+    public func writeSnapshot(to path: String) throws -> LogPosition {
         try replica.withConnection { try $0.run("VACUUM INTO ?", [.text(path)]) }
         let copy = try SQLiteConnection(path: path)
-        let cursor = try ServerLogTable.lastCursor(on: copy)
+        let end = try ServerLogTable.end(on: copy)
         try ServerReplicaKeyTable.removeFromCopy(on: copy)
         try SyncStateTable.removeReplicaKey(on: copy)
         // Last: it compacts the copy, so the removed keys leave no trace in free pages.
         try ServerLogTable.removeFromCopy(on: copy)
-        return cursor
+        return end
     }
 }
 

@@ -44,7 +44,7 @@ enum ServerLogTable {
 
     static func append(_ changeSets: [ChangeSet], on connection: SQLiteConnection) throws {
         guard !changeSets.isEmpty else { return }
-        var digest = try lastDigest(on: connection)
+        var digest = try end(on: connection).digest
         for changeSet in changeSets {
             digest = digest.appending(changeSet.dot)
             try connection.run("INSERT INTO _server_log (replica, seq, digest) VALUES (?, ?, ?)",
@@ -52,10 +52,16 @@ enum ServerLogTable {
         }
     }
 
-    /// The digest of the whole log (``LogDigest/empty`` for an empty log).
-    private static func lastDigest(on connection: SQLiteConnection) throws -> LogDigest {
-        guard let row = try connection.rows("SELECT digest FROM _server_log ORDER BY cursor DESC LIMIT 1").first else { return .empty }
-        return try storedDigest(row[0], on: connection)
+    /// The cursor of the last entry and the digest of the log up to it (0 and
+    /// ``LogDigest/empty`` for an empty log).
+    static func end(on connection: SQLiteConnection) throws -> LogPosition {
+        guard let row = try connection.rows("SELECT cursor, digest FROM _server_log ORDER BY cursor DESC LIMIT 1").first else {
+            return LogPosition(cursor: 0, digest: .empty)
+        }
+        guard case .integer(let cursor) = row[0] else {
+            throw SyncError(.notSyncable, "\(connection.path): the last _server_log row's cursor is damaged (\(row[0].storageClassName))")
+        }
+        return LogPosition(cursor: cursor, digest: try storedDigest(row[1], on: connection))
     }
 
     /// The digest of the log up to `cursor`: ``LogDigest/empty`` at 0, `nil` when no entry has that cursor.
@@ -79,12 +85,6 @@ enum ServerLogTable {
         return Dot(replica: replica, seq: UInt64(seq))
     }
 
-    /// The cursor of the last entry (0 for an empty log).
-    static func lastCursor(on connection: SQLiteConnection) throws -> Int64 {
-        if case .integer(let value)? = try connection.rows("SELECT max(cursor) FROM _server_log").first?.first { return value }
-        return 0
-    }
-
     /// The highest cursor ever assigned, even if rows were removed since.
     static func highestAssignedCursor(on connection: SQLiteConnection) throws -> Int64 {
         let assigned: Int64
@@ -93,7 +93,7 @@ enum ServerLogTable {
         } else {
             assigned = 0
         }
-        return max(assigned, try lastCursor(on: connection))
+        return max(assigned, try end(on: connection).cursor)
     }
 
     /// Up to `limit` entries after `cursor`, oldest first.

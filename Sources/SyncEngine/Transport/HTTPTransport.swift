@@ -145,9 +145,13 @@ public struct HTTPTransport: Sendable {
         public var data: Data
         /// The `Sync-Cursor` header: pull from here after adopting the snapshot.
         public var cursor: String
+        /// The `Sync-Cursor-Digest` header: the digest of the server's log up to ``cursor``, to
+        /// pass as `afterDigest` with it; `nil` from a server that does not send one.
+        public var cursorDigest: String?
     }
 
-    /// `GET /v1/datasets/{dataset}/snapshot`: a consistent copy of the dataset's store.
+    /// `GET /v1/datasets/{dataset}/snapshot`: a consistent copy of the dataset's store, with the
+    /// cursor (and the digest of the log up to it) to pull after once it is adopted.
     public func snapshot() async throws(SyncClientError) -> Snapshot {
         let result: (data: Data, response: HTTPURLResponse)
         do {
@@ -158,7 +162,9 @@ public struct HTTPTransport: Sendable {
         guard let cursor = result.response.value(forHTTPHeaderField: "Sync-Cursor"), !cursor.isEmpty, cursor.allSatisfy(\.isASCII) else {
             throw .invalidResponse("the snapshot response has no Sync-Cursor header")
         }
-        return Snapshot(data: result.data, cursor: cursor)
+        // Kept as the server wrote it, as a pull page's `cursorDigest` is: the server checks it.
+        let digest = result.response.value(forHTTPHeaderField: "Sync-Cursor-Digest").flatMap { $0.isEmpty ? nil : $0 }
+        return Snapshot(data: result.data, cursor: cursor, cursorDigest: digest)
     }
 
     // MARK: Requests

@@ -7,7 +7,8 @@ import FoundationNetworking
 extension SyncClient {
     /// Creates a store file at `path` from the server's snapshot of the dataset, much faster
     /// than pulling a long log from the start: the file becomes a replica of its own (a fresh
-    /// replica ID), remembers `configuration` and starts pulling after the snapshot's cursor.
+    /// replica ID), remembers `configuration` and starts pulling after the snapshot's cursor,
+    /// sending its digest, so a server restored from a backup since cannot make it skip change sets.
     /// Open it afterwards like any store (with its entity types, or `ObjectStore(existingAt:)`).
     ///
     /// Throws ``SyncClientError/local(_:)`` if a file already exists at `path`.
@@ -32,7 +33,7 @@ extension SyncClient {
                 try SyncReplica.adoptSnapshot(at: path)
                 let replica = try SyncReplica(store: try ObjectStore(existingAt: path))
                 try configuration.save(in: replica)
-                try replica.setSetting(SettingKey.cursor, snapshot.cursor)
+                try replica.setPullCursor(snapshot.cursor, digest: snapshot.cursorDigest)
                 try replica.setSetting(SettingKey.cursorSource, configuration.source)
                 try replica.setSetting(SettingKey.schema, configuration.source + " " + replica.store.schemaDocument.versionHash)
             } catch {

@@ -42,7 +42,8 @@ package final class DatasetStore: @unchecked Sendable {
     /// A consistent copy of the store file.
     package struct Snapshot: Sendable {
         package var data: Data
-        package var cursor: Int64
+        /// The log position the copy includes: the client pulls after its cursor, sending its digest.
+        package var position: LogPosition
     }
 
     package let name: String
@@ -193,18 +194,19 @@ package final class DatasetStore: @unchecked Sendable {
     package func push(_ body: Data, pushedBy pusher: ReplicaCredentials?) throws -> PushResult {
         let engine = try requireEngine()
         let (changeSets, _) = try ChangeSetCoding.decode(body)
-        try engine.validate(changeSets)
+        // Validated once, before waiting for the lock; the engine validates it again only if a
+        // schema registration replaced it with one of another schema while this push waited.
+        let batch = try engine.validate(changeSets)
         try checkClockSkew(changeSets)
         writeLock.lock()
         defer { writeLock.unlock() }
-        // A schema registration may have replaced the engine while this push waited.
         let current = try requireEngine()
         beginLogChange()
         var newLogEnd: (cursor: Int64, digest: LogDigest)?
         defer { endLogChange(newLogEnd, of: current) }
         let result: DatasetApplyResult
         do {
-            result = try current.apply(changeSets, pushedBy: pusher)
+            result = try current.apply(batch, pushedBy: pusher)
         } catch let error as SyncError where error.code == .causalityViolation {
             throw DatasetError.causalityViolation(error.message, vector: try current.versionVector())
         }
@@ -251,14 +253,14 @@ package final class DatasetStore: @unchecked Sendable {
 
     // MARK: Snapshot
 
-    /// A consistent copy of the dataset as a store file, and the log cursor it includes.
+    /// A consistent copy of the dataset as a store file, and the log position it includes.
     package func snapshot() throws -> Snapshot {
         let engine = try requireEngine()
         let temporary = directory.appendingPathComponent("snapshot-\(UUID().uuidString).sqlite").path
         defer {
             for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
         }
-        let cursor = try engine.writeSnapshot(to: temporary)
-        return Snapshot(data: try Data(contentsOf: URL(fileURLWithPath: temporary)), cursor: cursor)
+        let position = try engine.writeSnapshot(to: temporary)
+        return Snapshot(data: try Data(contentsOf: URL(fileURLWithPath: temporary)), position: position)
     }
 }

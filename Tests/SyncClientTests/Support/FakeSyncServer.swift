@@ -43,8 +43,8 @@ final class FakeSyncServer: Sendable {
         var faults: [Fault] = []
         var requests: [RecordedRequest] = []
         var vector = VersionVector()
-        /// What `GET snapshot` serves: a store file and its cursor.
-        var snapshot: (data: Data?, cursor: String)?
+        /// What `GET snapshot` serves: a store file, its cursor and the cursor's digest.
+        var snapshot: (data: Data?, cursor: String, cursorDigest: String?)?
     }
 
     let dataset: String
@@ -157,7 +157,9 @@ final class FakeSyncServer: Sendable {
             guard let snapshot = state.withLock({ $0.snapshot }), let data = snapshot.data else {
                 return FakeSyncServer.error(404, "schema_not_registered", "no snapshot")
             }
-            return HTTPResponse(status: .ok, headers: ["Content-Type": "application/vnd.sqlite3", "Sync-Cursor": snapshot.cursor], body: data)
+            var response = HTTPResponse(status: .ok, headers: ["Content-Type": "application/vnd.sqlite3", "Sync-Cursor": snapshot.cursor], body: data)
+            if let digest = snapshot.cursorDigest { response.headers.add(name: "Sync-Cursor-Digest", value: digest) }
+            return response
         default: return FakeSyncServer.error(404, "not_found", "no route \(method) \(request.path)")
         }
     }

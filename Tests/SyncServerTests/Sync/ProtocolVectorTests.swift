@@ -278,7 +278,7 @@ import SyncKit
         ]]]
         try record("push-schema-mismatch", ["method": "POST", "path": "/v1/datasets/main/changesets", "headers": auth, "body": unknown])
         try record("snapshot", ["method": "GET", "path": "/v1/datasets/main/snapshot", "headers": auth], bodyIsJSON: false,
-                   headers: ["Content-Type", "Sync-Cursor"])
+                   headers: ["Content-Type", "Sync-Cursor", "Sync-Cursor-Digest"])
         try record("not-found", ["method": "GET", "path": "/v1/nothing", "headers": auth])
         try record("method-not-allowed", ["method": "DELETE", "path": "/v1/datasets/main/changesets", "headers": auth], headers: ["Allow"])
         // A's first change set again, with another board title: the same dot, other contents.

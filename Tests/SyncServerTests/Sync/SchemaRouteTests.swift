@@ -35,18 +35,8 @@ import Testing
         let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())
         try server.registerSchema(try document.jsonData())
 
-        var changed = document
         // A new optional attribute on Card, and a new entity (a copy of Tag under another name).
-        let cardIndex = try #require(changed.entities.firstIndex { $0.name == "Card" })
-        var color = try #require(changed.entities[cardIndex].attributes.first { $0.name == "note" })
-        color.name = "color"
-        color.persistentName = "color"
-        color.columns = color.columns.map { column in
-            var column = column
-            column.name = "color"
-            return column
-        }
-        changed.entities[cardIndex].attributes.append(color)
+        var changed = try addingCardColor(to: document)
         var label = try #require(changed.entities.first { $0.name == "Tag" })
         label.name = "Sticker"
         label.table = "Sticker"

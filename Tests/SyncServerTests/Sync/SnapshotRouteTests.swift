@@ -11,6 +11,9 @@ import Testing
         #expect(response.status == .ok)
         #expect(response.headers["Content-Type"] == "application/vnd.sqlite3")
         #expect(response.headers["Sync-Cursor"] == "5")
+        // The digest of the log up to the cursor, as a pull page that ends there carries it.
+        let end = try CursorDigestRouteTests.position(server.pull(after: "0"))
+        #expect(end.cursor == "5" && response.headers["Sync-Cursor-Digest"] == end.digest)
         #expect(response.body.prefix(15) == Data("SQLite format 3".utf8))
 
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-snapshot-\(UUID().uuidString).sqlite").path

@@ -193,6 +193,23 @@ extension HTTPResponse {
     var errorMessage: String { ((json["error"] as? [String: Any])?["message"] as? String) ?? "" }
 }
 
+/// `document` with an additive change: Card gets an optional text attribute `color` (a copy of
+/// `note` under another name). The version hash is left for ``rehashed(_:)`` to compute.
+func addingCardColor(to document: SchemaDocument) throws -> SchemaDocument {
+    var changed = document
+    let cardIndex = try #require(changed.entities.firstIndex { $0.name == "Card" })
+    var color = try #require(changed.entities[cardIndex].attributes.first { $0.name == "note" })
+    color.name = "color"
+    color.persistentName = "color"
+    color.columns = color.columns.map { column in
+        var column = column
+        column.name = "color"
+        return column
+    }
+    changed.entities[cardIndex].attributes.append(color)
+    return changed
+}
+
 /// A schema document re-hashed after a test changed it, the way LocalStore hashes it.
 func rehashed(_ document: SchemaDocument) throws -> Data {
     var document = document
