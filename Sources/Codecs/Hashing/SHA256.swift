@@ -52,17 +52,8 @@ package struct SHA256 {
     ///
     /// Built in one string: the server hashes every request's token with it.
     package static func hexDigest(_ text: String) -> String {
-        let digest = hash(text.utf8)
-        return String(unsafeUninitializedCapacity: digest.count * 2) { buffer in
-            for (index, byte) in digest.enumerated() {
-                buffer[index * 2] = lowercaseHexDigits[Int(byte >> 4)]
-                buffer[index * 2 + 1] = lowercaseHexDigits[Int(byte & 0x0f)]
-            }
-            return digest.count * 2
-        }
+        LowercaseHex.encode(hash(text.utf8))
     }
-
-    private static let lowercaseHexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 extension UInt32 {
