@@ -42,6 +42,7 @@ import Testing
         #expect(inserted.updated.isEmpty && inserted.deleted.isEmpty)
         #expect(inserted.entityName(of: team.objectID) == "Team")
         #expect(inserted.entityName(of: ada.objectID) == "Member")
+        #expect(inserted.changedEntityNames == ["Team", "Member"])
 
         team.score = 3
         ada.team = team
@@ -110,6 +111,7 @@ import Testing
         #expect(created.isFromMerge)
         #expect(created.inserted == [team.objectID, label.objectID])
         #expect(created.entityName(of: team.objectID) == "Team")
+        #expect(created.changedEntityNames.contains("Team"))
 
         team.name = "Blue"
         a.context.delete(label)

@@ -144,7 +144,7 @@ final class LiveQueryMonitor: Sendable, Observable {
 
     /// Marks the query stale and tells its observers if `change` touches a watched entity.
     func note(_ change: StoreChange) {
-        guard change.entityNames.values.contains(where: watchedEntityNames.contains) else { return }
+        guard !change.changedEntityNames.isDisjoint(with: watchedEntityNames) else { return }
         if change.savingContext != context {
             let changed = change.updated.union(change.deleted).filter {
                 change.entityName(of: $0).map(watchedEntityNames.contains) ?? false

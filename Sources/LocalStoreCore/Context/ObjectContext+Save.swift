@@ -224,7 +224,7 @@ extension StoreChange {
         inserted.reserveCapacity(insertedCount)
         updated.reserveCapacity(savedChanges.count - insertedCount)
         for change in savedChanges {
-            entityNames[change.objectID] = change.entity
+            setEntity(change.entity, of: change.objectID)
             switch change.kind {
             case .insert: inserted.insert(change.objectID)
             case .delete: deleted.insert(change.objectID)

@@ -33,7 +33,10 @@ public struct StoreChange: Sendable, Equatable {
     /// Objects that were deleted.
     public var deleted: Set<UUID> = []
     /// The entity name of every inserted, updated and deleted object.
-    public var entityNames: [UUID: String] = [:]
+    public package(set) var entityNames: [UUID: String] = [:]
+    /// The names of the entities the change lists objects of, so that a subscriber watching a
+    /// few entities can pass over a change in one set test instead of one lookup per object.
+    public package(set) var changedEntityNames: Set<String> = []
     /// For updated objects, the names of the attributes and relationships that changed. A merge
     /// names the attributes it wrote; objects whose relationships a merge rewrote may have none.
     public var changedProperties: [UUID: Set<String>] = [:]
@@ -60,6 +63,12 @@ public struct StoreChange: Sendable, Equatable {
 
     /// The attributes and relationships that changed on an updated object (empty for others).
     public func changedPropertyNames(of objectID: UUID) -> Set<String> { changedProperties[objectID] ?? [] }
+
+    /// Records that the change lists `objectID`, an object of `entity`.
+    package mutating func setEntity(_ entity: String, of objectID: UUID) {
+        entityNames[objectID] = entity
+        changedEntityNames.insert(entity)
+    }
 }
 
 /// Hands committed changes to the store's subscribers in commit order.

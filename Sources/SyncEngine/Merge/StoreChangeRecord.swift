@@ -19,16 +19,16 @@ struct StoreChangeRecord {
         var change = StoreChange(origin: origin)
         for object in createdRows {
             change.inserted.insert(object.id)
-            change.entityNames[object.id] = object.entity
+            change.setEntity(object.entity, of: object.id)
         }
         for object in removedRows {
             change.deleted.insert(object.id)
-            change.entityNames[object.id] = object.entity
+            change.setEntity(object.entity, of: object.id)
         }
         for object in rewrittenRelationships.union(attributeNames.keys)
         where !createdRows.contains(object) && !removedRows.contains(object) {
             change.updated.insert(object.id)
-            change.entityNames[object.id] = object.entity
+            change.setEntity(object.entity, of: object.id)
             change.changedProperties[object.id] = attributeNames[object] ?? []
         }
         return change

@@ -69,8 +69,7 @@ enum SyncStateTable {
 
     @discardableResult
     private static func storeNewReplicaKey(on connection: SQLiteConnection) throws -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        let key = (0..<ReplicaCredentials.keyLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let key = SecureRandomBytes.make(count: ReplicaCredentials.keyLength)
         try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('replica_key', ?)", [.blob(Data(key))])
         return key
     }

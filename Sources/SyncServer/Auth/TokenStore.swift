@@ -80,8 +80,7 @@ package final class TokenStore: Sendable {
     ///   - scope: what the token may do in the dataset.
     ///   - expires: when the token stops working; `nil` never.
     package func add(dataset: String, scope: TokenScope = .readWrite, expires: Date? = nil, now: Date = Date()) throws -> String {
-        var generator = SystemRandomNumberGenerator()
-        let token = LowercaseHex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        let token = LowercaseHex.encode(SecureRandomBytes.make(count: 32))
         let expiry: SQLValue = expires.map { .integer(Int64($0.timeIntervalSince1970.rounded(.up))) } ?? .null
         try connection.withConnection { connection in
             try connection.run("INSERT INTO tokens (hash, dataset, created, scope, expires) VALUES (?, ?, ?, ?, ?)",
