@@ -167,7 +167,9 @@ let conflictsCommand = Command(CommandDescription(
     name: "conflicts", summary: "show (or clear) the conflict journal",
     discussion: """
         Prints the conflict journal, one JSON object per entry: what merged away a committed
-        change (kind, entity, object, property, winner, loser, cause, detail).
+        change (kind, entity, object, property, winner, loser, cause, detail). Each side's
+        "value" is a JSON value: an attribute's value (3, "Milk", {"real": 1.5}, an array for
+        several columns), an object ID or a position key; null when the side wrote none.
         """,
     options: [.flag("clear", "remove all entries (after printing how many)")]
 )) { arguments, storePath in
@@ -180,7 +182,8 @@ let conflictsCommand = Command(CommandDescription(
     }
     func side(_ side: ConflictEntry.Side?) -> JSONValue {
         guard let side else { return .null }
-        return .object(["value": side.value.map(JSONValue.string) ?? .null, "dot": .string(side.dot.description), "hlc": .string(side.hlc.description)])
+        // The value as itself (`3`, `"x"`, `[…]`), `null` when the side wrote none.
+        return .object(["value": side.value?.json ?? .null, "dot": .string(side.dot.description), "hlc": .string(side.hlc.description)])
     }
     for entry in entries {
         Output.line(JSONValue.object([

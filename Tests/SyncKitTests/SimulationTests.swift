@@ -177,11 +177,23 @@ struct Simulation {
             // Through the wire format, as a real exchange would go.
             let encoded = try ChangeSetCoding.encode(batch, base: try to.replica.versionVector())
             let decoded = try ChangeSetCoding.decode(encoded).changeSets
+            if random.chance(0.05) { try expectRefusedWhole(decoded, withUnknownMoodBy: to) }
             _ = try to.replica.apply(decoded)
             previous = batch
             start += size
         }
         try to.context.refresh()
+    }
+
+    /// `batch` with one `set` of a mood no case has appended to its last change set is refused
+    /// with `schema_mismatch`, and `replica` keeps its version vector.
+    func expectRefusedWhole(_ batch: [ChangeSet], withUnknownMoodBy replica: TestReplica) throws {
+        var forged = batch
+        forged[forged.count - 1].operations.append(.set(entity: "Peer", id: UUID(), attribute: "mood", values: [.text("asleep")]))
+        let before = try replica.replica.versionVector()
+        let error = try #require(throws: SyncError.self) { try replica.replica.apply(forged) }
+        #expect(error.code == .schemaMismatch && error.message.contains("Peer.mood"), "\(error)")
+        #expect(try replica.replica.versionVector() == before)
     }
 
     /// A few random edits on one replica, then a save (rolled back if a delete rule refuses it).
@@ -246,6 +258,7 @@ struct Simulation {
             case 16:
                 let peer = insertPeer(named: "p\(Int.random(in: 0..<100, using: &random))", into: context)
                 if let other = pick(peers), random.chance(0.5) { peer.addToFriends(other) }
+                if let mood = pick(PeerMood.allCases), let other = pick(peers) { other.mood = mood }
             case 17, 18:
                 // Self-inverse to-one, from either end; sometimes onto itself.
                 pick(peers)?.partner = random.chance(0.2) ? nil : pick(peers)

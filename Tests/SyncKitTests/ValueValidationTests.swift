@@ -5,7 +5,15 @@ import Testing
 import SyncKit
 import TestSupport
 
-enum SampleMood: String, Codable, Sendable { case calm, busy }
+enum SampleMood: String, Codable, Sendable, CaseIterable { case calm, busy }
+
+/// A raw type whose cases the schema lists as integers.
+enum SampleLevel: Int, Sendable, CaseIterable { case low = 1, high = 3 }
+
+/// A raw type that is not `CaseIterable`: its values are checked by column type alone.
+struct SampleCode: RawRepresentable, Sendable {
+    var rawValue: String
+}
 
 struct SamplePreferences: Codable, Equatable, Sendable {
     var theme: String = "light"
@@ -28,6 +36,8 @@ struct SamplePreferences: Codable, Equatable, Sendable {
     var note: String? = nil
     @Attribute(storage: .raw) var mood: SampleMood = .calm
     @Attribute(storage: .codable) var preferences: SamplePreferences = SamplePreferences()
+    @Attribute(storage: .raw) var level: SampleLevel? = nil
+    @Attribute(storage: .raw) var code: SampleCode = SampleCode(rawValue: "")
 }
 
 /// A value of the wrong kind for its attribute, and the end of the message that refuses it.
@@ -59,6 +69,11 @@ struct ValueViolation: CustomTestStringConvertible, Sendable {
         ValueViolation(attribute: "bytes", values: [.text("AAEC")], complaint: "to text 'AAEC', but it holds a blob"),
         ValueViolation(attribute: "title", values: [.blob(Data([0x41]))], complaint: "to blob x'41', but it holds text"),
         ValueViolation(attribute: "mood", values: [.integer(1)], complaint: "to integer 1, but it holds text"),
+        ValueViolation(attribute: "mood", values: [.text("asleep")], complaint: "to text 'asleep', but it holds a raw value of SampleMood ('calm', 'busy')"),
+        ValueViolation(attribute: "mood", values: [.text("Calm")], complaint: "to text 'Calm', but it holds a raw value of SampleMood ('calm', 'busy')"),
+        ValueViolation(attribute: "mood", values: [.null], complaint: "to NULL, but it is not optional"),
+        ValueViolation(attribute: "level", values: [.integer(2)], complaint: "to integer 2, but it holds a raw value of SampleLevel (1, 3)"),
+        ValueViolation(attribute: "level", values: [.text("high")], complaint: "to text 'high', but it holds an integer"),
         ValueViolation(attribute: "preferences", values: [.text("{\"theme\": ")], complaint: "to text '{\"theme\": ', but it holds JSON text"),
         ValueViolation(attribute: "count", values: [.integer(1), .integer(2)], complaint: "with 2 value(s); it has 1 column(s)"),
     ]
@@ -91,6 +106,8 @@ struct ValueViolation: CustomTestStringConvertible, Sendable {
             .set(entity: "Sample", id: object, attribute: "note", values: [.null]),
             .set(entity: "Sample", id: object, attribute: "mood", values: [.text("busy")]),
             .set(entity: "Sample", id: object, attribute: "preferences", values: [.text("{\"theme\":\"dark\"}")]),
+            .set(entity: "Sample", id: object, attribute: "level", values: [.integer(3)]),
+            .set(entity: "Sample", id: object, attribute: "code", values: [.text("any text")]),
         ])
 
     /// A second change set whose second operation is `violation`.
@@ -115,6 +132,63 @@ struct ValueViolation: CustomTestStringConvertible, Sendable {
         #expect(sample.stamp == Date(timeIntervalSince1970: 86_400) && sample.reference == ValueValidationTests.author)
         #expect(sample.link == nil && sample.bytes == Data([1, 2]) && sample.note == nil)
         #expect(sample.mood == .busy && sample.preferences == SamplePreferences(theme: "dark"))
+        #expect(sample.level == .high && sample.code.rawValue == "any text")
+        // NULL in the optional raw attribute is not a case, and fits.
+        var cleared = ValueValidationTests.invalid(ValueViolation(attribute: "level", values: [.null], complaint: ""))
+        cleared.operations.removeFirst()
+        #expect(try client.replica.apply([cleared]).applied == [cleared.dot])
+        #expect(try client.fetch(Sample.self, ValueValidationTests.object)?.level == nil)
+    }
+
+    @Test func theSchemaListsTheRawValuesOfCaseIterableTypesOnly() throws {
+        let client = try TestReplica(name: "values", entities: [Sample.self])
+        let sample = try #require(client.store.schemaDocument.entity(named: "Sample"))
+        #expect(sample.attribute(named: "mood")?.rawValues == [.text("calm"), .text("busy")])
+        #expect(sample.attribute(named: "level")?.rawValues == [.integer(1), .integer(3)])
+        #expect(sample.attribute(named: "code")?.rawValues == nil)
+        #expect(sample.attributes.filter { $0.rawValues != nil }.map(\.name) == ["mood", "level"])
+        let exported = try #require(try JSONSerialization.jsonObject(with: client.store.exportSchema()) as? [String: Any])
+        let entity = try #require((exported["entities"] as? [[String: Any]])?.first { $0["name"] as? String == "Sample" })
+        let attributes = try #require(entity["attributes"] as? [[String: Any]])
+        #expect(attributes.first { $0["name"] as? String == "mood" }?["rawValues"] as? [String] == ["calm", "busy"])
+        #expect(attributes.first { $0["name"] as? String == "level" }?["rawValues"] as? [Int] == [1, 3])
+        // Attributes without listed cases leave the key out, so their schemas hash as before.
+        #expect(attributes.filter { $0["rawValues"] != nil }.count == 2)
+    }
+
+    /// Listing cases where none were listed, or more cases, is additive (syncd migrates to it);
+    /// a schema without a listed case lacks what may be stored, as one without an attribute does.
+    @Test func addingCasesIsAdditiveAndDroppingOneIsNot() throws {
+        let stored = try ObjectStore.inMemory(entities: [Sample.self]).schemaDocument
+        func withMoods(_ moods: [SQLValue]?) throws -> SchemaDocument {
+            var document = stored
+            let entity = try #require(document.entities.firstIndex { $0.name == "Sample" })
+            let mood = try #require(document.entities[entity].attributes.firstIndex { $0.name == "mood" })
+            document.entities[entity].attributes[mood].rawValues = moods
+            document.versionHash = SchemaDocument.hash(of: document.entities)
+            return document
+        }
+        #expect(try withMoods([.text("calm"), .text("busy"), .text("away")]).compatibility(with: stored)
+                == .additive(["attribute Sample.mood accepts the raw values 'calm', 'busy', 'away'"]))
+        #expect(try withMoods(nil).compatibility(with: stored)
+                == .additive(["attribute Sample.mood accepts the raw values of its raw type (no cases listed)"]))
+        let unlisted = try withMoods(nil)
+        #expect(stored.compatibility(with: unlisted)
+                == .additive(["attribute Sample.mood accepts the raw values 'calm', 'busy'"]))
+        #expect(try withMoods([.text("calm")]).compatibility(with: stored)
+                == .subset(["attribute Sample.mood no longer accepts the raw values 'busy'"]))
+    }
+
+    /// A value written before its case was removed (or by a tool that bypassed sync) stays in the
+    /// file; reading it applies the attribute's decode-failure policy, which throws by default.
+    @Test func anUnknownRawValueAlreadyStoredFollowsTheDecodeFailurePolicy() throws {
+        let client = try TestReplica(name: "values", entities: [Sample.self])
+        _ = try client.replica.apply([ValueValidationTests.valid])
+        try client.context.connection.run(#"UPDATE "Sample" SET "mood" = 'asleep' WHERE "_object_id" = ?"#,
+                                          [.text(ValueValidationTests.object.storageText)])
+        let error = try #require(throws: StoreError.self) { try client.fetch(Sample.self, ValueValidationTests.object) }
+        #expect(error.code == .corruptValue && error.entity == "Sample" && error.attribute == "mood")
+        #expect(error.objectID == ValueValidationTests.object)
     }
 
     @Test(arguments: ValueViolation.all)

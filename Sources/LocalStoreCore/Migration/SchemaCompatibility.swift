@@ -1,3 +1,5 @@
+import SQLiteDatabase
+
 /// How a schema relates to the one a store already has.
 public enum SchemaCompatibility: Equatable, Sendable {
     /// The same schema.
@@ -21,6 +23,8 @@ extension SchemaDocument {
         var added: [String] = []
         var removed: [String] = []
         var changed: [String] = []
+        // Changes that leave every stored value where it is, reported when nothing else changed.
+        var adopted: [String] = []
         for old in stored.entities {
             guard let new = entity(named: old.name) else {
                 removed.append("entity \(old.name) is missing")
@@ -37,6 +41,17 @@ extension SchemaDocument {
                     changed.append("attribute \(old.name).\(attribute.name) became non-optional")
                 } else if attribute.storage != other.storage {
                     changed.append("attribute \(old.name).\(attribute.name) changed storage from \(attribute.storage.rawValue) to \(other.storage.rawValue)")
+                } else if attribute.rawValues != other.rawValues {
+                    // Listing cases where none were listed, or adding cases, keeps every stored value
+                    // acceptable. A schema without some listed case is an older app's (or one that
+                    // dropped the case): like a missing attribute, it lacks what may be stored.
+                    let kept = Set(other.rawValues ?? [])
+                    let gone = other.rawValues == nil ? [] : (attribute.rawValues ?? []).filter { !kept.contains($0) }
+                    if gone.isEmpty {
+                        adopted.append("attribute \(old.name).\(attribute.name) accepts the raw values \(SchemaDocument.list(other.rawValues))")
+                    } else {
+                        removed.append("attribute \(old.name).\(attribute.name) no longer accepts the raw values \(SchemaDocument.list(gone))")
+                    }
                 }
             }
             for relationship in old.relationships {
@@ -62,6 +77,13 @@ extension SchemaDocument {
         if !changed.isEmpty || (!added.isEmpty && !removed.isEmpty) { return .incompatible(changed + removed + added) }
         if !removed.isEmpty { return .subset(removed) }
         // Same entities and properties, other details (indexes, counts, Swift type names): safe to adopt.
-        return .additive(added.isEmpty ? ["indexes, counts or Swift type names changed"] : added)
+        if added.isEmpty && adopted.isEmpty { return .additive(["indexes, counts or Swift type names changed"]) }
+        return .additive(added + adopted)
+    }
+
+    /// Raw values for a message: `'calm', 'busy'`.
+    private static func list(_ values: [SQLValue]?) -> String {
+        guard let values else { return "of its raw type (no cases listed)" }
+        return values.map(\.description).joined(separator: ", ")
     }
 }

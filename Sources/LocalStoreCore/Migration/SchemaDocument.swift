@@ -55,6 +55,10 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         /// The values a new object gets (one per column), used when migration adds the attribute
         /// and by tools that create objects without the Swift types.
         public var defaultValues: [SQLValue]
+        /// For a `.raw` attribute whose Swift type is `CaseIterable`: the raw value of each case,
+        /// in `allCases` order, the only values its column accepts besides `NULL` (when optional).
+        /// Omitted for every other attribute, whose values are checked by column type alone.
+        public var rawValues: [SQLValue]?
     }
 
     /// One column of an attribute.
@@ -115,7 +119,7 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
                         storage: attribute.storage, swiftType: attribute.swiftType, optional: attribute.isOptional,
                         unique: attribute.isUnique, indexed: attribute.isIndexed,
                         columns: attribute.columns.map { Column(name: $0.name, type: $0.type, nullable: $0.isNullable) },
-                        defaultValues: defaults)
+                        defaultValues: defaults, rawValues: attribute.rawValues)
                 },
                 relationships: mapping.relationships.map { relationship in
                     let description = relationship.description
@@ -159,6 +163,10 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         for entity in entities {
             for attribute in entity.attributes where attribute.defaultValues.count != attribute.columns.count {
                 throw StoreError(.invalidSchema, "\(entity.name).\(attribute.name) has \(attribute.columns.count) column(s) but \(attribute.defaultValues.count) default value(s)",
+                                 entity: entity.name, attribute: attribute.name)
+            }
+            for attribute in entity.attributes where attribute.rawValues != nil && attribute.columns.count != 1 {
+                throw StoreError(.invalidSchema, "\(entity.name).\(attribute.name) lists raw values but has \(attribute.columns.count) columns; raw values fit one column",
                                  entity: entity.name, attribute: attribute.name)
             }
         }

@@ -23,6 +23,9 @@ public struct AttributeDescription: Sendable {
     public let compositionFields: [CompositionFieldDescription]
     /// What a fetch does when the stored value does not decode (`@Attribute(decodeFailure:)`).
     public let decodeFailure: DecodeFailurePolicy
+    /// The raw values a `.raw` attribute accepts, in `allCases` order, when its type is
+    /// `CaseIterable`; `nil` for every other attribute. Sync refuses any other value on arrival.
+    public let rawValues: [SQLValue]?
     let accessor: any AttributeAccessing
 
     /// Whether the attribute is declared `.unique`.

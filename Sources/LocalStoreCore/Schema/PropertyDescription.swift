@@ -41,6 +41,7 @@ extension PropertyDescription {
             name: name, persistentName: base, originalName: originalName, options: Set(options),
             storage: coder.storage, isOptional: shapes.count == 1 ? shapes[0].isNullable : swiftType.hasSuffix("?"),
             swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields, decodeFailure: decodeFailure,
+            rawValues: (Coder.self as? any RawValuesProviding.Type)?.caseRawValues(),
             accessor: TypedAttributeAccessor(get: get, set: set, coder: coder, specializedCoding: specializedCoding)))
     }
 
@@ -183,6 +184,29 @@ extension PropertyDescription {
             deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
             accessor: ArrayAccessor(get: get, modify: modify)))
     }
+}
+
+/// Lets ``PropertyDescription`` list the raw values of a `.raw` attribute's cases without knowing
+/// its type statically.
+protocol RawValuesProviding {
+    /// The raw values of the type's cases in `allCases` order; `nil` when it is not `CaseIterable`.
+    static func caseRawValues() -> [SQLValue]?
+}
+
+extension RawCoder: RawValuesProviding {
+    static func caseRawValues() -> [SQLValue]? { rawValuesOfCases(of: Value.self) }
+}
+
+extension OptionalRawCoder: RawValuesProviding {
+    static func caseRawValues() -> [SQLValue]? { rawValuesOfCases(of: Wrapped.self) }
+}
+
+/// The raw values of `type`'s cases when it is `CaseIterable`: what a `.raw` attribute of that
+/// type can hold. A runtime check, so that the macro and existing declarations need no change.
+private func rawValuesOfCases<Value: RawRepresentable>(of type: Value.Type) -> [SQLValue]? where Value.RawValue: AttributeValue {
+    guard let caseIterable = type as? any CaseIterable.Type else { return nil }
+    func cases<Cases: CaseIterable>(_ cases: Cases.Type) -> [Any] { Cases.allCases.map { $0 } }
+    return cases(caseIterable).compactMap { ($0 as? Value)?.rawValue.sqlValue }
 }
 
 /// Lets ``PropertyDescription`` list a composition's fields without knowing its type statically.

@@ -26,18 +26,56 @@ import LocalStoreCore
 /// `NULL` is accepted only in a nullable column. A real is never accepted in an integer column,
 /// even a whole one: the producer wrote the wrong type.
 ///
-/// The schema document does not record the cases of a `.raw` attribute's type, so a raw value
-/// is checked only against its raw type's column.
+/// A `.raw` attribute whose schema lists its `rawValues` (its Swift type is `CaseIterable`)
+/// accepts only those values besides `NULL`: a case an app cannot decode is refused like a value
+/// of the wrong type. Other `.raw` attributes are checked against their raw type's column alone.
 struct ChangeSetValidator: Sendable {
+    /// The values a `.raw` attribute's cases store, when the schema lists them.
+    final class RawValues: Sendable {
+        /// The attribute's Swift type without `?`, for messages.
+        let swiftType: String
+        let listed: [SQLValue]
+        private let allowed: Set<SQLValue>
+
+        init(swiftType: String, listed: [SQLValue]) {
+            self.swiftType = swiftType.hasSuffix("?") ? String(swiftType.dropLast()) : swiftType
+            self.listed = listed
+            allowed = Set(listed)
+        }
+
+        /// Whether `value` is the raw value of a case. An integer matches a real raw value of
+        /// the same number, as the column stores it either way.
+        func contains(_ value: SQLValue) -> Bool {
+            if allowed.contains(value) { return true }
+            if case .integer(let number) = value { return allowed.contains(.real(Double(number))) }
+            return false
+        }
+
+        /// The cases' raw values, for messages: at most ten, so a message stays short.
+        var expectation: String {
+            let shown = listed.prefix(10).map(\.description).joined(separator: ", ")
+            return "a raw value of \(swiftType) (\(shown)\(listed.count > 10 ? ", … \(listed.count) in all" : ""))"
+        }
+    }
+
     /// One column and the values it accepts.
     struct Column: Sendable {
         let name: String
         let type: AttributeType
         let isNullable: Bool
+        /// The only values besides `NULL` the column accepts; `nil` when any value of its type fits.
+        var rawValues: RawValues? = nil
 
         /// Whether `value` may be stored in this column. Builds no strings: it runs on every value
         /// of every merge.
         func accepts(_ value: SQLValue) -> Bool {
+            guard fitsType(value) else { return false }
+            guard let rawValues, !value.isNull else { return true }
+            return rawValues.contains(value)
+        }
+
+        /// Whether `value` is of the kind the column's type holds.
+        func fitsType(_ value: SQLValue) -> Bool {
             switch value {
             case .null:
                 return isNullable
@@ -70,8 +108,14 @@ struct ChangeSetValidator: Sendable {
             }
         }
 
-        /// What the column accepts, for error messages.
-        var expectation: String {
+        /// What the column accepts instead of `value`, for error messages.
+        func expectation(instead value: SQLValue) -> String {
+            if let rawValues, fitsType(value) { return rawValues.expectation }
+            return typeExpectation
+        }
+
+        /// What the column's type holds.
+        private var typeExpectation: String {
             switch type {
             case .bool: return "a boolean (the integer 0 or 1)"
             case .int, .int64: return "an integer"
@@ -111,8 +155,10 @@ struct ChangeSetValidator: Sendable {
         var attributes: [String: [String: Attribute]] = [:]
         for entity in document.entities {
             attributes[entity.name] = Dictionary(uniqueKeysWithValues: entity.attributes.map { attribute in
-                (attribute.name, Attribute(entity: entity.name, name: attribute.name,
-                                           columns: attribute.columns.map { Column(name: $0.name, type: $0.type, isNullable: $0.nullable) }))
+                let rawValues = attribute.rawValues.map { RawValues(swiftType: attribute.swiftType, listed: $0) }
+                return (attribute.name, Attribute(entity: entity.name, name: attribute.name, columns: attribute.columns.map {
+                    Column(name: $0.name, type: $0.type, isNullable: $0.nullable, rawValues: rawValues)
+                }))
             })
         }
         self.attributes = attributes
@@ -157,7 +203,7 @@ struct ChangeSetValidator: Sendable {
         if value.isNull {
             return SyncError(.schemaMismatch, "\(target) to NULL\(columnName), but it is not optional")
         }
-        return SyncError(.schemaMismatch, "\(target) to \(value.storageClassName) \(shortDescription(of: value))\(columnName), but it holds \(column.expectation)")
+        return SyncError(.schemaMismatch, "\(target) to \(value.storageClassName) \(shortDescription(of: value))\(columnName), but it holds \(column.expectation(instead: value))")
     }
 
     /// The value as SQL writes it, cut short before it is rendered: a message must stay short

@@ -6,7 +6,7 @@ import LocalStoreCore
 ///
 /// ```swift
 /// for entry in try replica.conflicts() where entry.kind == .attribute {
-///     print("\(entry.entity).\(entry.property!) lost \(entry.loser.value ?? "nil")")
+///     print("\(entry.entity).\(entry.property!) lost \(entry.loser.value?.jsonText ?? "nothing")")
 /// }
 /// ```
 public struct ConflictEntry: Hashable, Sendable, Codable {
@@ -28,14 +28,41 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
         case voidedDelete = "voided_delete"
     }
 
-    /// One side of a resolution: a value (as JSON text, `nil` for none) and the change set that wrote it.
+    /// One side of a resolution: a value (`nil` for none) and the change set that wrote it.
     public struct Side: Hashable, Sendable, Codable {
-        /// The value, as JSON text; `nil` when the side wrote no value (a delete, a removed reference).
-        public var value: String?
+        /// The value as a JSON value (``ConflictEntry/Value``): an attribute's value (``Value/null``
+        /// when it was SQL `NULL`), an object ID or a position key; `nil` when the side wrote no
+        /// value (a delete, an object's creation).
+        public var value: Value?
         /// The change set that wrote it.
         public var dot: Dot
         /// That change set's timestamp.
         public var hlc: HLC
+
+        /// A side with these fields.
+        public init(value: Value?, dot: Dot, hlc: HLC) {
+            self.value = value
+            self.dot = dot
+            self.hlc = hlc
+        }
+
+        private enum CodingKeys: String, CodingKey { case value, dot, hlc }
+
+        /// Reads a side; a `value` that is JSON `null` is ``Value/null``, an absent one is none.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            value = container.contains(.value) ? try container.decode(Value.self, forKey: .value) : nil
+            dot = try container.decode(Dot.self, forKey: .dot)
+            hlc = try container.decode(HLC.self, forKey: .hlc)
+        }
+
+        /// Writes a side, leaving `value` out when there is none.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(value, forKey: .value)
+            try container.encode(dot, forKey: .dot)
+            try container.encode(hlc, forKey: .hlc)
+        }
     }
 
     /// Position in the journal (increasing).

@@ -74,17 +74,4 @@ enum ConflictJournal {
             throw SyncError(.notSyncable, "conflict journal entries \(row.first)...\(row.first + row.count - 1) are damaged: \(error)")
         }
     }
-
-    /// JSON text for a list of SQL values, as the journal shows attribute values: the value
-    /// itself when there is one (most attributes have one column), else an array.
-    static func json(_ values: [SQLValue]) -> String {
-        var writer = JSONWriter(escapingSlashes: true)
-        do {
-            if values.count == 1 { try writer.writeSQLValue(values[0]) } else { try writer.writeSQLValues(values) }
-        } catch {
-            // Only a real that is infinite or NaN fails, which no SQLite column holds.
-            return "null"
-        }
-        return writer.string
-    }
 }

@@ -6,7 +6,7 @@ import LocalStoreCore
 struct JournalSide {
     enum Value {
         case none
-        /// An attribute's column values; the entry shows them as ``ConflictJournal/json(_:)-([SQLValue])`` does.
+        /// An attribute's column values; the entry shows the value itself for one column, else an array.
         case values([SQLValue])
         /// The columns at these positions of a row: the same as `.values` of them, without
         /// copying them out of the row first.
@@ -155,7 +155,7 @@ struct JournalBatch: ~Copyable {
         let replica = try reader.readUUID()
         let seq = try reader.readVarint()
         let hlc = HLC(rawValue: try reader.readFixed64())
-        let value: String?
+        let value: ConflictEntry.Value?
         let valueOffset = reader.offset
         switch try reader.readByte() {
         case 0:
@@ -164,9 +164,15 @@ struct JournalBatch: ~Copyable {
             let count = try reader.readCount(of: "values")
             var values: [SQLValue] = []
             for _ in 0..<count { values.append(try reader.readSQLValue()) }
-            value = ConflictJournal.json(values)
+            value = ConflictEntry.Value(columns: values)
         case 2:
-            value = try reader.readString()
+            let textOffset = reader.offset
+            let text = try reader.readString()
+            do {
+                value = try ConflictEntry.Value(jsonText: text)
+            } catch {
+                throw reader.failure("the value is not JSON: \(error)", at: textOffset)
+            }
         case let other:
             throw reader.failure("\(other) is not a kind of value", at: valueOffset)
         }

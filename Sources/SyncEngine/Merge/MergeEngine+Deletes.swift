@@ -168,7 +168,7 @@ extension MergeEngine {
         try flushPendingInserts()
         let seen = try ConflictJournal.entries(causedBy: root.dot, on: connection).contains {
             $0.kind == .referenceDropped && $0.entity == other.entity && $0.objectID == other.id && $0.property == property
-                && $0.loser == ConflictEntry.Side(value: loserValue, dot: added.dot, hlc: added.hlc)
+                && $0.loser == ConflictEntry.Side(value: .string(deleted.id.storageText), dot: added.dot, hlc: added.hlc)
         }
         guard !seen else { return }
         try journal(

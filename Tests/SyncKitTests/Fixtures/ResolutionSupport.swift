@@ -120,6 +120,6 @@ extension TestReplica {
     }
 }
 
-/// The JSON text the journal stores for a string value or an object reference.
-func journalJSON(_ text: String) -> String { "\"\(text)\"" }
-func journalJSON(_ id: UUID) -> String { "\"\(id.uuidString)\"" }
+/// The journal's value for a string or an object reference.
+func journalJSON(_ text: String) -> ConflictEntry.Value { .string(text) }
+func journalJSON(_ id: UUID) -> ConflictEntry.Value { .string(id.uuidString) }

@@ -40,7 +40,8 @@ enum ConflictsCommand {
         case .updateVersusDelete:
             return "a change to \(object)\(entry.property.map { " (\($0))" } ?? "") was dropped: it was deleted on another replica at the same time"
         case .attribute:
-            return "\(object) \(entry.property ?? "?") was set to \(entry.loser.value ?? "nothing") and to \(entry.winner?.value ?? "nothing") at the same time; \(entry.winner?.value ?? "nothing") won"
+            let loser = entry.loser.value?.jsonText ?? "nothing", winner = entry.winner?.value?.jsonText ?? "nothing"
+            return "\(object) \(entry.property ?? "?") was set to \(loser) and to \(winner) at the same time; \(winner) won"
         case .move:
             return "\(object) was moved on two replicas at the same time; the later move won"
         case .toOne:
