@@ -164,6 +164,28 @@ let uniqueEntities: [any PersistentEntity.Type] = syncEntities + [Account.self, 
         try trio.expectConverged()
     }
 
+    /// Concurrent objects whose unique attribute is `nil` never merge (as in SQL).
+    @Test(arguments: ExchangeOrder.allCases)
+    func nilValuesNeverMerge(order: ExchangeOrder) throws {
+        let trio = try ReplicaTrio(entities: everyShapeEntities)
+        try trio.shareBase()
+        trio.make(later: .b)
+        var ids: Set<UUID> = []
+        for replica in [trio.a, trio.b] {
+            let peer = Peer()
+            peer.name = "untagged"
+            replica.context.insert(peer)
+            try replica.context.save()
+            ids.insert(peer.objectID)
+        }
+        try trio.exchange(order)
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            #expect(Set(try replica.context.fetchAll(Peer.self).map(\.objectID)) == ids, "peers on \(name)")
+            #expect(try mergeEntries(replica).isEmpty, "journal of \(name)")
+        }
+        try trio.expectConverged()
+    }
+
     /// Three replicas create one handle; every order and batching ends with the earliest only.
     @Test(arguments: [[0, 1, 2], [2, 1, 0], [1, 2, 0]])
     func aChainOfThreeMergesIntoTheEarliest(arrival: [Int]) throws {
