@@ -52,6 +52,18 @@ let uniqueEntities: [any PersistentEntity.Type] = syncEntities + [Account.self, 
         try replica.replica.conflicts().filter { $0.kind == .uniqueMerged }
     }
 
+    /// On A, B and C, exactly `remaining` objects of `type` show and the merge entries name exactly
+    /// `merged`; the three stores are the same.
+    func expectOnEveryReplica<T: PersistentEntity>(
+        _ trio: ReplicaTrio, _ type: T.Type, remaining: Set<UUID>, merged: [UUID], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            #expect(Set(try replica.context.fetchAll(type).map(\.objectID)) == remaining, "\(type) on \(name)", sourceLocation: sourceLocation)
+            #expect(try mergeEntries(replica).map(\.objectID) == merged, "journal of \(name)", sourceLocation: sourceLocation)
+        }
+        try trio.expectConverged(sourceLocation: sourceLocation)
+    }
+
     /// A and B create "ada" concurrently; A's is created first (B is later), so it survives.
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
     func twoReplicasCreateTheSameValueAndTheEarliestSurvives(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
@@ -156,12 +168,8 @@ let uniqueEntities: [any PersistentEntity.Type] = syncEntities + [Account.self, 
 
         try trio.exchange(order)
 
-        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
-            #expect(Set(try replica.context.fetchAll(Athlete.self).map(\.objectID)) == [survivor.objectID, byron.objectID, king.objectID], "athletes on \(name)")
-            #expect(try mergeEntries(replica).map(\.objectID) == [duplicate.objectID], "journal of \(name)")
-            #expect(try mergeEntries(replica).first?.property == "(first, last)")
-        }
-        try trio.expectConverged()
+        try expectOnEveryReplica(trio, Athlete.self, remaining: [survivor.objectID, byron.objectID, king.objectID], merged: [duplicate.objectID])
+        #expect(try mergeEntries(trio.c).first?.property == "(first, last)")
     }
 
     /// Concurrent objects whose unique attribute is `nil` never merge (as in SQL).
@@ -179,11 +187,7 @@ let uniqueEntities: [any PersistentEntity.Type] = syncEntities + [Account.self, 
             ids.insert(peer.objectID)
         }
         try trio.exchange(order)
-        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
-            #expect(Set(try replica.context.fetchAll(Peer.self).map(\.objectID)) == ids, "peers on \(name)")
-            #expect(try mergeEntries(replica).isEmpty, "journal of \(name)")
-        }
-        try trio.expectConverged()
+        try expectOnEveryReplica(trio, Peer.self, remaining: ids, merged: [])
     }
 
     /// Three replicas create one handle; every order and batching ends with the earliest only.
