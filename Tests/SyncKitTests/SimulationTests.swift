@@ -45,7 +45,7 @@ import Testing
         #expect(failures.isEmpty)
         // The runs must actually exercise the resolution rules, not only conflict-free exchanges.
         if SimulationTests.seeds.count >= 100 {
-            let kinds: [ConflictEntry.Kind] = [.attribute, .updateVersusDelete, .toOne, .move, .referenceDropped, .cascadedDelete, .voidedDelete]
+            let kinds: [ConflictEntry.Kind] = [.attribute, .updateVersusDelete, .toOne, .move, .referenceDropped, .cascadedDelete, .voidedDelete, .uniqueMerged]
             for kind in kinds {
                 #expect(resolutions[kind, default: 0] > 0, "no \(kind.rawValue) resolution in \(SimulationTests.seeds.count) seeds: \(resolutions)")
             }
@@ -257,11 +257,16 @@ struct Simulation {
                 if let label = pick(labels) { context.delete(label) }
             case 16:
                 let peer = insertPeer(named: "p\(Int.random(in: 0..<100, using: &random))", into: context)
+                // Tags from a small set, so that replicas create the same one concurrently.
+                if random.chance(0.5) { peer.tag = "tag\(Int.random(in: 0..<4, using: &random))" }
                 if let other = pick(peers), random.chance(0.5) { peer.addToFriends(other) }
                 if let mood = pick(PeerMood.allCases), let other = pick(peers) { other.mood = mood }
             case 17, 18:
                 // Self-inverse to-one, from either end; sometimes onto itself.
                 pick(peers)?.partner = random.chance(0.2) ? nil : pick(peers)
+            case 19 where random.chance(0.2):
+                // Retagging after a merge leaves the merge as it is.
+                pick(peers)?.tag = random.chance(0.5) ? nil : "tag\(Int.random(in: 0..<8, using: &random))"
             case 19:
                 pick(peers)?.twin = random.chance(0.3) ? nil : pick(peers)
             case 20:
@@ -278,7 +283,7 @@ struct Simulation {
         }
         do {
             try context.save()
-        } catch let error as StoreError where error.code == .deleteDenied {
+        } catch let error as StoreError where error.code == .deleteDenied || error.code == .uniqueViolation {
             context.rollback()
         }
     }

@@ -20,24 +20,17 @@ extension ObjectContext {
         try checkUniqueness()
     }
 
-    /// `.unique` is checked here, after every write of the save, rather than by a UNIQUE index:
-    /// a merge may hold two objects with one value (concurrent duplicates are kept, see CONTRACT.md
-    /// §6), and an index would make the merge itself fail.
+    /// Uniqueness (`.unique` attributes and `#Unique` keys) is checked here, after every write of
+    /// the save, rather than by a UNIQUE index: a merge may hold two objects with one key until it
+    /// resolves them (CONTRACT.md §3.8), and an index would make the merge's statements fail.
     private func checkUniqueness() throws {
         try forEachWrittenObject { object, mapping in
             let state = object._$entityState
-            for index in mapping.uniqueAttributeIndices {
-                guard state.status == .inserted || state.originalAttributes[index] != nil else { continue }
-                let attribute = mapping.description.attributes[index]
+            for (key, indices) in mapping.uniqueKeys {
+                guard state.status == .inserted || indices.contains(where: { state.originalAttributes[$0] != nil }) else { continue }
                 var values: [SQLValue] = []
-                try mapping.description.encodeAttribute(index, of: object, into: &values)
-                let conditions = attribute.columns.map { "\(quoteIdentifier($0.name)) IS ?" }.joined(separator: " AND ")
-                let sql = "SELECT \(EntityTable.quotedIdentifierColumn) FROM \(quoteIdentifier(mapping.table)) WHERE \(conditions) AND \(EntityTable.quotedIdentifierColumn) != ? LIMIT 1"
-                guard let other = try connection.rows(sql, values + [.text(object.objectID.storageText)]).first?.first else { continue }
-                throw StoreError(
-                    .uniqueViolation,
-                    "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) (\(other.description)) already has \(values.count == 1 ? values[0].description : values.description)",
-                    entity: mapping.name, attribute: attribute.name, objectID: object.objectID)
+                for index in indices { try mapping.description.encodeAttribute(index, of: object, into: &values) }
+                try key.checkNoOtherObject(entity: mapping.name, table: mapping.table, objectID: object.objectID, values: values, connection: connection)
             }
         }
     }

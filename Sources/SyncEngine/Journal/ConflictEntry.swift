@@ -26,6 +26,9 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
         case cascadedDelete = "cascaded_delete"
         /// A delete was voided because a concurrent reference was added (delete rule deny).
         case voidedDelete = "voided_delete"
+        /// Two objects were created concurrently with equal unique values; the later one was merged
+        /// into the earlier (or a write reached the merged one).
+        case uniqueMerged = "unique_merged"
     }
 
     /// One side of a resolution: a value (`nil` for none) and the change set that wrote it.

@@ -191,6 +191,7 @@ struct JournalBatch: ~Copyable {
         case .referenceDropped: 5
         case .cascadedDelete: 6
         case .voidedDelete: 7
+        case .uniqueMerged: 8
         }
     }
 
@@ -203,6 +204,7 @@ struct JournalBatch: ~Copyable {
         case 5: .referenceDropped
         case 6: .cascadedDelete
         case 7: .voidedDelete
+        case 8: .uniqueMerged
         default: nil
         }
     }

@@ -63,9 +63,12 @@ struct SyncSchema: Sendable {
         let relationshipIndex: [String: Int]
         /// The SQL of the entity's table, built once per schema; it also names the table's columns.
         let rows: EntityTable
+        /// The uniqueness keys (`.unique` attributes, then `#Unique` keys) that merges resolve (CONTRACT.md §3.8).
+        let uniqueKeys: [UniqueKey]
 
-        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], rows: EntityTable) {
+        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], rows: EntityTable, uniqueKeys: [UniqueKey] = []) {
             self.name = name
+            self.uniqueKeys = uniqueKeys
             self.table = table
             self.attributes = attributes
             self.relationships = relationships
@@ -90,6 +93,8 @@ struct SyncSchema: Sendable {
     private let entitiesByName: [String: Entity]
     /// Entities in document order.
     let entities: [Entity]
+    /// Whether some entity has a uniqueness key: merges skip the uniqueness work otherwise.
+    let hasUniqueKeys: Bool
 
     init(_ document: SchemaDocument) {
         self.document = document
@@ -109,9 +114,10 @@ struct SyncSchema: Sendable {
                     attributes.append(Attribute(name: attribute.name, columns: attribute.columns.map(\.name),
                                                 firstColumnOffset: attributes.reduce(0) { $0 + $1.columns.count }))
                 },
-                relationships: relationships, rows: EntityTable(entity)))
+                relationships: relationships, rows: EntityTable(entity), uniqueKeys: entity.uniqueKeys))
         }
         self.entities = entities
+        hasUniqueKeys = entities.contains { !$0.uniqueKeys.isEmpty }
         entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
     }
 

@@ -52,10 +52,12 @@ enum PeerMood: String, CaseIterable, Sendable { case calm, busy, away }
 // Relationships that are their own inverse, one per shape and delete rule:
 // - Peer.partner: self-inverse to-one, nullify; Peer.twin: self-inverse to-one, cascade
 // - Peer.friends: self-inverse to-many, nullify; Peer.sponsors: self-inverse to-many, deny
+// Peer.tag is unique, so that concurrent peers with one tag merge (CONTRACT.md §3.8).
 @Entity final class Peer {
     var name: String = ""
     /// A `.raw` attribute whose cases the schema lists, so that every exchange checks its values.
     @Attribute(storage: .raw) var mood: PeerMood = .calm
+    @Attribute(.unique) var tag: String? = nil
     @Relationship(inverse: "partner", deleteRule: .nullify) var partner: Peer?
     @Relationship(inverse: "twin", deleteRule: .cascade) var twin: Peer?
     @Relationship(inverse: "friends", deleteRule: .nullify) var friends: Set<Peer> = []
