@@ -39,7 +39,7 @@ extension MergeEngine {
             for key in uniqueKeys(of: object.entity) {
                 let values = key.attributeNames.flatMap { name in written[object.id]?[name] ?? entity.attribute(named: name)?.defaultValues ?? [.null] }
                 guard UniqueKey.canCollide(values) else { continue }
-                try UniqueMergeTable.insertCreationValue(object, key: key.displayName, value: ConflictJournal.json(values), on: connection)
+                try UniqueMergeTable.insertCreationValue(object, key: key.displayName, value: ConflictEntry.Value(columns: values).jsonText, on: connection)
             }
         }
         guard !isLocal else { return }
@@ -97,11 +97,11 @@ extension MergeEngine {
         try flushPendingWrites()
         let known = try requireInfo(duplicate, for: "a uniqueness merge")
         let entity = try schema.requireEntity(duplicate.entity, in: "a uniqueness merge")
-        var heldValues = "{\"id\":\"\(duplicate.id.storageText)\""
+        var held: [String: ConflictEntry.Value] = ["id": .string(duplicate.id.storageText)]
         for attribute in entity.attributes {
-            heldValues += ",\"\(attribute.name)\":" + ConflictJournal.json(try currentValues(of: attribute, object: duplicate, known: known))
+            held[attribute.name] = ConflictEntry.Value(columns: try currentValues(of: attribute, object: duplicate, known: known))
         }
-        heldValues += "}"
+        let heldValues = ConflictEntry.Value.object(held).jsonText
         // The duplicate's neighbours are rewritten, and the deletes around it judged again, before its edges move.
         try markChanged(duplicate)
         try UniqueMergeTable.setMerged(duplicate, into: survivor.id, on: connection)
