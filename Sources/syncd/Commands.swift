@@ -1,6 +1,7 @@
 import CommandLineArguments
 import Foundation
 import HTTPServer
+import PostgreSQLClient
 import SyncServer
 
 #if canImport(Glibc)
@@ -16,12 +17,17 @@ struct RuntimeError: Error {
 
 enum Command {
     static let data = OptionDescription.value("data", valueName: "DIR", "data directory (default ./syncd-data)")
+    static let database = OptionDescription.value(
+        "database", valueName: "URL",
+        "keep datasets and tokens in this PostgreSQL database (postgresql://USER@HOST:PORT/DB), shared by every syncd given it; DIR then holds this instance's caches")
 
     static let program = CommandDescription(
         name: "syncd", summary: "the sync server",
         discussion: """
             The sync server (sync protocol v1). Data lives in DIR (default ./syncd-data):
-            DIR/tokens.sqlite and DIR/datasets/<name>/store.sqlite.
+            DIR/tokens.sqlite and DIR/datasets/<name>/store.sqlite. With --database URL, datasets and
+            tokens live in that PostgreSQL database instead, which several syncd instances may share;
+            each instance keeps a cache of the merged state in its own DIR/datasets/<name>/cache.sqlite.
             """,
         subcommands: [
             CommandDescription(
@@ -42,6 +48,7 @@ enum Command {
                     """,
                 options: [
                     data,
+                    database,
                     .value("host", valueName: "HOST", "numeric address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)"),
                     .value("port", valueName: "PORT", "TCP port (default 8080; 0 picks a free port, printed at start)"),
                     .value("max-clock-skew", valueName: "SECONDS", "how far a change set's clock may run ahead of the server's (default 300)"),
@@ -55,9 +62,9 @@ enum Command {
                 discussion: """
                     A token opens exactly one dataset, read-write (push, register schemas, pull, snapshot) or
                     read-only (pull, read the schema, snapshot), until it expires or is revoked. Only its
-                    SHA-256 is stored in DIR/tokens.sqlite.
+                    SHA-256 is stored in DIR/tokens.sqlite (with --database, in that PostgreSQL database).
                     """,
-                options: [data],
+                options: [data, database],
                 subcommands: [
                     CommandDescription(
                         name: "add", summary: "create a token for dataset NAME and print it (only once)",
@@ -121,6 +128,7 @@ enum Command {
             configuration.port = port
         }
         var serviceConfiguration = SyncServiceConfiguration(dataDirectory: dataDirectory)
+        serviceConfiguration.databaseURL = options.value("database")
         if let text = options.value("max-clock-skew") {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
                 throw options.usageError("--max-clock-skew must be a number of seconds >= 0, not '\(text)'")
@@ -141,7 +149,8 @@ enum Command {
         do {
             service = try SyncService(configuration: serviceConfiguration)
         } catch {
-            throw RuntimeError(message: "cannot open the data directory \(dataDirectory.path): \(error)")
+            let storage = options.value("database").map { "the database \(PostgreSQLConnection.withoutPassword($0))" } ?? "the data directory \(dataDirectory.path)"
+            throw RuntimeError(message: "cannot open \(storage): \(error)")
         }
         FileDescriptorLimit.raiseSoftLimitToHardLimit()
         configuration.onRequestCompleted = service.requestCompleted
@@ -185,6 +194,13 @@ enum Command {
         let tokens: TokenStore
         let dataDirectory = dataDirectory(options)
         func open() throws -> TokenStore {
+            if let url = options.value("database") {
+                do {
+                    return try TokenStore(databaseURL: url)
+                } catch {
+                    throw RuntimeError(message: "cannot open the tokens in \(PostgreSQLConnection.withoutPassword(url)): \(error)")
+                }
+            }
             do {
                 return try TokenStore(dataDirectory: dataDirectory)
             } catch {
