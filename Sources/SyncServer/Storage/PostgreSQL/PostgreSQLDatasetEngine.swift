@@ -151,7 +151,22 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
 
     // MARK: DatasetEngine
 
-    var schema: SchemaDocument { currentCache.schema }
+    /// The dataset's current schema: one registered through another instance is taken by the
+    /// cache first. When PostgreSQL cannot be asked, the cache's schema (the last one known).
+    var schema: SchemaDocument {
+        try? refreshSchema()
+        return currentCache.schema
+    }
+
+    /// Brings the cache to the schema registered in PostgreSQL when another instance changed it.
+    private func refreshSchema() throws {
+        try pool.withConnection { connection in
+            let sql = "SELECT version_hash FROM syncd_dataset WHERE name = $1"
+            if let hash = try connection.execute(sql, [dataset]).scalar, hash != currentCache.schema.versionHash {
+                try withMergeLock { try catchUp(on: connection) }
+            }
+        }
+    }
 
     func versionVector() throws -> VersionVector {
         try pool.withConnection { try PostgreSQLTables.versionVector(of: dataset, on: $0) }
@@ -160,12 +175,7 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
     /// Validates against the dataset's current schema: when another instance registered a new
     /// one, the cache takes it first, so a push using it is not refused by a stale schema.
     func validate(_ changeSets: [ChangeSet]) throws -> ValidatedBatch {
-        try pool.withConnection { connection in
-            let sql = "SELECT version_hash FROM syncd_dataset WHERE name = $1"
-            if let hash = try connection.execute(sql, [dataset]).scalar, hash != currentCache.schema.versionHash {
-                try withMergeLock { try catchUp(on: connection) }
-            }
-        }
+        try refreshSchema()
         return try currentCache.validate(changeSets)
     }
 
