@@ -50,7 +50,7 @@ package final class DatasetStore: @unchecked Sendable {
     package let name: String
     /// Where the dataset's files are; snapshots are written there before they are sent.
     package let directory: URL
-    /// The store file, with the SQLite engine (the one ``DatasetRegistry`` uses).
+    /// The store file, with the SQLite engine (``DatasetRegistry``'s default).
     package var storePath: String { directory.appendingPathComponent("store.sqlite").path }
     private let engines: any DatasetEngineProvider
 

@@ -22,7 +22,8 @@ import SyncEngine
 /// commits) is replayed at the next catch-up.
 final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
     // @unchecked: `cache` is only accessed while holding `stateLock`; writes to the cache file
-    // (catch-up, push, migration) run one at a time under `mergeLock`.
+    // (catch-up, push, migration) run one at a time under `mergeLock`, which is always taken
+    // before a connection is borrowed from the pool, never while holding one.
 
     let dataset: String
     private let pool: PostgreSQLConnectionPool
@@ -160,12 +161,12 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
 
     /// Brings the cache to the schema registered in PostgreSQL when another instance changed it.
     private func refreshSchema() throws {
-        try pool.withConnection { connection in
-            let sql = "SELECT version_hash FROM syncd_dataset WHERE name = $1"
-            if let hash = try connection.execute(sql, [dataset]).scalar, hash != currentCache.schema.versionHash {
-                try withMergeLock { try catchUp(on: connection) }
-            }
-        }
+        let sql = "SELECT version_hash FROM syncd_dataset WHERE name = $1"
+        let hash = try pool.withConnection { try $0.execute(sql, [dataset]).scalar }
+        guard let hash, hash != currentCache.schema.versionHash else { return }
+        // The merge lock first, then a connection, as a push takes them: holding a connection
+        // while waiting for the lock could leave a push waiting for a connection forever.
+        try withMergeLock { try pool.withConnection { try catchUp(on: $0) } }
     }
 
     func versionVector() throws -> VersionVector {
