@@ -82,6 +82,29 @@ enum Command {
                         name: "revoke", summary: "remove the tokens whose hash starts with HASH_PREFIX (8+ hex digits)",
                         positionals: [PositionalDescription("HASH_PREFIX")]),
                 ]),
+            CommandDescription(
+                name: "dataset", summary: "move a dataset from SQLite storage (--data) to PostgreSQL storage (--database)",
+                discussion: """
+                    export writes a dataset of DIR (its schema, replica keys and whole change-set log) to a file;
+                    import creates the dataset from that file in the PostgreSQL database. The imported log keeps
+                    its cursors and digests, so clients go on pulling where they were. Stop the SQLite syncd first.
+                    """,
+                subcommands: [
+                    CommandDescription(
+                        name: "export", summary: "write dataset NAME of DIR to FILE (default stdout)",
+                        options: [
+                            data,
+                            .value("dataset", valueName: "NAME", "the dataset to export", required: true),
+                            .value("output", valueName: "FILE", "where to write the export (default stdout)"),
+                        ]),
+                    CommandDescription(
+                        name: "import", summary: "create dataset NAME in the PostgreSQL database from FILE (default stdin)",
+                        options: [
+                            .value("database", valueName: "URL", "the PostgreSQL database (postgresql://USER@HOST:PORT/DB)", required: true),
+                            .value("dataset", valueName: "NAME", "the dataset to create", required: true),
+                            .value("input", valueName: "FILE", "the export to read (default stdin)"),
+                        ]),
+                ]),
         ])
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -109,6 +132,7 @@ enum Command {
         switch command.path.dropFirst() {
         case ["serve"]: try serve(command)
         case ["token", "add"], ["token", "list"], ["token", "revoke"]: try token(command)
+        case ["dataset", "export"], ["dataset", "import"]: try dataset(command)
         default: throw command.usageError("unknown command")
         }
     }
@@ -246,6 +270,45 @@ enum Command {
             let count = try tokens.revoke(hashPrefix: prefix)
             if count == 0 { throw RuntimeError(message: "no token's hash starts with \(prefix)") }
             print("revoked \(count) token(s)")
+        default:
+            throw options.usageError("unknown command")
+        }
+    }
+}
+
+extension Command {
+    // MARK: dataset
+
+    static func dataset(_ options: ParsedCommand) throws {
+        let name = try options.requiredValue("dataset")
+        guard DatasetRegistry.isValidName(name) else {
+            throw options.usageError("'\(name)' is not a dataset name: 1-64 characters of A-Z a-z 0-9 . _ -, not starting with '.'")
+        }
+        switch options.name {
+        case "export":
+            let output: FileHandle
+            if let path = options.value("output") {
+                guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                    throw RuntimeError(message: "cannot create \(path)")
+                }
+                output = handle
+            } else {
+                output = FileHandle.standardOutput
+            }
+            let count = try DatasetTransfer.export(dataset: name, dataDirectory: dataDirectory(options)) { try output.write(contentsOf: $0) }
+            try output.synchronize()
+            writeError("syncd: exported \(count) change set(s) of '\(name)'")
+        case "import":
+            let url = try options.requiredValue("database")
+            let input: Data
+            if let path = options.value("input") {
+                guard let data = FileManager.default.contents(atPath: path) else { throw RuntimeError(message: "cannot read \(path)") }
+                input = data
+            } else {
+                input = FileHandle.standardInput.readDataToEndOfFile()
+            }
+            let count = try DatasetTransfer.importDataset(name, from: input, databaseURL: url)
+            writeError("syncd: imported \(count) change set(s) into '\(name)' in \(PostgreSQLConnection.withoutPassword(url))")
         default:
             throw options.usageError("unknown command")
         }

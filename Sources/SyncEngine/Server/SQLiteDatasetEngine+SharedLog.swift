@@ -48,3 +48,16 @@ extension SQLiteDatasetEngine {
         try replica.withConnection { try ServerLogTable.end(on: $0) }
     }
 }
+
+extension SQLiteDatasetEngine {
+    /// Every replica key registered in the store file, for moving the dataset to other storage.
+    package func registeredReplicaKeys() throws -> [ReplicaCredentials] {
+        try replica.withConnection { connection in
+            try connection.rows("SELECT replica FROM _server_replica_key ORDER BY replica").compactMap { row in
+                guard case .text(let text) = row[0], let replica = UUID(storageText: text),
+                      let key = try ServerReplicaKeyTable.key(of: replica, on: connection) else { return nil }
+                return ReplicaCredentials(replica: replica, key: key)
+            }
+        }
+    }
+}
