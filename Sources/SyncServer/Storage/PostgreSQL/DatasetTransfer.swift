@@ -99,7 +99,7 @@ package enum DatasetTransfer {
                 }
                 try PostgreSQLTables.registerReplicaKey(ReplicaCredentials(replica: replica, key: key), in: dataset, on: connection)
             }
-            for (entry, changeSet) in entries { try PostgreSQLTables.append(entry, changeSet, of: dataset, on: connection) }
+            try PostgreSQLTables.append(entries.map { (entry: $0.0, changeSet: $0.1) }, of: dataset, on: connection)
         }
         return entries.count
     }

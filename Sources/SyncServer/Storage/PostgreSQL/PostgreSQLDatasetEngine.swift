@@ -195,14 +195,12 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                         applied, pushedBy: pusher,
                         registeredKey: { try PostgreSQLTables.replicaKey(of: $0, in: dataset, on: connection) },
                         register: { try PostgreSQLTables.registerReplicaKey($0, in: dataset, on: connection) })
-                    var mirrored: [MirroredLogEntry] = []
-                    for changeSet in applied {
+                    let entries = applied.map { changeSet in
                         position = LogPosition(cursor: position.cursor + 1, digest: position.digest.appending(changeSet.dot))
-                        let entry = MirroredLogEntry(cursor: position.cursor, dot: changeSet.dot, digest: position.digest)
-                        try PostgreSQLTables.append(entry, changeSet, of: dataset, on: connection)
-                        mirrored.append(entry)
+                        return (entry: MirroredLogEntry(cursor: position.cursor, dot: changeSet.dot, digest: position.digest), changeSet: changeSet)
                     }
-                    try SQLiteDatasetEngine.appendMirroredLogEntries(mirrored, on: cacheConnection)
+                    try PostgreSQLTables.append(entries, of: dataset, on: connection)
+                    try SQLiteDatasetEngine.appendMirroredLogEntries(entries.map(\.entry), on: cacheConnection)
                     // The shared log commits first: if the cache's commit fails after it, the
                     // next catch-up replays what the cache lacks.
                     committed = true

@@ -130,12 +130,24 @@ extension PostgreSQLTables {
         }
     }
 
-    /// Appends `entry` (with its change set) to `dataset`'s log.
-    static func append(_ entry: MirroredLogEntry, _ changeSet: ChangeSet, of dataset: String, on connection: PostgreSQLConnection) throws {
-        let json = String(decoding: try ChangeSetCoding.encode([changeSet], base: VersionVector()), as: UTF8.self)
-        try connection.execute("INSERT INTO syncd_log (dataset, cursor, replica, seq, digest, change_set) VALUES ($1, $2, $3, $4, $5, $6)",
-                               [dataset, String(entry.cursor), entry.dot.replica.storageText, String(entry.dot.seq),
-                                bytea(entry.digest.bytes), json])
+    /// Appends `entries` (with their change sets) to `dataset`'s log, many rows per statement:
+    /// a push's round trips do not grow with its batch.
+    static func append(_ entries: [(entry: MirroredLogEntry, changeSet: ChangeSet)], of dataset: String,
+                       on connection: PostgreSQLConnection) throws {
+        let rowsPerStatement = 500
+        for start in stride(from: 0, to: entries.count, by: rowsPerStatement) {
+            let chunk = entries[start..<min(start + rowsPerStatement, entries.count)]
+            var parameters: [String?] = [dataset]
+            var rows: [String] = []
+            for (entry, changeSet) in chunk {
+                let json = String(decoding: try ChangeSetCoding.encode([changeSet], base: VersionVector()), as: UTF8.self)
+                let first = parameters.count + 1
+                rows.append("($1, $\(first), $\(first + 1), $\(first + 2), $\(first + 3), $\(first + 4))")
+                parameters += [String(entry.cursor), entry.dot.replica.storageText, String(entry.dot.seq), bytea(entry.digest.bytes), json]
+            }
+            try connection.execute("INSERT INTO syncd_log (dataset, cursor, replica, seq, digest, change_set) VALUES " + rows.joined(separator: ", "),
+                                   parameters)
+        }
     }
 
     /// The highest cursor of `dataset`'s log (0 when it is empty); entries are never removed.
