@@ -9,10 +9,12 @@ bootstrap:
 run: bootstrap
 	swift run -c release syncd serve --data ./syncd-data --port 8080
 
-# Builds and runs every test.
+# Builds and runs every test; the PostgreSQL storage's tests run against a private server that
+# scripts/postgres.sh installs (apt) if needed, starts on a free port and removes afterwards.
 test: bootstrap
 	swift build --build-tests
-	swift test --skip-build
+	OBJECTSYNC_POSTGRES_URL="$$(scripts/postgres.sh start)" && export OBJECTSYNC_POSTGRES_URL && \
+	status=0 && { swift test --skip-build || status=$$?; } && scripts/postgres.sh stop && exit $$status
 
 # The documentation of LocalStore, SyncKit and SyncServer, built with the toolchain's docc into
 # .build-docs/; fails on any warning docc reports (scripts/docs.sh).

@@ -25,6 +25,12 @@ let package = Package(
         // Glibc's Swift module does not export <sys/epoll.h>; this header-only shim exposes it
         // (and nothing on other platforms, where the server falls back to poll(2)).
         .systemLibrary(name: "CEpoll"),
+        // libpq, the PostgreSQL client library: only syncd's storage links it, never a client.
+        .systemLibrary(
+            name: "CPostgreSQL",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
 
         // The object store. Everything below the macros builds without swift-syntax, so the
         // engine, the server and the CLI never wait for it.
@@ -49,11 +55,13 @@ let package = Package(
 
         // The server: a sync-agnostic HTTP/1.1 server, and the sync routes on top of it.
         .target(name: "HTTPServer", dependencies: ["CEpoll", "Codecs"]),
-        .target(name: "SyncServer", dependencies: ["HTTPServer", "SyncEngine", "LocalStoreCore", "SQLiteDatabase", "Codecs"]),
+        // A small PostgreSQL client on libpq: connections, parameterized queries, transactions.
+        .target(name: "PostgreSQLClient", dependencies: ["CPostgreSQL"]),
+        .target(name: "SyncServer", dependencies: ["HTTPServer", "SyncEngine", "LocalStoreCore", "SQLiteDatabase", "Codecs", "PostgreSQLClient"]),
 
         // The one command-line parser of syncd, sync and bench: Foundation-free, so any tool can use it.
         .target(name: "CommandLineArguments"),
-        .executableTarget(name: "syncd", dependencies: ["SyncServer", "CommandLineArguments"]),
+        .executableTarget(name: "syncd", dependencies: ["SyncServer", "CommandLineArguments", "PostgreSQLClient"]),
         .executableTarget(name: "sync", dependencies: ["SyncEngine", "LocalStoreCore", "Codecs", "CommandLineArguments"]),
         .executableTarget(name: "bench", dependencies: ["SyncKit", "Codecs", "CSQLite", "CommandLineArguments"]),
         // Test support, not shipped: a child process that CrashSafetyTests kills mid-save and mid-merge.
@@ -74,7 +82,7 @@ let package = Package(
         .testTarget(name: "SyncKitTests", dependencies: ["SyncKit", "SyncEngine", "LocalStoreCore", "Codecs", "TestSupport"]),
         // Runs the built syncd and sync executables; build them first (`swift build --build-tests` does).
         .testTarget(name: "EndToEndTests", dependencies: ["SyncKit", "SyncEngine", "LocalStoreCore", "TestSupport"]),
-        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "HTTPServer", "SyncKit", "SyncEngine", "Codecs", "TestSupport"]),
+        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "HTTPServer", "SyncKit", "SyncEngine", "Codecs", "TestSupport", "PostgreSQLClient"]),
         // The HTTP client against an in-process stub server, and the `sync` CLI run as a process
         // (the dependency on `sync` makes sure the binary is built before the tests run).
         .testTarget(name: "SyncClientTests", dependencies: ["SyncKit", "SyncEngine", "SyncServer", "HTTPServer", "TestSupport", "sync"]),

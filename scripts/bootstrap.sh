@@ -11,6 +11,10 @@ fi
 missing=()
 if [ "$(uname -s)" = "Linux" ]; then
     [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+    # libpq for syncd's PostgreSQL storage, found through pkg-config (the server is installed
+    # only by the tests, scripts/postgres.sh).
+    [ -f /usr/include/postgresql/libpq-fe.h ] || missing+=(libpq-dev)
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
     command -v curl >/dev/null 2>&1 || missing+=(curl)
     if [ "${#missing[@]}" -gt 0 ]; then

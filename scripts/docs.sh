@@ -56,13 +56,16 @@ target_triple=$(swiftc -print-target-info | sed -n 's/^ *"triple": "\(.*\)",*$/\
 swift build --target SyncKit
 swift build --target SyncServer
 modules="$(swift build --show-bin-path)/Modules"
+# SyncServer imports libpq through CPostgreSQL: its headers are where pkg-config says.
+libpq_includes=()
+for flag in $(pkg-config --cflags-only-I libpq 2>/dev/null); do libpq_includes+=(-I "${flag#-I}"); done
 
 failed=()
 for library in "${libraries[@]}"; do
     rm -rf "${graphs:?}/$library" "$output/$library.doccarchive"
     mkdir -p "$graphs/$library"
     "$symbolgraph_extract" -module-name "$library" -target "$target_triple" ${platform_flags[@]+"${platform_flags[@]}"} \
-        -I "$modules" -I Sources/CSQLite -I Sources/CEpoll \
+        -I "$modules" -I Sources/CSQLite -I Sources/CEpoll -I Sources/CPostgreSQL ${libpq_includes[@]+"${libpq_includes[@]}"} \
         -minimum-access-level public -skip-synthesized-members \
         -experimental-allowed-reexported-modules="$(reexported_modules "$library")" \
         -output-dir "$graphs/$library"

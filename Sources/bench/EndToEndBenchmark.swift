@@ -87,6 +87,8 @@ final class SyncdProcess {
     let url: URL
     let dataDirectory: URL
     let binary: URL
+    /// The PostgreSQL database given with `--database`; `nil`: SQLite files in the data directory.
+    let databaseURL: String?
 
     /// The `syncd` built next to this executable.
     static var binaryURL: URL {
@@ -94,15 +96,17 @@ final class SyncdProcess {
         return own.deletingLastPathComponent().appendingPathComponent("syncd")
     }
 
-    private init(process: Process, url: URL, dataDirectory: URL, binary: URL) {
+    private init(process: Process, url: URL, dataDirectory: URL, binary: URL, databaseURL: String?) {
         self.process = process
         self.url = url
         self.dataDirectory = dataDirectory
         self.binary = binary
+        self.databaseURL = databaseURL
     }
 
-    /// Starts `syncd serve --port 0` and waits (up to 10 s) for its "listening on" line.
-    static func start() throws -> SyncdProcess {
+    /// Starts `syncd serve --port 0` (with `--database databaseURL` when given) and waits (up to
+    /// 10 s) for its "listening on" line.
+    static func start(databaseURL: String? = nil) throws -> SyncdProcess {
         let binary = binaryURL
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw BenchmarkFailure("no syncd at \(binary.path): build it with `swift build -c release --product syncd`")
@@ -117,6 +121,7 @@ final class SyncdProcess {
         let process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--data", directory.appendingPathComponent("data").path, "--host", "127.0.0.1", "--port", "0"]
+            + (databaseURL.map { ["--database", $0] } ?? [])
         process.standardError = log
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -126,7 +131,7 @@ final class SyncdProcess {
             if let range = text.range(of: "syncd listening on ") {
                 let line = text[range.upperBound...].prefix { !$0.isNewline }
                 if let url = URL(string: String(line)), text[range.upperBound...].contains("\n") {
-                    return SyncdProcess(process: process, url: url, dataDirectory: directory, binary: binary)
+                    return SyncdProcess(process: process, url: url, dataDirectory: directory, binary: binary, databaseURL: databaseURL)
                 }
             }
             if !process.isRunning { break }
@@ -141,6 +146,7 @@ final class SyncdProcess {
         let command = Process()
         command.executableURL = binary
         command.arguments = ["token", "add", "--dataset", dataset, "--data", dataDirectory.appendingPathComponent("data").path]
+            + (databaseURL.map { ["--database", $0] } ?? [])
         let output = Pipe()
         command.standardOutput = output
         command.standardError = FileHandle.nullDevice

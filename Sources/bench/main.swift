@@ -12,6 +12,8 @@ struct BenchOptions {
     var repeats = 3
     /// For `sync`: run only this part (`capture`, `merge` or `end-to-end`), e.g. while profiling.
     var only: String?
+    /// For `storage`: the PostgreSQL database to compare with SQLite.
+    var databaseURL = ProcessInfo.processInfo.environment["OBJECTSYNC_POSTGRES_URL"]
 }
 
 /// A benchmark the command line can run.
@@ -37,6 +39,10 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "sync", summary: "insert with change capture vs raw C API, merge (applied and stale), end to end through syncd") {
         try SyncBenchmark(rows: $0.rows, repeats: $0.repeats, only: $0.only).run()
     },
+    // Needs the release `syncd` too, and a PostgreSQL database for its PostgreSQL rows.
+    Subcommand(name: "storage", summary: "syncd's push and pull rates on SQLite vs PostgreSQL, one and three instances, one and 16 datasets") {
+        try StorageBenchmark(databaseURL: $0.databaseURL, repeats: $0.repeats).run()
+    },
 ]
 
 let program = CommandDescription(
@@ -46,6 +52,7 @@ let program = CommandDescription(
         .value("rows", valueName: "N", "objects per workload (default 100000)"),
         .value("repeat", valueName: "N", "runs per workload; the best run counts, the median is shown too (default 3)"),
         .value("only", valueName: "PART", "sync only: run one part, \(SyncBenchmark.parts.joined(separator: ", ")) (for profiling)"),
+        .value("database", valueName: "URL", "storage only: the PostgreSQL database to compare (default $OBJECTSYNC_POSTGRES_URL)"),
     ],
     subcommands: subcommands.map { CommandDescription(name: $0.name, summary: $0.summary) } + [
         CommandDescription(name: "all", summary: "every subcommand above, in order"),
@@ -73,6 +80,7 @@ func benchOptions(_ command: ParsedCommand) throws(UsageError) -> BenchOptions {
         }
         options.only = part
     }
+    if let url = command.value("database") { options.databaseURL = url }
     return options
 }
 

@@ -1,6 +1,7 @@
 import CommandLineArguments
 import Foundation
 import HTTPServer
+import PostgreSQLClient
 import SyncServer
 
 #if canImport(Glibc)
@@ -16,12 +17,17 @@ struct RuntimeError: Error {
 
 enum Command {
     static let data = OptionDescription.value("data", valueName: "DIR", "data directory (default ./syncd-data)")
+    static let database = OptionDescription.value(
+        "database", valueName: "URL",
+        "keep datasets and tokens in this PostgreSQL database (postgresql://USER@HOST:PORT/DB), shared by every syncd given it; DIR then holds this instance's caches")
 
     static let program = CommandDescription(
         name: "syncd", summary: "the sync server",
         discussion: """
             The sync server (sync protocol v1). Data lives in DIR (default ./syncd-data):
-            DIR/tokens.sqlite and DIR/datasets/<name>/store.sqlite.
+            DIR/tokens.sqlite and DIR/datasets/<name>/store.sqlite. With --database URL, datasets and
+            tokens live in that PostgreSQL database instead, which several syncd instances may share;
+            each instance keeps a cache of the merged state in its own DIR/datasets/<name>/cache.sqlite.
             """,
         subcommands: [
             CommandDescription(
@@ -42,6 +48,7 @@ enum Command {
                     """,
                 options: [
                     data,
+                    database,
                     .value("host", valueName: "HOST", "numeric address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)"),
                     .value("port", valueName: "PORT", "TCP port (default 8080; 0 picks a free port, printed at start)"),
                     .value("max-clock-skew", valueName: "SECONDS", "how far a change set's clock may run ahead of the server's (default 300)"),
@@ -55,9 +62,9 @@ enum Command {
                 discussion: """
                     A token opens exactly one dataset, read-write (push, register schemas, pull, snapshot) or
                     read-only (pull, read the schema, snapshot), until it expires or is revoked. Only its
-                    SHA-256 is stored in DIR/tokens.sqlite.
+                    SHA-256 is stored in DIR/tokens.sqlite (with --database, in that PostgreSQL database).
                     """,
-                options: [data],
+                options: [data, database],
                 subcommands: [
                     CommandDescription(
                         name: "add", summary: "create a token for dataset NAME and print it (only once)",
@@ -74,6 +81,29 @@ enum Command {
                     CommandDescription(
                         name: "revoke", summary: "remove the tokens whose hash starts with HASH_PREFIX (8+ hex digits)",
                         positionals: [PositionalDescription("HASH_PREFIX")]),
+                ]),
+            CommandDescription(
+                name: "dataset", summary: "move a dataset from SQLite storage (--data) to PostgreSQL storage (--database)",
+                discussion: """
+                    export writes a dataset of DIR (its schema, replica keys and whole change-set log) to a file;
+                    import creates the dataset from that file in the PostgreSQL database. The imported log keeps
+                    its cursors and digests, so clients go on pulling where they were. Stop the SQLite syncd first.
+                    """,
+                subcommands: [
+                    CommandDescription(
+                        name: "export", summary: "write dataset NAME of DIR to FILE (default stdout)",
+                        options: [
+                            data,
+                            .value("dataset", valueName: "NAME", "the dataset to export", required: true),
+                            .value("output", valueName: "FILE", "where to write the export (default stdout)"),
+                        ]),
+                    CommandDescription(
+                        name: "import", summary: "create dataset NAME in the PostgreSQL database from FILE (default stdin)",
+                        options: [
+                            .value("database", valueName: "URL", "the PostgreSQL database (postgresql://USER@HOST:PORT/DB)", required: true),
+                            .value("dataset", valueName: "NAME", "the dataset to create", required: true),
+                            .value("input", valueName: "FILE", "the export to read (default stdin)"),
+                        ]),
                 ]),
         ])
 
@@ -102,6 +132,7 @@ enum Command {
         switch command.path.dropFirst() {
         case ["serve"]: try serve(command)
         case ["token", "add"], ["token", "list"], ["token", "revoke"]: try token(command)
+        case ["dataset", "export"], ["dataset", "import"]: try dataset(command)
         default: throw command.usageError("unknown command")
         }
     }
@@ -121,6 +152,7 @@ enum Command {
             configuration.port = port
         }
         var serviceConfiguration = SyncServiceConfiguration(dataDirectory: dataDirectory)
+        serviceConfiguration.databaseURL = options.value("database")
         if let text = options.value("max-clock-skew") {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
                 throw options.usageError("--max-clock-skew must be a number of seconds >= 0, not '\(text)'")
@@ -141,7 +173,8 @@ enum Command {
         do {
             service = try SyncService(configuration: serviceConfiguration)
         } catch {
-            throw RuntimeError(message: "cannot open the data directory \(dataDirectory.path): \(error)")
+            let storage = options.value("database").map { "the database \(PostgreSQLConnection.withoutPassword($0))" } ?? "the data directory \(dataDirectory.path)"
+            throw RuntimeError(message: "cannot open \(storage): \(error)")
         }
         FileDescriptorLimit.raiseSoftLimitToHardLimit()
         configuration.onRequestCompleted = service.requestCompleted
@@ -185,6 +218,13 @@ enum Command {
         let tokens: TokenStore
         let dataDirectory = dataDirectory(options)
         func open() throws -> TokenStore {
+            if let url = options.value("database") {
+                do {
+                    return try TokenStore(databaseURL: url)
+                } catch {
+                    throw RuntimeError(message: "cannot open the tokens in \(PostgreSQLConnection.withoutPassword(url)): \(error)")
+                }
+            }
             do {
                 return try TokenStore(dataDirectory: dataDirectory)
             } catch {
@@ -230,6 +270,45 @@ enum Command {
             let count = try tokens.revoke(hashPrefix: prefix)
             if count == 0 { throw RuntimeError(message: "no token's hash starts with \(prefix)") }
             print("revoked \(count) token(s)")
+        default:
+            throw options.usageError("unknown command")
+        }
+    }
+}
+
+extension Command {
+    // MARK: dataset
+
+    static func dataset(_ options: ParsedCommand) throws {
+        let name = try options.requiredValue("dataset")
+        guard DatasetRegistry.isValidName(name) else {
+            throw options.usageError("'\(name)' is not a dataset name: 1-64 characters of A-Z a-z 0-9 . _ -, not starting with '.'")
+        }
+        switch options.name {
+        case "export":
+            let output: FileHandle
+            if let path = options.value("output") {
+                guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                    throw RuntimeError(message: "cannot create \(path)")
+                }
+                output = handle
+            } else {
+                output = FileHandle.standardOutput
+            }
+            let count = try DatasetTransfer.export(dataset: name, dataDirectory: dataDirectory(options)) { try output.write(contentsOf: $0) }
+            try output.synchronize()
+            writeError("syncd: exported \(count) change set(s) of '\(name)'")
+        case "import":
+            let url = try options.requiredValue("database")
+            let input: Data
+            if let path = options.value("input") {
+                guard let data = FileManager.default.contents(atPath: path) else { throw RuntimeError(message: "cannot read \(path)") }
+                input = data
+            } else {
+                input = FileHandle.standardInput.readDataToEndOfFile()
+            }
+            let count = try DatasetTransfer.importDataset(name, from: input, databaseURL: url)
+            writeError("syncd: imported \(count) change set(s) into '\(name)' in \(PostgreSQLConnection.withoutPassword(url))")
         default:
             throw options.usageError("unknown command")
         }

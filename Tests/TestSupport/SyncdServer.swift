@@ -7,13 +7,16 @@ public final class SyncdServer {
     public let dataDirectory: String
     /// Where the server's stdout and stderr go; emptied at each ``start(port:timeout:)``.
     public let logFile: URL
+    /// The PostgreSQL database passed to `--database`; `nil`: the data directory's SQLite files.
+    public let databaseURL: String?
     /// The port the server listens on, once started.
     public private(set) var port: UInt16 = 0
     private var process: Process?
 
-    /// A server for `dataDirectory`; nothing runs until ``start(port:timeout:)``.
-    public init(dataDirectory: String) {
+    /// A server for `dataDirectory` (and `databaseURL` when given); nothing runs until ``start(port:timeout:)``.
+    public init(dataDirectory: String, databaseURL: String? = nil) {
         self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
         logFile = URL(fileURLWithPath: dataDirectory + "-syncd.log")
     }
 
@@ -41,6 +44,7 @@ public final class SyncdServer {
         let process = Process()
         process.executableURL = try BuiltProduct.url(named: "syncd")
         process.arguments = ["serve", "--data", dataDirectory, "--host", "127.0.0.1", "--port", String(requested)]
+            + (databaseURL.map { ["--database", $0] } ?? [])
         process.standardOutput = log
         process.standardError = log
         try process.run()

@@ -1,17 +1,18 @@
 import Foundation
 
 /// What each recently accepted token hash grants (dataset, scope, expiry), so a request with a known token costs a
-/// hash and a dictionary lookup instead of a SQLite query.
+/// hash and a dictionary lookup instead of a query of the token table.
 ///
 /// Staleness is bounded by revalidation: at most every `interval`, ``TokenStore`` reads the token
-/// file's `PRAGMA data_version`, which changes whenever another connection (another process such
-/// as `syncd token revoke`, or another ``TokenStore``) commits, and the cache is emptied when it
-/// did. A revoked token therefore stops working within about one interval. Only tokens found in
-/// the file are remembered: unknown tokens always reach SQLite, so guessing cannot fill the cache.
+/// table's change counter (the token file's `PRAGMA data_version`, or PostgreSQL's
+/// `syncd_token_revision`), which changes whenever another process (such as `syncd token revoke`,
+/// or another ``TokenStore``) changes the table, and the cache is emptied when it did. A revoked
+/// token therefore stops working within about one interval. Only tokens found in the table are
+/// remembered: unknown tokens always reach the table, so guessing cannot fill the cache.
 ///
 /// Thread-safe; every member takes `lock` briefly. ``TokenStore`` calls ``store(_:for:)``,
-/// ``revalidated(dataVersion:)`` and ``removeAll()`` while it holds its connection, so updates
-/// happen in the order SQLite saw the reads and writes they come from.
+/// ``revalidated(dataVersion:)`` and ``removeAll()`` while it holds its token table, so updates
+/// happen in the order the table saw the reads and writes they come from.
 final class TokenCache: @unchecked Sendable {
     // @unchecked: every mutable field is only accessed while holding `lock`.
 

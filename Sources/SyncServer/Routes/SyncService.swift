@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PostgreSQLClient
 import SyncEngine
 
 /// How a ``SyncService`` is set up.
@@ -17,6 +18,10 @@ public struct SyncServiceConfiguration: Sendable {
     /// How long an accepted bearer token is trusted before the token file is checked for changes
     /// by other processes (`syncd token revoke`): the longest a revoked token keeps working.
     public var tokenRevalidationInterval: Duration = .milliseconds(100)
+    /// A PostgreSQL URL (`postgresql://user@host:port/database`) keeping the datasets and tokens
+    /// in a database that several syncd instances share (see <doc:SharedStorage>); `nil` keeps
+    /// them in SQLite files under ``dataDirectory``, which then only holds this instance's caches.
+    public var databaseURL: String?
 
     /// Serves the datasets and tokens in `dataDirectory`, with the default clock, skew and
     /// revalidation interval, and no access log.
@@ -45,8 +50,16 @@ public final class SyncService: Sendable {
         try FileManager.default.createDirectory(
             at: configuration.dataDirectory.appendingPathComponent("datasets"), withIntermediateDirectories: true)
         DatasetRegistry.removeLeftoverSnapshots(in: configuration.dataDirectory)
-        registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock)
-        tokens = try TokenStore(dataDirectory: configuration.dataDirectory, revalidationInterval: configuration.tokenRevalidationInterval)
+        if let url = configuration.databaseURL {
+            let pool = PostgreSQLConnectionPool(url: url)
+            let engines = try PostgreSQLDatasetEngineProvider(pool: pool, directory: DatasetRegistry.datasetsDirectory(in: configuration.dataDirectory))
+            registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock,
+                                       engines: engines, logIsShared: true)
+            tokens = TokenStore(table: try PostgreSQLTokenTable(pool: pool), revalidationInterval: configuration.tokenRevalidationInterval)
+        } else {
+            registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock)
+            tokens = try TokenStore(dataDirectory: configuration.dataDirectory, revalidationInterval: configuration.tokenRevalidationInterval)
+        }
         let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics)
         var router = Router()
         HealthRoutes.register(in: &router, context)

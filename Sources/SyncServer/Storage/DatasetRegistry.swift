@@ -10,17 +10,29 @@ package final class DatasetRegistry: @unchecked Sendable {
     package let dataDirectory: URL
     private let maxClockSkew: Double
     private let clock: @Sendable () -> UInt64
-    /// Each dataset in `DIR/datasets/<name>/store.sqlite`.
-    private let engines: SQLiteDatasetEngineProvider
+    /// Each dataset in `DIR/datasets/<name>/store.sqlite`, or in a shared PostgreSQL database.
+    private let engines: any DatasetEngineProvider
+    /// Whether other processes append to the datasets' logs too (shared storage).
+    private let logIsShared: Bool
     private let lock = NSLock()
     private var datasets: [String: DatasetStore] = [:]
 
+    /// - Parameters:
+    ///   - engines: where the datasets are kept; `nil`: SQLite store files under `DIR/datasets`.
+    ///   - logIsShared: whether other processes write the same datasets (see ``DatasetStore``).
     package init(dataDirectory: URL, maxClockSkew: Double,
-                 clock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) {
+                 clock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds,
+                 engines: (any DatasetEngineProvider)? = nil, logIsShared: Bool = false) {
         self.dataDirectory = dataDirectory
         self.maxClockSkew = maxClockSkew
         self.clock = clock
-        engines = SQLiteDatasetEngineProvider(directory: dataDirectory.appendingPathComponent("datasets"))
+        self.engines = engines ?? SQLiteDatasetEngineProvider(directory: DatasetRegistry.datasetsDirectory(in: dataDirectory))
+        self.logIsShared = logIsShared
+    }
+
+    /// `DIR/datasets`: one directory per dataset, for its store file or cache and its snapshots in flight.
+    package static func datasetsDirectory(in dataDirectory: URL) -> URL {
+        dataDirectory.appendingPathComponent("datasets")
     }
 
     /// Whether `name` is a valid dataset name: 1-64 characters of `[A-Za-z0-9._-]`, not starting with `.`.
@@ -38,7 +50,8 @@ package final class DatasetRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let dataset = datasets[name] { return dataset }
-        let dataset = DatasetStore(name: name, directory: engines.directory(of: name), engines: engines, maxClockSkew: maxClockSkew, clock: clock)
+        let dataset = DatasetStore(name: name, directory: DatasetRegistry.datasetsDirectory(in: dataDirectory).appendingPathComponent(name),
+                                   engines: engines, maxClockSkew: maxClockSkew, clock: clock, logIsShared: logIsShared)
         datasets[name] = dataset
         return dataset
     }

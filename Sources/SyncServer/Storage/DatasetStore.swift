@@ -11,8 +11,9 @@ import SyncEngine
 /// (pulls, snapshots) see committed state only. Every operation either completes or leaves the
 /// dataset unchanged.
 ///
-/// The server is the only writer of its datasets, so it also remembers where the log ends:
-/// a pull that is already at the end (the common poll) is answered without asking the engine.
+/// A server that is the only writer of its datasets also remembers where the log ends: a pull
+/// that is already at the end (the common poll) is answered without asking the engine. With
+/// shared storage (several instances on one PostgreSQL database) every pull asks the engine.
 package final class DatasetStore: @unchecked Sendable {
     // @unchecked: `opened`, `logEnd`, `logGeneration` and `isLogChanging` are only accessed
     // while holding `stateLock`.
@@ -49,12 +50,14 @@ package final class DatasetStore: @unchecked Sendable {
     package let name: String
     /// Where the dataset's files are; snapshots are written there before they are sent.
     package let directory: URL
-    /// The store file, with the SQLite engine (the one ``DatasetRegistry`` uses).
+    /// The store file, with the SQLite engine (``DatasetRegistry``'s default).
     package var storePath: String { directory.appendingPathComponent("store.sqlite").path }
     private let engines: any DatasetEngineProvider
 
     private let maxClockSkewMilliseconds: UInt64
     private let clock: @Sendable () -> UInt64
+    /// Whether other processes append to the log too, so the remembered end cannot be trusted.
+    private let logIsShared: Bool
     private let writeLock = NSLock()
     private let stateLock = NSLock()
     private var opened: (any DatasetEngine)?
@@ -71,9 +74,11 @@ package final class DatasetStore: @unchecked Sendable {
     ///   - engines: opens and creates the dataset's engine.
     ///   - maxClockSkew: how far (seconds) a change set's HLC may lie ahead of `clock`.
     ///   - clock: the server's wall clock in milliseconds since 1970.
+    ///   - logIsShared: whether other processes append to the dataset's log too.
     package init(name: String, directory: URL, engines: any DatasetEngineProvider, maxClockSkew: Double,
-                 clock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds) {
+                 clock: @escaping @Sendable () -> UInt64 = HybridLogicalClock.wallClockMilliseconds, logIsShared: Bool = false) {
         self.name = name
+        self.logIsShared = logIsShared
         self.directory = directory
         self.engines = engines
         self.maxClockSkewMilliseconds = UInt64(max(0, min(maxClockSkew, 1e12)) * 1000)
@@ -119,7 +124,7 @@ package final class DatasetStore: @unchecked Sendable {
     private func noteLogEnd(_ cursor: Int64, digest: LogDigest, of engine: any DatasetEngine, generation: UInt64) {
         stateLock.lock()
         defer { stateLock.unlock() }
-        guard opened === engine, generation == logGeneration, !isLogChanging else { return }
+        guard !logIsShared, opened === engine, generation == logGeneration, !isLogChanging else { return }
         if let logEnd, logEnd.cursor >= cursor { return }
         logEnd = (cursor, digest)
     }
@@ -140,7 +145,7 @@ package final class DatasetStore: @unchecked Sendable {
         stateLock.lock()
         defer { stateLock.unlock() }
         isLogChanging = false
-        if let end, opened === engine { logEnd = end }
+        if let end, !logIsShared, opened === engine { logEnd = end }
     }
 
     // MARK: Schema

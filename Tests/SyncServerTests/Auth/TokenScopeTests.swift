@@ -15,8 +15,8 @@ import Darwin
 /// What a token may do: read-only tokens read, read-write tokens also write; expired tokens are
 /// refused with a message that says so; token files from before scopes keep working.
 @Suite struct TokenScopeTests {
-    @Test func aReadOnlyTokenReadsButCannotPushOrRegisterASchema() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func aReadOnlyTokenReadsButCannotPushOrRegisterASchema(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let writer = try ClientReplica()
         try writer.addBoard("written", cards: 2)
@@ -43,8 +43,8 @@ import Darwin
         #expect(schema.errorCode == "insufficient_scope")
     }
 
-    @Test func anExpiredTokenIs401SayingItExpired() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func anExpiredTokenIs401SayingItExpired(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let expired = try server.service.tokens.add(dataset: "main", expires: Date(timeIntervalSinceNow: -1))
         let response = server.send(.get, "/v1/datasets/main/schema", token: expired)
         #expect(response.status == .unauthorized)

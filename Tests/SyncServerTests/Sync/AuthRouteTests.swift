@@ -6,8 +6,8 @@ import Testing
 @testable import SyncServer
 
 @Suite struct AuthRouteTests {
-    @Test func healthNeedsNoTokenAndEveryResponseNamesTheProtocol() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func healthNeedsNoTokenAndEveryResponseNamesTheProtocol(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let response = server.send(.get, "/health", token: nil)
         #expect(response.status == .ok)
         #expect(response.json["status"] as? String == "ok")
@@ -15,8 +15,8 @@ import Testing
         #expect(server.send(.get, "/nowhere", token: nil).headers["Sync-Protocol"] == "1")
     }
 
-    @Test func missingOrMalformedOrUnknownTokenIs401WithChallenge() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func missingOrMalformedOrUnknownTokenIs401WithChallenge(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         for token in [nil, "", "not-a-token", String(repeating: "0", count: 64)] as [String?] {
             let response = server.send(.get, "/v1/datasets/main/schema", token: token)
             #expect(response.status == .unauthorized)
@@ -29,16 +29,16 @@ import Testing
         #expect(basic.status == .unauthorized)
     }
 
-    @Test func tokenOfAnotherDatasetIs403() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func tokenOfAnotherDatasetIs403(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let response = server.send(.get, "/v1/datasets/main/schema", token: server.otherToken)
         #expect(response.status == .forbidden)
         #expect(response.errorCode == "forbidden")
         #expect(server.send(.get, "/v1/datasets/unknown/changesets").status == .forbidden)
     }
 
-    @Test func invalidDatasetNameIs400() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func invalidDatasetNameIs400(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         for name in [".hidden", String(repeating: "a", count: 65), "a b", "ümlaut", "a%2Fb"] {
             let response = server.send(.get, "/v1/datasets/\(name)/schema")
             #expect(response.status == .badRequest, "\(name)")
@@ -48,8 +48,8 @@ import Testing
         #expect(!DatasetRegistry.isValidName(""))
     }
 
-    @Test func unknownRouteIs404AndWrongMethodIs405WithAllow() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func unknownRouteIs404AndWrongMethodIs405WithAllow(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let missing = server.send(.get, "/v1/datasets/main/nothing")
         #expect(missing.status == .notFound)
         #expect(missing.errorCode == "not_found")
@@ -61,8 +61,8 @@ import Testing
         #expect(server.send(.head, "/health", token: nil).status == .ok)
     }
 
-    @Test func tokensAreStoredOnlyAsHashesAndCanBeRevoked() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func tokensAreStoredOnlyAsHashesAndCanBeRevoked(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let entries = try server.service.tokens.list()
         #expect(entries.count == 2)
         #expect(entries.allSatisfy { $0.hash.count == 64 && $0.hash != server.token && $0.hash != server.otherToken })

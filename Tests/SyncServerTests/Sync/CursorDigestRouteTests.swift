@@ -14,13 +14,13 @@ import Testing
         return (try #require(response.json["cursor"] as? String), try #require(response.json["cursorDigest"] as? String))
     }
 
-    @Test func aCursorWhoseLogHoldsOtherChangeSetsIsRefusedWithItsDigest() throws {
+    @Test(arguments: ServerStorage.allCases) func aCursorWhoseLogHoldsOtherChangeSetsIsRefusedWithItsDigest(storage: ServerStorage) throws {
         let a = try ClientReplica(), b = try ClientReplica()
         for index in 0..<2 { try a.addBoard("a\(index)") }
         for index in 0..<2 { try b.addBoard("b\(index)") }
         // The same change sets, stored in another order: what a server restored from a backup
         // logs when the clients re-send what it lost.
-        let original = try ServerFixture(), restored = try ServerFixture()
+        let original = try ServerFixture(storage: storage), restored = try ServerFixture(storage: storage)
         for (server, pushers) in [(original, [a, b]), (restored, [b, a])] {
             try server.registerSchema()
             for pusher in pushers { server.push(try pusher.batch(), as: try pusher.credentials).expectOK() }
@@ -47,8 +47,8 @@ import Testing
         #expect(restoredEnd.cursor == next.cursor && restoredEnd.digest != next.digest)
     }
 
-    @Test func cursorZeroNeedsNoDigestAndAMalformedOneIsAnInvalidParameter() throws {
-        let (server, _, _) = try PullRouteTests.populated()
+    @Test(arguments: ServerStorage.allCases) func cursorZeroNeedsNoDigestAndAMalformedOneIsAnInvalidParameter(storage: ServerStorage) throws {
+        let (server, _, _) = try PullRouteTests.populated(storage: storage)
         let start = try CursorDigestRouteTests.position(server.pull(after: "0", limit: 1))
         #expect(start.cursor == "1")
         let empty = String(repeating: "0", count: 32)

@@ -19,13 +19,13 @@ import SyncKit
 
     // MARK: Replay
 
-    @Test func sequencesConvergeToTheirExpectedRows() throws {
+    @Test(arguments: ServerStorage.allCases) func sequencesConvergeToTheirExpectedRows(storage: ServerStorage) throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: ProtocolVectorTests.directory.path)
             .filter { $0.hasPrefix("sequence-") && $0.hasSuffix(".json") }.sorted()
         #expect(files.count >= 2)
         for file in files {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: ProtocolVectorTests.directory.appendingPathComponent(file))) as? [String: Any])
-            let server = try ServerFixture()
+            let server = try ServerFixture(storage: storage)
             let schema = try JSONSerialization.data(withJSONObject: try #require(object["schema"]))
             try server.registerSchema(schema)
             for (index, step) in try #require(object["batches"] as? [[String: Any]]).enumerated() {
@@ -36,16 +36,16 @@ import SyncKit
                 if let code = step["expectError"] as? String { #expect(response.errorCode == code, "\(file) batch \(index)") }
             }
             let expected = try #require(object["expectedRows"] as? [String: Any])
-            let actual = try ProtocolVectorTests.rows(at: server.service.registry.dataset("main").storePath)
+            let actual = try ProtocolVectorTests.rows(at: server.snapshotFile())
             #expect(NSDictionary(dictionary: actual).isEqual(to: expected), "\(file): rows differ\n\(actual)")
         }
     }
 
-    @Test func examplesReplayWithTheSameResponses() throws {
+    @Test(arguments: ServerStorage.allCases) func examplesReplayWithTheSameResponses(storage: ServerStorage) throws {
         let examples = ProtocolVectorTests.directory.appendingPathComponent("examples")
         let files = try FileManager.default.contentsOfDirectory(atPath: examples.path).filter { $0.hasSuffix(".json") }.sorted()
         #expect(files.count >= 8)
-        let server = try ServerFixture()
+        let server = try ServerFixture(storage: storage)
         for file in files {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: examples.appendingPathComponent(file))) as? [String: Any])
             let request = try #require(object["request"] as? [String: Any])

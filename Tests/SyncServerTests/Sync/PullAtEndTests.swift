@@ -14,8 +14,8 @@ import Testing
         return (page.cursor, page.changeSets.count)
     }
 
-    @Test func aPushIsVisibleToTheNextPullAfterPullsAtTheEnd() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func aPushIsVisibleToTheNextPullAfterPullsAtTheEnd(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let client = try ClientReplica()
         try client.addBoard("first")
@@ -38,8 +38,8 @@ import Testing
         #expect(server.pull(after: String(Int(next.cursor)! + 1)).errorCode == "invalid_cursor")
     }
 
-    @Test func pushesRacingPullsAtTheEndAreNeverLost() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func pushesRacingPullsAtTheEndAreNeverLost(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let client = try ClientReplica()
         let service = server.service, token = server.token

@@ -7,8 +7,8 @@ import Testing
 
 @Suite struct PullRouteTests {
     /// A server holding five change sets: three from `a`, then two from `b`.
-    static func populated() throws -> (ServerFixture, ClientReplica, ClientReplica) {
-        let server = try ServerFixture()
+    static func populated(storage: ServerStorage) throws -> (ServerFixture, ClientReplica, ClientReplica) {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let a = try ClientReplica(), b = try ClientReplica()
         for index in 0..<3 { try a.addBoard("a\(index)", cards: 1) }
@@ -26,8 +26,8 @@ import Testing
         return (batch.changeSets, try #require(response.json["cursor"] as? String), try #require(response.json["more"] as? Bool))
     }
 
-    @Test func pagesFollowTheCursorAndReportMore() throws {
-        let (server, a, b) = try PullRouteTests.populated()
+    @Test(arguments: ServerStorage.allCases) func pagesFollowTheCursorAndReportMore(storage: ServerStorage) throws {
+        let (server, a, b) = try PullRouteTests.populated(storage: storage)
         let first = try PullRouteTests.page(server.pull(limit: 2))
         #expect(first.changeSets.map(\.dot) == [Dot(replica: a.replica.replicaID, seq: 1), Dot(replica: a.replica.replicaID, seq: 2)])
         #expect(first.cursor == "2")
@@ -43,24 +43,24 @@ import Testing
         #expect(empty.changeSets.isEmpty && empty.cursor == "5" && !empty.more)
     }
 
-    @Test func askingAgainWithTheSameCursorReturnsTheSamePage() throws {
-        let (server, _, _) = try PullRouteTests.populated()
+    @Test(arguments: ServerStorage.allCases) func askingAgainWithTheSameCursorReturnsTheSamePage(storage: ServerStorage) throws {
+        let (server, _, _) = try PullRouteTests.populated(storage: storage)
         let once = server.pull(after: "1", limit: 3)
         let twice = server.pull(after: "1", limit: 3)
         #expect(once.body == twice.body)
         #expect(try PullRouteTests.page(once).changeSets.count == 3)
     }
 
-    @Test func excludedReplicaIsLeftOutButAdvancesTheCursor() throws {
-        let (server, a, b) = try PullRouteTests.populated()
+    @Test(arguments: ServerStorage.allCases) func excludedReplicaIsLeftOutButAdvancesTheCursor(storage: ServerStorage) throws {
+        let (server, a, b) = try PullRouteTests.populated(storage: storage)
         let page = try PullRouteTests.page(server.pull(limit: 4, exclude: a.replica.replicaID))
         #expect(page.changeSets.map(\.dot) == [Dot(replica: b.replica.replicaID, seq: 1)])
         #expect(page.cursor == "4")
         #expect(page.more)
     }
 
-    @Test func aClientApplyingEveryPageConvergesWithTheWriters() throws {
-        let (server, a, b) = try PullRouteTests.populated()
+    @Test(arguments: ServerStorage.allCases) func aClientApplyingEveryPageConvergesWithTheWriters(storage: ServerStorage) throws {
+        let (server, a, b) = try PullRouteTests.populated(storage: storage)
         let fresh = try ClientReplica()
         var cursor = "0"
         var more = true
@@ -79,11 +79,11 @@ import Testing
         #expect(rows.count == 5 + 3)
         #expect(try ServerFixture.entityRows(at: a.path) == rows)
         #expect(try ServerFixture.entityRows(at: b.path) == rows)
-        #expect(try ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath) == rows)
+        #expect(try ServerFixture.entityRows(at: server.snapshotFile()) == rows)
     }
 
-    @Test func invalidCursorAndParametersAre400() throws {
-        let (server, _, _) = try PullRouteTests.populated()
+    @Test(arguments: ServerStorage.allCases) func invalidCursorAndParametersAre400(storage: ServerStorage) throws {
+        let (server, _, _) = try PullRouteTests.populated(storage: storage)
         for cursor in ["abc", "-1", "1.5", "", " 1", "6", "99999999999999999999"] {
             let response = server.pull(after: cursor)
             #expect(response.status == .badRequest, "\(cursor)")

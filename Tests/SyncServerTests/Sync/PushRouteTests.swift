@@ -11,8 +11,8 @@ import Testing
         server.pull(after: "0", limit: 5000).text
     }
 
-    @Test func pushAppliesAndARetryIsIdempotent() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func pushAppliesAndARetryIsIdempotent(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let client = try ClientReplica()
         try client.addBoard("Plans", cards: 2)
@@ -35,8 +35,8 @@ import Testing
         #expect(try server.serverVector() == client.replica.versionVector())
     }
 
-    @Test func missingPredecessorIs409WithServerVectorAndStoresNothing() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func missingPredecessorIs409WithServerVectorAndStoresNothing(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let client = try ClientReplica()
         try client.addBoard("one")
@@ -75,8 +75,8 @@ import Testing
         return forged
     }
 
-    @Test func aStoredDotResentWithOtherContentsIs409AndStoresNothing() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func aStoredDotResentWithOtherContentsIs409AndStoresNothing(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let client = try ClientReplica()
         try client.addBoard("real")
@@ -97,8 +97,8 @@ import Testing
         #expect((retry.json["alreadyApplied"] as? [[String: Any]])?.count == 1)
     }
 
-    @Test func aDotTwiceInOneBatchWithDifferentContentsIs409AndStoresNothing() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func aDotTwiceInOneBatchWithDifferentContentsIs409AndStoresNothing(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let client = try ClientReplica()
         try client.addBoard("real")
@@ -112,8 +112,8 @@ import Testing
         #expect(PushRouteTests.everything(server) == before)
     }
 
-    @Test func incompleteOrMalformedReplicaHeadersAre400WithoutEchoingTheKey() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func incompleteOrMalformedReplicaHeadersAre400WithoutEchoingTheKey(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let client = try ClientReplica()
         try client.addBoard("Plans")
@@ -131,8 +131,8 @@ import Testing
         server.push(body, as: credentials).expectOK()
     }
 
-    @Test func unknownEntityIs422SchemaMismatch() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func unknownEntityIs422SchemaMismatch(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let replica = UUID().uuidString
         let body = """
@@ -146,8 +146,8 @@ import Testing
         #expect(try server.serverVector() == VersionVector())
     }
 
-    @Test func clockTooFarAheadIs422WithServerTime() throws {
-        let server = try ServerFixture(maxClockSkew: 300)
+    @Test(arguments: ServerStorage.allCases) func clockTooFarAheadIs422WithServerTime(storage: ServerStorage) throws {
+        let server = try ServerFixture(maxClockSkew: 300, storage: storage)
         try server.registerSchema()
         let early = try ClientReplica(clock: TickingClock(start: serverNow + 299_000))
         try early.addBoard("just inside")
@@ -163,8 +163,8 @@ import Testing
         #expect(try server.serverVector()[late.replica.replicaID] == 0)
     }
 
-    @Test func malformedBatchesAre400AndChangeNothing() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func malformedBatchesAre400AndChangeNothing(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let replica = UUID().uuidString
         let id = UUID().uuidString
@@ -193,8 +193,8 @@ import Testing
         #expect(server.pull().json["cursor"] as? String == "0")
     }
 
-    @Test func badOperationsInsideAValidBatchChangeNothing() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func badOperationsInsideAValidBatchChangeNothing(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let replica = UUID().uuidString
         let board = UUID().uuidString
@@ -213,7 +213,7 @@ import Testing
         let response = server.push(Data(body.utf8))
         #expect(response.status == .unprocessableContent, "\(response.text)")
         #expect(try server.serverVector() == VersionVector())
-        #expect(try ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath).isEmpty)
+        #expect(try ServerFixture.entityRows(at: server.snapshotFile()).isEmpty)
     }
 
     /// Values of the wrong type are refused with 422 before anything is stored, and the message
@@ -240,7 +240,7 @@ import Testing
         #expect(response.errorCode == "schema_mismatch")
         #expect(response.errorMessage == "change set \(Dot(replica: replica, seq: 1)), operation 1: sets Card.\(attribute) of \(card.uuidString) \(complaint)")
         #expect(try server.serverVector() == VersionVector())
-        #expect(try ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath).isEmpty)
+        #expect(try ServerFixture.entityRows(at: server.snapshotFile()).isEmpty)
     }
 }
 

@@ -5,8 +5,8 @@ import Testing
 @testable import SyncServer
 
 @Suite struct SchemaRouteTests {
-    @Test func schemaIsNotFoundBeforeRegistration() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func schemaIsNotFoundBeforeRegistration(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let response = server.send(.get, "/v1/datasets/main/schema")
         #expect(response.status == .notFound)
         #expect(response.errorCode == "schema_not_registered")
@@ -30,8 +30,8 @@ import Testing
         #expect(try SchemaDocument(jsonData: fetched.body) == document)
     }
 
-    @Test func additiveChangeMigrates() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func additiveChangeMigrates(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())
         try server.registerSchema(try document.jsonData())
 
@@ -49,8 +49,8 @@ import Testing
         #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == newHash)
     }
 
-    @Test func incompatibleChangeIs409NamingTheDifferenceAndChangesNothing() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func incompatibleChangeIs409NamingTheDifferenceAndChangesNothing(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())
         try server.registerSchema(try document.jsonData())
 

@@ -5,8 +5,8 @@ import Testing
 @testable import SyncServer
 
 @Suite struct SnapshotRouteTests {
-    @Test func snapshotIsAStoreWithTheSameRowsAndItsCursor() throws {
-        let (server, a, _) = try PullRouteTests.populated()
+    @Test(arguments: ServerStorage.allCases) func snapshotIsAStoreWithTheSameRowsAndItsCursor(storage: ServerStorage) throws {
+        let (server, a, _) = try PullRouteTests.populated(storage: storage)
         let response = server.send(.get, "/v1/datasets/main/snapshot")
         #expect(response.status == .ok)
         #expect(response.headers["Content-Type"] == "application/vnd.sqlite3")
@@ -19,7 +19,7 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-snapshot-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         try response.body.write(to: URL(fileURLWithPath: path))
-        let serverRows = try ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath)
+        let serverRows = try ServerFixture.entityRows(at: server.snapshotFile())
         #expect(try ServerFixture.entityRows(at: path) == serverRows)
         #expect(serverRows.count == 8)
         let connection = try SQLiteConnection(path: path, readOnly: true)
@@ -34,6 +34,6 @@ import Testing
         let page = try PullRouteTests.page(server.pull(after: response.headers["Sync-Cursor"]))
         #expect(page.changeSets.map(\.dot) == [Dot(replica: a.replica.replicaID, seq: 4)])
         _ = try replica.apply(page.changeSets)
-        #expect(try ServerFixture.entityRows(at: path) == ServerFixture.entityRows(at: server.service.registry.dataset("main").storePath))
+        #expect(try ServerFixture.entityRows(at: path) == ServerFixture.entityRows(at: server.snapshotFile()))
     }
 }

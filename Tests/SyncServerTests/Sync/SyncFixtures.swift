@@ -104,17 +104,38 @@ final class ServerFixture {
     let service: SyncService
     let token: String
     let otherToken: String
+    /// The database of a server with ``ServerStorage/postgreSQL`` storage.
+    let database: PostgreSQLTestDatabase?
 
-    /// - Parameter dataDirectory: where the server keeps its data; a new temporary directory by default.
-    init(maxClockSkew: Double = 300, now: UInt64 = serverNow, dataDirectory: URL? = nil) throws {
+    /// - Parameters:
+    ///   - dataDirectory: where the server keeps its data; a new temporary directory by default.
+    ///   - storage: SQLite files in the data directory, or a new PostgreSQL database.
+    init(maxClockSkew: Double = 300, now: UInt64 = serverNow, dataDirectory: URL? = nil, storage: ServerStorage = .sqlite) throws {
         temporary = try TemporaryDirectory(prefix: "syncd-test")
         directory = dataDirectory ?? temporary.url
+        database = storage == .postgreSQL ? try PostgreSQLTestDatabase() : nil
+        service = try ServerFixture.service(directory: directory, databaseURL: database?.url, maxClockSkew: maxClockSkew, now: now)
+        token = try service.tokens.add(dataset: "main")
+        otherToken = try service.tokens.add(dataset: "other")
+    }
+
+    /// Another instance on `other`'s PostgreSQL database, with a data directory (its caches) of
+    /// its own: it serves the same datasets and accepts the same tokens.
+    init(sharingDatabaseWith other: ServerFixture, now: UInt64 = serverNow) throws {
+        temporary = try TemporaryDirectory(prefix: "syncd-test")
+        directory = temporary.url
+        database = nil
+        service = try ServerFixture.service(directory: directory, databaseURL: try #require(other.database?.url), maxClockSkew: 300, now: now)
+        token = other.token
+        otherToken = other.otherToken
+    }
+
+    private static func service(directory: URL, databaseURL: String?, maxClockSkew: Double, now: UInt64) throws -> SyncService {
         var configuration = SyncServiceConfiguration(dataDirectory: directory)
         configuration.maxClockSkew = maxClockSkew
         configuration.clock = { now }
-        service = try SyncService(configuration: configuration)
-        token = try service.tokens.add(dataset: "main")
-        otherToken = try service.tokens.add(dataset: "other")
+        configuration.databaseURL = databaseURL
+        return try SyncService(configuration: configuration)
     }
 
     /// Sends a request to the handler, with `token` as bearer unless it is `nil`, and `extraHeaders`.
@@ -157,6 +178,14 @@ final class ServerFixture {
         if let limit { query.append(("limit", String(limit))) }
         if let exclude { query.append(("exclude", exclude.uuidString)) }
         return send(.get, "/v1/datasets/main/changesets", query: query)
+    }
+
+    /// Every entity and join table row of `dataset`'s merged state, from a snapshot (which
+    /// works with either storage), as ``ProtocolVectorTests/rows(at:)`` reads them.
+    func snapshotFile(of dataset: String = "main") throws -> String {
+        let path = temporary.file("snapshot-\(UUID().uuidString).sqlite")
+        try service.registry.dataset(dataset).snapshot().data.write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     /// The server's version vector, read from its store.

@@ -1,0 +1,63 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// One entry of a log kept outside the store file (a shared database's), as a store file that
+/// mirrors it records it: the same cursor, dot and digest.
+package struct MirroredLogEntry: Sendable, Equatable {
+    /// The entry's cursor in the shared log.
+    package var cursor: Int64
+    /// The logged change set's dot.
+    package var dot: Dot
+    /// The digest of the shared log up to ``cursor``.
+    package var digest: LogDigest
+
+    /// An entry with these fields.
+    package init(cursor: Int64, dot: Dot, digest: LogDigest) {
+        self.cursor = cursor
+        self.dot = dot
+        self.digest = digest
+    }
+}
+
+/// What a storage whose log lives elsewhere (syncd's PostgreSQL storage) needs of a store file
+/// used as its merged-state cache: the same merge, with the author check and the log entries
+/// written by the caller, and log entries that carry the shared log's cursors and digests.
+extension SQLiteDatasetEngine {
+    /// Merges `batch` as ``apply(_:pushedBy:)`` does, but instead of checking authors and
+    /// logging, calls `record` inside the merge's transaction with the change sets applied, in
+    /// the order they were applied. `record` throwing rolls the merge back.
+    package func apply(_ batch: ValidatedBatch,
+                       recording record: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> (applied: [Dot], alreadyApplied: [Dot]) {
+        let result = try replica.apply(batch, alsoInTransaction: record)
+        return (result.applied, result.alreadyApplied)
+    }
+
+    /// Records `entries` in the store file's log with their own cursors and digests (inside a
+    /// transaction of ``apply(_:recording:)``), so a snapshot of the file names the shared log's position.
+    package static func appendMirroredLogEntries(_ entries: [MirroredLogEntry], on connection: SQLiteConnection) throws {
+        for entry in entries {
+            try connection.run("INSERT INTO _server_log (cursor, replica, seq, digest) VALUES (?, ?, ?, ?)",
+                               [.integer(entry.cursor), .text(entry.dot.replica.storageText), .integer(Int64(entry.dot.seq)),
+                                .blob(Data(entry.digest.bytes))])
+        }
+    }
+
+    /// The cursor of the store file's last log entry and the digest up to it.
+    package func logEnd() throws -> LogPosition {
+        try replica.withConnection { try ServerLogTable.end(on: $0) }
+    }
+}
+
+extension SQLiteDatasetEngine {
+    /// Every replica key registered in the store file, for moving the dataset to other storage.
+    package func registeredReplicaKeys() throws -> [ReplicaCredentials] {
+        try replica.withConnection { connection in
+            try connection.rows("SELECT replica FROM _server_replica_key ORDER BY replica").compactMap { row in
+                guard case .text(let text) = row[0], let replica = UUID(storageText: text),
+                      let key = try ServerReplicaKeyTable.key(of: replica, on: connection) else { return nil }
+                return ReplicaCredentials(replica: replica, key: key)
+            }
+        }
+    }
+}

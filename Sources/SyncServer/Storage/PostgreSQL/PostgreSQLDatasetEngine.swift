@@ -1,0 +1,263 @@
+import Foundation
+import LocalStoreCore
+import PostgreSQLClient
+import SQLiteDatabase
+import SyncEngine
+
+/// A ``DatasetEngine`` that keeps a dataset in a PostgreSQL database shared by any number of
+/// syncd instances: the log (with the change sets themselves), the schema and the replicas'
+/// keys live there; see <doc:SharedStorage>.
+///
+/// The merged state a snapshot needs, and the merge that decides what a push applies, come from
+/// a store file of this instance (a cache): the merge result is a function of the set of change
+/// sets applied, so replaying the shared log into a ``SQLiteDatasetEngine`` with the same merge
+/// gives the state every other instance has at the same cursor. The cache's log mirrors the
+/// shared one entry for entry (same cursors and digests), so a snapshot of it names a position
+/// of the shared log.
+///
+/// A push takes the dataset's advisory lock in PostgreSQL, brings the cache up to the end of the
+/// shared log, merges the batch into the cache and, inside the cache's transaction, appends what
+/// it applied to the shared log and commits there first: the cache never holds a change set the
+/// shared log lacks, and one the shared log holds but the cache lost (a crash between the two
+/// commits) is replayed at the next catch-up.
+final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
+    // @unchecked: `cache` is only accessed while holding `stateLock`; writes to the cache file
+    // (catch-up, push, migration) run one at a time under `mergeLock`, which is always taken
+    // before a connection is borrowed from the pool, never while holding one.
+
+    let dataset: String
+    private let pool: PostgreSQLConnectionPool
+    /// The cache's store file.
+    let cachePath: String
+    private let mergeLock = NSLock()
+    private let stateLock = NSLock()
+    private var cache: SQLiteDatasetEngine
+
+    /// How many log entries a catch-up replays per cache transaction.
+    private static let replayPageSize = 500
+
+    private init(dataset: String, pool: PostgreSQLConnectionPool, cachePath: String, cache: SQLiteDatasetEngine) {
+        self.dataset = dataset
+        self.pool = pool
+        self.cachePath = cachePath
+        self.cache = cache
+    }
+
+    private var currentCache: SQLiteDatasetEngine {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return cache
+    }
+
+    private func setCache(_ engine: SQLiteDatasetEngine) {
+        stateLock.lock()
+        cache = engine
+        stateLock.unlock()
+    }
+
+    /// The engine of `dataset`, its cache at `cachePath` brought up to the shared log's end;
+    /// `nil` while no schema is registered for it.
+    static func open(dataset: String, pool: PostgreSQLConnectionPool, cachePath: String) throws -> PostgreSQLDatasetEngine? {
+        try pool.withConnection { connection in
+            guard let schema = try PostgreSQLTables.schema(of: dataset, on: connection) else { return nil }
+            let engine = PostgreSQLDatasetEngine(dataset: dataset, pool: pool, cachePath: cachePath,
+                                                 cache: try openCache(at: cachePath, schema: schema, dataset: dataset, on: connection))
+            try engine.withMergeLock { try engine.catchUp(on: connection) }
+            return engine
+        }
+    }
+
+    /// Registers `schema` for `dataset` (creating it, or migrating it by additive changes) and
+    /// returns its engine. The cache is migrated inside the registration's transaction, so an
+    /// impossible migration changes nothing in PostgreSQL.
+    static func create(dataset: String, schema: SchemaDocument, pool: PostgreSQLConnectionPool, cachePath: String) throws -> PostgreSQLDatasetEngine {
+        try pool.withConnection { connection in
+            let engine = try connection.inTransaction {
+                try PostgreSQLTables.lockDataset(dataset, on: connection)
+                let stored = try PostgreSQLTables.schema(of: dataset, on: connection)
+                let cache = try openCache(at: cachePath, schema: stored ?? schema, dataset: dataset, on: connection)
+                let engine = PostgreSQLDatasetEngine(dataset: dataset, pool: pool, cachePath: cachePath, cache: cache)
+                try engine.withMergeLock {
+                    try engine.catchUp(on: connection)
+                    if stored?.versionHash != schema.versionHash {
+                        // Throws `.migrationImpossible` before anything is written to PostgreSQL.
+                        engine.setCache(try SQLiteDatasetEngine.create(at: cachePath, schema: schema))
+                        try PostgreSQLTables.setSchema(schema, of: dataset, on: connection)
+                    }
+                }
+                return engine
+            }
+            return engine
+        }
+    }
+
+    /// The cache at `path` with `schema`; a cache whose log is not a prefix of the shared log
+    /// (the database was replaced or restored) is deleted and rebuilt from scratch.
+    private static func openCache(at path: String, schema: SchemaDocument, dataset: String,
+                                  on connection: PostgreSQLConnection) throws -> SQLiteDatasetEngine {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                let cache = try SQLiteDatasetEngine.create(at: path, schema: schema)
+                let end = try cache.logEnd()
+                if try PostgreSQLTables.digest(of: dataset, at: end.cursor, on: connection) == end.digest { return cache }
+            } catch let error as PostgreSQLError {
+                throw error
+            } catch {
+                // A cache that cannot take the shared schema is rebuilt like a stale one.
+            }
+            removeCacheFiles(at: path)
+        }
+        return try SQLiteDatasetEngine.create(at: path, schema: schema)
+    }
+
+    private static func removeCacheFiles(at path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    private func withMergeLock<T>(_ body: () throws -> T) rethrows -> T {
+        mergeLock.lock()
+        defer { mergeLock.unlock() }
+        return try body()
+    }
+
+    /// Brings the cache to the end of the shared log: migrates it when another instance
+    /// registered a new schema, then replays the entries it lacks, page by page. Called under `mergeLock`.
+    private func catchUp(on connection: PostgreSQLConnection) throws {
+        if let schema = try PostgreSQLTables.schema(of: dataset, on: connection), schema.versionHash != currentCache.schema.versionHash {
+            do {
+                setCache(try SQLiteDatasetEngine.create(at: cachePath, schema: schema))
+            } catch let error as StoreError where error.code == .migrationImpossible {
+                // The cache took a schema whose registration did not commit: rebuild it.
+                PostgreSQLDatasetEngine.removeCacheFiles(at: cachePath)
+                setCache(try SQLiteDatasetEngine.create(at: cachePath, schema: schema))
+            }
+        }
+        while true {
+            let cache = currentCache
+            let end = try cache.logEnd()
+            let entries = try PostgreSQLTables.entries(of: dataset, after: end.cursor, limit: PostgreSQLDatasetEngine.replayPageSize,
+                                                       excluding: nil, on: connection)
+            guard !entries.isEmpty else { return }
+            let changeSets = entries.compactMap(\.changeSet)
+            let batch = try ValidatedBatch(validating: changeSets, against: cache.schema)
+            let result = try cache.apply(batch) { cacheConnection, _ in
+                try SQLiteDatasetEngine.appendMirroredLogEntries(entries.map(\.mirrored), on: cacheConnection)
+            }
+            guard result.alreadyApplied.isEmpty else {
+                throw SyncError(.notSyncable, "dataset \(dataset): the cache at \(cachePath) already holds change sets logged after its cursor \(end.cursor) (\(result.alreadyApplied.first!)); delete the file to rebuild it")
+            }
+        }
+    }
+
+    // MARK: DatasetEngine
+
+    /// The dataset's current schema: one registered through another instance is taken by the
+    /// cache first. When PostgreSQL cannot be asked, the cache's schema (the last one known).
+    var schema: SchemaDocument {
+        try? refreshSchema()
+        return currentCache.schema
+    }
+
+    /// Brings the cache to the schema registered in PostgreSQL when another instance changed it.
+    private func refreshSchema() throws {
+        let sql = "SELECT version_hash FROM syncd_dataset WHERE name = $1"
+        let hash = try pool.withConnection { try $0.execute(sql, [dataset]).scalar }
+        guard let hash, hash != currentCache.schema.versionHash else { return }
+        // The merge lock first, then a connection, as a push takes them: holding a connection
+        // while waiting for the lock could leave a push waiting for a connection forever.
+        try withMergeLock { try pool.withConnection { try catchUp(on: $0) } }
+    }
+
+    func versionVector() throws -> VersionVector {
+        try pool.withConnection { try PostgreSQLTables.versionVector(of: dataset, on: $0) }
+    }
+
+    /// Validates against the dataset's current schema: when another instance registered a new
+    /// one, the cache takes it first, so a push using it is not refused by a stale schema.
+    func validate(_ changeSets: [ChangeSet]) throws -> ValidatedBatch {
+        try refreshSchema()
+        return try currentCache.validate(changeSets)
+    }
+
+    func apply(_ batch: ValidatedBatch, pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult {
+        try withMergeLock {
+            try pool.withConnection { connection in
+                try connection.execute("BEGIN")
+                var committed = false
+                defer { if !committed { _ = try? connection.execute("ROLLBACK") } }
+                try PostgreSQLTables.lockDataset(dataset, on: connection)
+                try catchUp(on: connection)
+                let cache = currentCache
+                var position = try cache.logEnd()
+                let result = try cache.apply(batch) { cacheConnection, applied in
+                    try ChangeSetAuthenticator.verify(
+                        applied, pushedBy: pusher,
+                        registeredKey: { try PostgreSQLTables.replicaKey(of: $0, in: dataset, on: connection) },
+                        register: { try PostgreSQLTables.registerReplicaKey($0, in: dataset, on: connection) })
+                    let entries = applied.map { changeSet in
+                        position = LogPosition(cursor: position.cursor + 1, digest: position.digest.appending(changeSet.dot))
+                        return (entry: MirroredLogEntry(cursor: position.cursor, dot: changeSet.dot, digest: position.digest), changeSet: changeSet)
+                    }
+                    try PostgreSQLTables.append(entries, of: dataset, on: connection)
+                    try SQLiteDatasetEngine.appendMirroredLogEntries(entries.map(\.entry), on: cacheConnection)
+                    // The shared log commits first: if the cache's commit fails after it, the
+                    // next catch-up replays what the cache lacks.
+                    committed = true
+                    try connection.execute("COMMIT")
+                }
+                return DatasetApplyResult(applied: result.applied, alreadyApplied: result.alreadyApplied,
+                                          vector: try cache.versionVector(), cursor: position.cursor, digest: position.digest)
+            }
+        }
+    }
+
+    func readLog(after cursor: Int64, digest: LogDigest?, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
+        try pool.withConnection { connection in
+            let highest = try PostgreSQLTables.highestCursor(of: dataset, on: connection)
+            guard cursor >= 0, cursor <= highest else { throw DatasetEngineError.unknownCursor(cursor, logEnd: highest) }
+            let stored = try PostgreSQLTables.digest(of: dataset, at: cursor, on: connection)
+            if let digest, digest != stored { throw DatasetEngineError.cursorMismatch(cursor) }
+            let entries = try PostgreSQLTables.entries(of: dataset, after: cursor, limit: limit + 1, excluding: excluding, on: connection)
+            let page = entries.prefix(limit)
+            return ChangeSetLogPage(changeSets: page.compactMap(\.changeSet), cursor: page.last?.mirrored.cursor ?? cursor,
+                                    digest: page.last?.mirrored.digest ?? stored ?? .empty, hasMore: entries.count > limit)
+        }
+    }
+
+    /// Brings the cache to the end of the shared log and copies it: the copy's position is a
+    /// position of the shared log, since the cache mirrors it.
+    func writeSnapshot(to path: String) throws -> LogPosition {
+        try withMergeLock {
+            try pool.withConnection { try catchUp(on: $0) }
+            return try currentCache.writeSnapshot(to: path)
+        }
+    }
+}
+
+/// Keeps datasets in a PostgreSQL database shared by several syncd instances (see
+/// ``PostgreSQLDatasetEngine``), with each instance's cache in `DIR/datasets/<name>/cache.sqlite`.
+struct PostgreSQLDatasetEngineProvider: DatasetEngineProvider {
+    let pool: PostgreSQLConnectionPool
+    /// `DIR/datasets`: one directory per dataset, holding the cache and snapshots being sent.
+    let directory: URL
+
+    /// A provider on `pool`; creates syncd's tables when they do not exist.
+    init(pool: PostgreSQLConnectionPool, directory: URL) throws {
+        self.pool = pool
+        self.directory = directory
+        try pool.withConnection { try PostgreSQLTables.install(on: $0) }
+    }
+
+    private func cachePath(of dataset: String) -> String {
+        directory.appendingPathComponent(dataset).appendingPathComponent("cache.sqlite").path
+    }
+
+    func openEngine(for dataset: String) throws -> (any DatasetEngine)? {
+        try PostgreSQLDatasetEngine.open(dataset: dataset, pool: pool, cachePath: cachePath(of: dataset))
+    }
+
+    func createEngine(for dataset: String, schema: SchemaDocument) throws -> any DatasetEngine {
+        try PostgreSQLDatasetEngine.create(dataset: dataset, schema: schema, pool: pool, cachePath: cachePath(of: dataset))
+    }
+}

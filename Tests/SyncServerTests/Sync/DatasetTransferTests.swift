@@ -1,0 +1,48 @@
+import Foundation
+@testable import HTTPServer
+import SyncKit
+import TestSupport
+import Testing
+
+@testable import SyncServer
+
+/// `syncd dataset export` from SQLite storage and `import` into PostgreSQL: the imported dataset
+/// has the same log (cursors, digests), state and replica keys, and refuses to be imported twice.
+@Suite struct DatasetTransferTests {
+    @Test func anExportedDatasetImportsWithTheSameLogStateAndKeys() throws {
+        let (sqlite, a, _) = try PullRouteTests.populated(storage: .sqlite)
+        var file = Data()
+        #expect(try DatasetTransfer.export(dataset: "main", dataDirectory: sqlite.directory) { file += $0 } == 5)
+        let postgres = try ServerFixture(storage: .postgreSQL)
+        let url = try #require(postgres.database?.url)
+        #expect(try DatasetTransfer.importDataset("main", from: file, databaseURL: url) == 5)
+
+        let before = try PullRouteTests.page(sqlite.pull(after: "0"))
+        let after = try PullRouteTests.page(postgres.pull(after: "0"))
+        #expect(after.changeSets.map(\.dot) == before.changeSets.map(\.dot))
+        #expect(try CursorDigestRouteTests.position(postgres.pull(after: "2", limit: 2)) == CursorDigestRouteTests.position(sqlite.pull(after: "2", limit: 2)))
+        #expect(try ServerFixture.entityRows(at: postgres.snapshotFile()) == ServerFixture.entityRows(at: sqlite.snapshotFile()))
+
+        // The keys came along: a's ID with another key is refused, a itself goes on pushing.
+        let impostor = try ClientReplica()
+        try impostor.addBoard("impostor")
+        let forged = ReplicaCredentials(replica: a.replica.replicaID, key: try impostor.credentials.key)
+        #expect(postgres.push(try impostor.batch(), as: forged).status != .ok)
+        try a.addBoard("after the move")
+        postgres.push(try a.batch(missingFrom: try postgres.serverVector()), as: try a.credentials).expectOK()
+
+        #expect(throws: DatasetTransfer.TransferError.self) { try DatasetTransfer.importDataset("main", from: file, databaseURL: url) }
+    }
+
+    @Test func aTruncatedExportIsRefusedAndImportsNothing() throws {
+        let (sqlite, _, _) = try PullRouteTests.populated(storage: .sqlite)
+        var lines: [Data] = []
+        _ = try DatasetTransfer.export(dataset: "main", dataDirectory: sqlite.directory) { lines.append($0) }
+        let postgres = try ServerFixture(storage: .postgreSQL)
+        let truncated = lines.dropLast().reduce(Data(), +)
+        #expect(throws: DatasetTransfer.TransferError.self) {
+            try DatasetTransfer.importDataset("main", from: truncated, databaseURL: try #require(postgres.database?.url))
+        }
+        #expect(postgres.send(.get, "/v1/datasets/main/schema").status == .notFound)
+    }
+}
