@@ -31,13 +31,8 @@ extension ObjectContext {
                 let attribute = mapping.description.attributes[index]
                 var values: [SQLValue] = []
                 try mapping.description.encodeAttribute(index, of: object, into: &values)
-                let conditions = attribute.columns.map { "\(quoteIdentifier($0.name)) IS ?" }.joined(separator: " AND ")
-                let sql = "SELECT \(EntityTable.quotedIdentifierColumn) FROM \(quoteIdentifier(mapping.table)) WHERE \(conditions) AND \(EntityTable.quotedIdentifierColumn) != ? LIMIT 1"
-                guard let other = try connection.rows(sql, values + [.text(object.objectID.storageText)]).first?.first else { continue }
-                throw StoreError(
-                    .uniqueViolation,
-                    "\(mapping.name).\(attribute.name) must be unique, but another \(mapping.name) (\(other.description)) already has \(values.count == 1 ? values[0].description : values.description)",
-                    entity: mapping.name, attribute: attribute.name, objectID: object.objectID)
+                try SaveRules.checkUnique(entity: mapping.name, table: mapping.table, attribute: attribute.name,
+                                          columns: attribute.columns.map(\.name), values: values, of: object.objectID, on: connection)
             }
         }
     }
