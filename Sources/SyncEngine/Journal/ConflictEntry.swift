@@ -26,6 +26,12 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
         case cascadedDelete = "cascaded_delete"
         /// A delete was voided because a concurrent reference was added (delete rule deny).
         case voidedDelete = "voided_delete"
+        /// Concurrent links took a relationship beyond its `maxCount`: the links made last are
+        /// hidden while the earlier ones fill it.
+        case aboveMaxCount = "above_max_count"
+        /// Concurrent unlinks or deletes left a relationship below its `minCount`: the merge keeps
+        /// the result, and the next save that changes the relationship must fix it.
+        case belowMinCount = "below_min_count"
     }
 
     /// One side of a resolution: a value (as JSON text, `nil` for none) and the change set that wrote it.

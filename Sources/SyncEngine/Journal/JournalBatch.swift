@@ -185,6 +185,8 @@ struct JournalBatch: ~Copyable {
         case .referenceDropped: 5
         case .cascadedDelete: 6
         case .voidedDelete: 7
+        case .aboveMaxCount: 10
+        case .belowMinCount: 11
         }
     }
 
@@ -197,6 +199,8 @@ struct JournalBatch: ~Copyable {
         case 5: .referenceDropped
         case 6: .cascadedDelete
         case 7: .voidedDelete
+        case 10: .aboveMaxCount
+        case 11: .belowMinCount
         default: nil
         }
     }

@@ -39,7 +39,10 @@ extension RecordEditor {
             for relationship in entity.relationships where relationship.minCount != nil || relationship.maxCount != nil {
                 guard isNew || relationships[object]?.contains(relationship.name) == true else { continue }
                 let members = try StoredRelationships.members(of: object, relationship, entity: entity, on: engine.connection)
-                try SaveRules.checkCount(members.count, entity: entity.name, relationship: relationship.name,
+                // Members this edit linked that the relationship's maxCount hides still count, as
+                // they would in a context, where the app sees what it added.
+                let hidden = engine.hiddenByMaxCount[object]?[relationship.name] ?? 0
+                try SaveRules.checkCount(members.count + hidden, entity: entity.name, relationship: relationship.name,
                                          minCount: relationship.minCount, maxCount: relationship.maxCount, of: object.id)
             }
             guard let values = try row.attributeValues(of: object.id, on: engine.connection) else { continue }

@@ -1,0 +1,218 @@
+import Foundation
+@testable import SyncEngine
+import SyncKit
+import Testing
+
+/// A board shows one card at most (one-to-many, the bound on the to-many side).
+@Entity final class Board {
+    var name: String = ""
+    @Relationship(inverse: "board", deleteRule: .nullify, maxCount: 1) var cards: Set<Card> = []
+}
+
+@Entity final class Card {
+    var title: String = ""
+    @Relationship(inverse: "cards", deleteRule: .nullify) var board: Board?
+}
+
+/// An ordered one-to-many with a bound.
+@Entity final class Deck {
+    var name: String = ""
+    @Relationship(inverse: "deck", deleteRule: .nullify, maxCount: 2) var slides: [Slide] = []
+}
+
+@Entity final class Slide {
+    var title: String = ""
+    @Relationship(inverse: "slides", deleteRule: .nullify) var deck: Deck?
+}
+
+/// A many-to-many bounded on both sides: a crate carries two stickers at most, a sticker is on one crate.
+@Entity final class Crate {
+    var name: String = ""
+    @Relationship(inverse: "crates", deleteRule: .nullify, maxCount: 2) var stickers: Set<Sticker> = []
+}
+
+@Entity final class Sticker {
+    var text: String = ""
+    @Relationship(inverse: "stickers", deleteRule: .nullify, maxCount: 1) var crates: Set<Crate> = []
+}
+
+/// A rack needs a hook at least.
+@Entity final class Rack {
+    var name: String = ""
+    @Relationship(inverse: "rack", deleteRule: .nullify, minCount: 1) var hooks: Set<Hook> = []
+}
+
+@Entity final class Hook {
+    var label: String = ""
+    @Relationship(inverse: "hooks", deleteRule: .nullify) var rack: Rack?
+}
+
+let countEntities: [any PersistentEntity.Type] = syncEntities + [Board.self, Card.self, Deck.self, Slide.self, Crate.self, Sticker.self, Rack.self, Hook.self]
+
+/// CONTRACT.md §3.8: `maxCount` and `minCount` after merges.
+@Suite struct ResolutionTableCountTests {
+    /// Checks that each replica journaled exactly `expected` entries of `kind`, each on `object`'s
+    /// `property`, and returns them per replica.
+    @discardableResult
+    private func expectEntries(
+        _ kind: ConflictEntry.Kind, in trio: ReplicaTrio, count expected: Int, entity: String, object: UUID, property: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [[ConflictEntry]] {
+        try [("A", trio.a), ("B", trio.b), ("C", trio.c)].map { name, replica in
+            let entries = try replica.replica.conflicts()
+            #expect(entries.map(\.kind) == Array(repeating: kind, count: expected), "journal of \(name): \(entries)", sourceLocation: sourceLocation)
+            for entry in entries {
+                #expect(entry.entity == entity && entry.objectID == object && entry.property == property, "\(entry)", sourceLocation: sourceLocation)
+            }
+            return entries
+        }
+    }
+
+    /// The report's case: two replicas each link a card to a board that shows one at most.
+    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
+    func concurrentLinksBeyondMaxCountShowTheEarliestEverywhereAndJournalTheHiddenOne(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
+        let trio = try ReplicaTrio(entities: countEntities)
+        let board = Board(), first = Card(), second = Card()
+        board.name = "B"; first.title = "first"; second.title = "second"
+        for object in [board, first, second] as [any PersistentEntity] { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+
+        trio.make(later: later)
+        try trio.a.object(Card.self, first.objectID).board = try trio.a.object(Board.self, board.objectID)
+        try trio.a.context.save()
+        try trio.b.object(Card.self, second.objectID).board = try trio.b.object(Board.self, board.objectID)
+        try trio.b.context.save()
+        let hiddenDot = try trio.lastDot(later)
+
+        try trio.exchange(order)
+
+        let (shown, hidden) = later == .a ? (second.objectID, first.objectID) : (first.objectID, second.objectID)
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            #expect(try replica.fetch(Board.self, board.objectID)?.cards.map(\.objectID) == [shown], "cards on \(name)")
+            #expect(try replica.fetch(Card.self, hidden)?.board == nil, "the hidden card's board on \(name)")
+            #expect(try replica.fetch(Card.self, shown)?.board?.objectID == board.objectID, "the shown card's board on \(name)")
+        }
+        for entries in try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Board", object: board.objectID, property: "cards") {
+            #expect(entries.first?.loser.value == journalJSON(hidden))
+            #expect(entries.first?.loser.dot == hiddenDot)
+            #expect(entries.first?.winner == nil)
+        }
+        try trio.expectConverged()
+
+        // Unlinking the shown card frees the place: the hidden card shows, on the unlinking
+        // replica at once and everywhere after the exchange, with no new entry.
+        try trio.a.object(Card.self, shown).board = nil
+        try trio.a.context.save()
+        #expect(try trio.a.fetch(Board.self, board.objectID)?.cards.map(\.objectID) == [hidden])
+        #expect(try trio.a.object(Card.self, hidden).board?.objectID == board.objectID, "the saving context sees the card that shows again")
+        try trio.b.pull(from: trio.a)
+        try trio.c.pull(from: trio.a)
+        #expect(try trio.b.fetch(Board.self, board.objectID)?.cards.map(\.objectID) == [hidden])
+        try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Board", object: board.objectID, property: "cards")
+        try trio.expectConverged()
+    }
+
+    /// Ordered one-to-many: each side appends a slide to a deck that holds one of two.
+    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
+    func orderedConcurrentAppendsBeyondMaxCountKeepTheEarliestInOrder(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
+        let trio = try ReplicaTrio(entities: countEntities)
+        let deck = Deck(), base = Slide(), first = Slide(), second = Slide()
+        deck.name = "D"; base.title = "base"; first.title = "first"; second.title = "second"
+        deck.slides = [base]
+        for object in [deck, base, first, second] as [any PersistentEntity] { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+
+        trio.make(later: later)
+        try trio.a.object(Deck.self, deck.objectID).slides.append(try trio.a.object(Slide.self, first.objectID))
+        try trio.a.context.save()
+        try trio.b.object(Deck.self, deck.objectID).slides.append(try trio.b.object(Slide.self, second.objectID))
+        try trio.b.context.save()
+
+        try trio.exchange(order)
+
+        let (shown, hidden) = later == .a ? (second.objectID, first.objectID) : (first.objectID, second.objectID)
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            #expect(try replica.fetch(Deck.self, deck.objectID)?.slides.map(\.objectID) == [base.objectID, shown], "slides on \(name)")
+            #expect(try replica.fetch(Slide.self, hidden)?.deck == nil, "the hidden slide's deck on \(name)")
+        }
+        for entries in try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Deck", object: deck.objectID, property: "slides") {
+            #expect(entries.first?.loser.value == journalJSON(hidden))
+        }
+        try trio.expectConverged()
+    }
+
+    /// Many-to-many bounded on both sides: the owner's bound and the member's bound each keep the earliest links.
+    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
+    func manyToManyConcurrentLinksBeyondEitherSidesMaxCountKeepTheEarliest(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
+        let trio = try ReplicaTrio(entities: countEntities)
+        let crate = Crate(), other = Crate(), base = Sticker(), added = Sticker(), roaming = Sticker()
+        crate.name = "crate"; other.name = "other"
+        base.text = "base"; added.text = "added"; roaming.text = "roaming"
+        crate.stickers = [base]
+        for object in [crate, other, base, added, roaming] as [any PersistentEntity] { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+
+        trio.make(later: later)
+        // A fills the crate and puts the roaming sticker on the other crate; B puts the roaming
+        // sticker on the crate: the crate gets three stickers, the roaming sticker two crates.
+        try trio.a.object(Crate.self, crate.objectID).stickers.insert(try trio.a.object(Sticker.self, added.objectID))
+        try trio.a.object(Sticker.self, roaming.objectID).crates.insert(try trio.a.object(Crate.self, other.objectID))
+        try trio.a.context.save()
+        try trio.b.object(Sticker.self, roaming.objectID).crates.insert(try trio.b.object(Crate.self, crate.objectID))
+        try trio.b.context.save()
+
+        try trio.exchange(order)
+
+        // A earlier: the crate keeps base and A's sticker, the roaming sticker A's crate. B earlier:
+        // the crate keeps base and the roaming sticker, which stays on it alone.
+        let (stickers, roamingCrates): (Set<UUID>, [UUID]) = later == .b
+            ? ([base.objectID, added.objectID], [other.objectID])
+            : ([base.objectID, roaming.objectID], [crate.objectID])
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            #expect(Set(try #require(try replica.fetch(Crate.self, crate.objectID)).stickers.map(\.objectID)) == stickers, "the crate's stickers on \(name)")
+            #expect(try #require(try replica.fetch(Sticker.self, roaming.objectID)).crates.map(\.objectID) == roamingCrates, "the roaming sticker's crates on \(name)")
+            #expect(try replica.fetch(Crate.self, other.objectID)?.stickers.map(\.objectID) == (later == .b ? [roaming.objectID] : []), "the other crate on \(name)")
+        }
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            let entries = try replica.replica.conflicts()
+            #expect(!entries.isEmpty && entries.allSatisfy { $0.kind == .aboveMaxCount }, "journal of \(name): \(entries)")
+        }
+        try trio.expectConverged()
+    }
+
+    /// Concurrent unlinks leave a rack without hooks: the merge keeps that and journals it.
+    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
+    func concurrentUnlinksBelowMinCountAreKeptAndJournaled(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
+        let trio = try ReplicaTrio(entities: countEntities)
+        let rack = Rack(), first = Hook(), second = Hook()
+        rack.name = "R"; first.label = "first"; second.label = "second"
+        rack.hooks = [first, second]
+        for object in [rack, first, second] as [any PersistentEntity] { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+
+        trio.make(later: later)
+        try trio.a.object(Hook.self, first.objectID).rack = nil
+        try trio.a.context.save()
+        try trio.b.object(Hook.self, second.objectID).rack = nil
+        try trio.b.context.save()
+
+        try trio.exchange(order)
+
+        for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
+            #expect(try replica.fetch(Rack.self, rack.objectID)?.hooks.isEmpty == true, "hooks on \(name)")
+        }
+        try expectEntries(.belowMinCount, in: trio, count: 1, entity: "Rack", object: rack.objectID, property: "hooks")
+        try trio.expectConverged()
+
+        // A save that leaves the hooks alone goes through; one that changes them must fix them.
+        try trio.a.object(Rack.self, rack.objectID).name = "renamed"
+        try trio.a.context.save()
+        try trio.a.object(Hook.self, first.objectID).rack = try trio.a.object(Rack.self, rack.objectID)
+        try trio.a.context.save()
+        #expect(try trio.a.fetch(Rack.self, rack.objectID)?.hooks.map(\.objectID) == [first.objectID])
+    }
+}
