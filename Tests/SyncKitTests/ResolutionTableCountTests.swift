@@ -1,4 +1,5 @@
 import Foundation
+@testable import LocalStoreCore
 @testable import SyncEngine
 import SyncKit
 import Testing
@@ -47,7 +48,61 @@ import Testing
     @Relationship(inverse: "hooks", deleteRule: .nullify) var rack: Rack?
 }
 
-let countEntities: [any PersistentEntity.Type] = syncEntities + [Board.self, Card.self, Deck.self, Slide.self, Crate.self, Sticker.self, Rack.self, Hook.self]
+/// The entities with bounded relationships, as the count tests and the simulation use them.
+let boundedEntities: [any PersistentEntity.Type] = [Board.self, Card.self, Deck.self, Slide.self, Crate.self, Sticker.self, Rack.self, Hook.self]
+let countEntities: [any PersistentEntity.Type] = syncEntities + boundedEntities
+
+/// The simulation's bounded relationships: a shared graph to start from, random edits, and the
+/// bounds every replica must show after a full exchange.
+extension Simulation {
+    mutating func seedBoundedGraph(into context: ObjectContext) {
+        func make<T: PersistentEntity>(_ object: T) -> T {
+            object._$entityState.objectID = random.uuid()
+            context.insert(object)
+            return object
+        }
+        let board = make(Board()), deck = make(Deck()), rack = make(Rack())
+        for _ in 0..<3 { _ = make(Card()) }
+        let slides = (0..<3).map { _ in make(Slide()) }
+        deck.slides = [slides[0]]
+        for _ in 0..<2 { _ = make(Crate()) }
+        for _ in 0..<3 { _ = make(Sticker()) }
+        rack.hooks = [make(Hook()), make(Hook())]
+        board.name = "board"
+    }
+
+    /// One random edit of a bounded relationship: some take it beyond its bound or below it, and
+    /// the save refuses those (the simulation rolls them back); concurrent ones meet in merges.
+    mutating func editBoundedRelationship(in context: ObjectContext) throws {
+        func pick<T>(_ objects: [T]) -> T? { objects.isEmpty ? nil : objects[Int.random(in: 0..<objects.count, using: &random)] }
+        let cards = try context.fetchAll(Card.self), slides = try context.fetchAll(Slide.self)
+        let stickers = try context.fetchAll(Sticker.self), hooks = try context.fetchAll(Hook.self)
+        switch Int.random(in: 0..<5, using: &random) {
+        case 0:
+            pick(cards)?.board = random.chance(0.3) ? nil : pick(try context.fetchAll(Board.self))
+        case 1:
+            pick(slides)?.deck = random.chance(0.3) ? nil : pick(try context.fetchAll(Deck.self))
+        case 2:
+            if let sticker = pick(stickers), let crate = pick(try context.fetchAll(Crate.self)) {
+                if random.chance(0.6) { sticker.crates.insert(crate) } else { sticker.crates.remove(crate) }
+            }
+        case 3:
+            pick(hooks)?.rack = random.chance(0.6) ? nil : pick(try context.fetchAll(Rack.self))
+        default:
+            if let card = pick(cards), random.chance(0.5) { context.delete(card) } else if let hook = pick(hooks) { context.delete(hook) }
+        }
+    }
+
+    /// Whether a relationship shows more members than its `maxCount` allows.
+    func boundsProblem(_ replica: TestReplica) throws -> String? {
+        let reader = try replica.store.makeContext()
+        for board in try reader.fetchAll(Board.self) where board.cards.count > 1 { return "board \(board.objectID) shows \(board.cards.count) cards" }
+        for deck in try reader.fetchAll(Deck.self) where deck.slides.count > 2 { return "deck \(deck.objectID) shows \(deck.slides.count) slides" }
+        for crate in try reader.fetchAll(Crate.self) where crate.stickers.count > 2 { return "crate \(crate.objectID) shows \(crate.stickers.count) stickers" }
+        for sticker in try reader.fetchAll(Sticker.self) where sticker.crates.count > 1 { return "sticker \(sticker.objectID) is on \(sticker.crates.count) crates" }
+        return nil
+    }
+}
 
 /// CONTRACT.md §3.8: `maxCount` and `minCount` after merges.
 @Suite struct ResolutionTableCountTests {
@@ -68,32 +123,41 @@ let countEntities: [any PersistentEntity.Type] = syncEntities + [Board.self, Car
         }
     }
 
-    /// The report's case: two replicas each link a card to a board that shows one at most.
-    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
-    func concurrentLinksBeyondMaxCountShowTheEarliestEverywhereAndJournalTheHiddenOne(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
-        let trio = try ReplicaTrio(entities: countEntities)
+    /// A board and two cards shared by A, B and C; then A links the first card to the board and B
+    /// the second, `later` with the larger HLC. `beforeConcurrentEdits` runs on the shared base.
+    private func linkTwoCardsConcurrently(
+        _ trio: ReplicaTrio, later: ReplicaTrio.Side, beforeConcurrentEdits: () throws -> Void = {}
+    ) throws -> (board: UUID, first: UUID, second: UUID) {
         let board = Board(), first = Card(), second = Card()
         board.name = "B"; first.title = "first"; second.title = "second"
         for object in [board, first, second] as [any PersistentEntity] { trio.a.context.insert(object) }
         try trio.a.context.save()
         try trio.shareBase()
-
+        try beforeConcurrentEdits()
         trio.make(later: later)
         try trio.a.object(Card.self, first.objectID).board = try trio.a.object(Board.self, board.objectID)
         try trio.a.context.save()
         try trio.b.object(Card.self, second.objectID).board = try trio.b.object(Board.self, board.objectID)
         try trio.b.context.save()
+        return (board.objectID, first.objectID, second.objectID)
+    }
+
+    /// The report's case: two replicas each link a card to a board that shows one at most.
+    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
+    func concurrentLinksBeyondMaxCountShowTheEarliestEverywhereAndJournalTheHiddenOne(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
+        let trio = try ReplicaTrio(entities: countEntities)
+        let (board, first, second) = try linkTwoCardsConcurrently(trio, later: later)
         let hiddenDot = try trio.lastDot(later)
 
         try trio.exchange(order)
 
-        let (shown, hidden) = later == .a ? (second.objectID, first.objectID) : (first.objectID, second.objectID)
+        let (shown, hidden) = later == .a ? (second, first) : (first, second)
         for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
-            #expect(try replica.fetch(Board.self, board.objectID)?.cards.map(\.objectID) == [shown], "cards on \(name)")
+            #expect(try replica.fetch(Board.self, board)?.cards.map(\.objectID) == [shown], "cards on \(name)")
             #expect(try replica.fetch(Card.self, hidden)?.board == nil, "the hidden card's board on \(name)")
-            #expect(try replica.fetch(Card.self, shown)?.board?.objectID == board.objectID, "the shown card's board on \(name)")
+            #expect(try replica.fetch(Card.self, shown)?.board?.objectID == board, "the shown card's board on \(name)")
         }
-        for entries in try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Board", object: board.objectID, property: "cards") {
+        for entries in try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Board", object: board, property: "cards") {
             #expect(entries.first?.loser.value == journalJSON(hidden))
             #expect(entries.first?.loser.dot == hiddenDot)
             #expect(entries.first?.winner == nil)
@@ -104,13 +168,39 @@ let countEntities: [any PersistentEntity.Type] = syncEntities + [Board.self, Car
         // replica at once and everywhere after the exchange, with no new entry.
         try trio.a.object(Card.self, shown).board = nil
         try trio.a.context.save()
-        #expect(try trio.a.fetch(Board.self, board.objectID)?.cards.map(\.objectID) == [hidden])
-        #expect(try trio.a.object(Card.self, hidden).board?.objectID == board.objectID, "the saving context sees the card that shows again")
+        #expect(try trio.a.fetch(Board.self, board)?.cards.map(\.objectID) == [hidden])
+        #expect(try trio.a.object(Card.self, hidden).board?.objectID == board, "the saving context sees the card that shows again")
         try trio.b.pull(from: trio.a)
         try trio.c.pull(from: trio.a)
-        #expect(try trio.b.fetch(Board.self, board.objectID)?.cards.map(\.objectID) == [hidden])
-        try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Board", object: board.objectID, property: "cards")
+        #expect(try trio.b.fetch(Board.self, board)?.cards.map(\.objectID) == [hidden])
+        try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Board", object: board, property: "cards")
         try trio.expectConverged()
+    }
+
+    /// syncd runs the same merge: pushed the two sides' change sets in either order, its copy of
+    /// the dataset shows the same card as the replicas.
+    @Test(arguments: ExchangeOrder.allCases)
+    func syncdsEngineShowsTheSameCardsAsTheReplicas(order: ExchangeOrder) throws {
+        let trio = try ReplicaTrio(entities: countEntities)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("count-engine-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var engine: SQLiteDatasetEngine?
+        var base: [ChangeSet] = []
+        let (board, _, second) = try linkTwoCardsConcurrently(trio, later: .a) {
+            engine = try SQLiteDatasetEngine.create(at: path, schema: trio.a.store.schemaDocument)
+            base = try trio.a.replica.changeSets(missingFrom: VersionVector())
+            _ = try engine?.apply(base, pushedBy: try trio.a.replica.credentials())
+        }
+        let pushers = order == .aThenB ? [trio.a, trio.b] : [trio.b, trio.a]
+        for pusher in pushers {
+            let concurrent = try pusher.replica.changeSets(missingFrom: VersionVector()).filter { changeSet in
+                changeSet.dot.replica == pusher.replica.replicaID && !base.contains { $0.dot == changeSet.dot }
+            }
+            _ = try engine?.apply(concurrent, pushedBy: try pusher.replica.credentials())
+        }
+        try trio.exchange(order)
+        #expect(try TestReplica.digest(of: path) == trio.a.digest())
+        #expect(try trio.a.fetch(Board.self, board)?.cards.map(\.objectID) == [second])
     }
 
     /// Ordered one-to-many: each side appends a slide to a deck that holds one of two.
