@@ -15,10 +15,10 @@ import Testing
     @Relationship(inverse: "cards", deleteRule: .nullify) var board: Board?
 }
 
-/// An ordered one-to-many with a bound.
+/// An ordered one-to-many bounded both ways: a deck holds one or two slides.
 @Entity final class Deck {
     var name: String = ""
-    @Relationship(inverse: "deck", deleteRule: .nullify, maxCount: 2) var slides: [Slide] = []
+    @Relationship(inverse: "deck", deleteRule: .nullify, minCount: 1, maxCount: 2) var slides: [Slide] = []
 }
 
 @Entity final class Slide {
@@ -37,19 +37,8 @@ import Testing
     @Relationship(inverse: "stickers", deleteRule: .nullify, maxCount: 1) var crates: Set<Crate> = []
 }
 
-/// A rack needs a hook at least.
-@Entity final class Rack {
-    var name: String = ""
-    @Relationship(inverse: "rack", deleteRule: .nullify, minCount: 1) var hooks: Set<Hook> = []
-}
-
-@Entity final class Hook {
-    var label: String = ""
-    @Relationship(inverse: "hooks", deleteRule: .nullify) var rack: Rack?
-}
-
 /// The entities with bounded relationships, as the count tests and the simulation use them.
-let boundedEntities: [any PersistentEntity.Type] = [Board.self, Card.self, Deck.self, Slide.self, Crate.self, Sticker.self, Rack.self, Hook.self]
+let boundedEntities: [any PersistentEntity.Type] = [Board.self, Card.self, Deck.self, Slide.self, Crate.self, Sticker.self]
 let countEntities: [any PersistentEntity.Type] = syncEntities + boundedEntities
 
 /// The simulation's bounded relationships: a shared graph to start from, random edits, and the
@@ -61,13 +50,12 @@ extension Simulation {
             context.insert(object)
             return object
         }
-        let board = make(Board()), deck = make(Deck()), rack = make(Rack())
+        let board = make(Board()), deck = make(Deck())
         for _ in 0..<3 { _ = make(Card()) }
         let slides = (0..<3).map { _ in make(Slide()) }
-        deck.slides = [slides[0]]
+        deck.slides = [slides[0], slides[1]]
         for _ in 0..<2 { _ = make(Crate()) }
         for _ in 0..<3 { _ = make(Sticker()) }
-        rack.hooks = [make(Hook()), make(Hook())]
         board.name = "board"
     }
 
@@ -76,20 +64,18 @@ extension Simulation {
     mutating func editBoundedRelationship(in context: ObjectContext) throws {
         func pick<T>(_ objects: [T]) -> T? { objects.isEmpty ? nil : objects[Int.random(in: 0..<objects.count, using: &random)] }
         let cards = try context.fetchAll(Card.self), slides = try context.fetchAll(Slide.self)
-        let stickers = try context.fetchAll(Sticker.self), hooks = try context.fetchAll(Hook.self)
-        switch Int.random(in: 0..<5, using: &random) {
+        let stickers = try context.fetchAll(Sticker.self)
+        switch Int.random(in: 0..<4, using: &random) {
         case 0:
             pick(cards)?.board = random.chance(0.3) ? nil : pick(try context.fetchAll(Board.self))
         case 1:
-            pick(slides)?.deck = random.chance(0.3) ? nil : pick(try context.fetchAll(Deck.self))
+            pick(slides)?.deck = random.chance(0.5) ? nil : pick(try context.fetchAll(Deck.self))
         case 2:
             if let sticker = pick(stickers), let crate = pick(try context.fetchAll(Crate.self)) {
                 if random.chance(0.6) { sticker.crates.insert(crate) } else { sticker.crates.remove(crate) }
             }
-        case 3:
-            pick(hooks)?.rack = random.chance(0.6) ? nil : pick(try context.fetchAll(Rack.self))
         default:
-            if let card = pick(cards), random.chance(0.5) { context.delete(card) } else if let hook = pick(hooks) { context.delete(hook) }
+            if let card = pick(cards), random.chance(0.5) { context.delete(card) } else if let slide = pick(slides) { context.delete(slide) }
         }
     }
 
@@ -273,36 +259,36 @@ extension Simulation {
         try trio.expectConverged()
     }
 
-    /// Concurrent unlinks leave a rack without hooks: the merge keeps that and journals it.
+    /// Concurrent unlinks leave a deck without slides: the merge keeps that and journals it.
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
     func concurrentUnlinksBelowMinCountAreKeptAndJournaled(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
         let trio = try ReplicaTrio(entities: countEntities)
-        let rack = Rack(), first = Hook(), second = Hook()
-        rack.name = "R"; first.label = "first"; second.label = "second"
-        rack.hooks = [first, second]
-        for object in [rack, first, second] as [any PersistentEntity] { trio.a.context.insert(object) }
+        let deck = Deck(), first = Slide(), second = Slide()
+        deck.name = "D"; first.title = "first"; second.title = "second"
+        deck.slides = [first, second]
+        for object in [deck, first, second] as [any PersistentEntity] { trio.a.context.insert(object) }
         try trio.a.context.save()
         try trio.shareBase()
 
         trio.make(later: later)
-        try trio.a.object(Hook.self, first.objectID).rack = nil
+        try trio.a.object(Slide.self, first.objectID).deck = nil
         try trio.a.context.save()
-        try trio.b.object(Hook.self, second.objectID).rack = nil
+        try trio.b.object(Slide.self, second.objectID).deck = nil
         try trio.b.context.save()
 
         try trio.exchange(order)
 
         for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
-            #expect(try replica.fetch(Rack.self, rack.objectID)?.hooks.isEmpty == true, "hooks on \(name)")
+            #expect(try replica.fetch(Deck.self, deck.objectID)?.slides.isEmpty == true, "slides on \(name)")
         }
-        try expectEntries(.belowMinCount, in: trio, count: 1, entity: "Rack", object: rack.objectID, property: "hooks")
+        try expectEntries(.belowMinCount, in: trio, count: 1, entity: "Deck", object: deck.objectID, property: "slides")
         try trio.expectConverged()
 
-        // A save that leaves the hooks alone goes through; one that changes them must fix them.
-        try trio.a.object(Rack.self, rack.objectID).name = "renamed"
+        // A save that leaves the slides alone goes through; one that changes them must fix them.
+        try trio.a.object(Deck.self, deck.objectID).name = "renamed"
         try trio.a.context.save()
-        try trio.a.object(Hook.self, first.objectID).rack = try trio.a.object(Rack.self, rack.objectID)
+        try trio.a.object(Slide.self, first.objectID).deck = try trio.a.object(Deck.self, deck.objectID)
         try trio.a.context.save()
-        #expect(try trio.a.fetch(Rack.self, rack.objectID)?.hooks.map(\.objectID) == [first.objectID])
+        #expect(try trio.a.fetch(Deck.self, deck.objectID)?.slides.map(\.objectID) == [first.objectID])
     }
 }
