@@ -90,7 +90,7 @@ extension Simulation {
     }
 }
 
-/// CONTRACT.md §3.8: `maxCount` and `minCount` after merges.
+/// CONTRACT.md §3.10: `maxCount` and `minCount` after merges.
 @Suite struct ResolutionTableCountTests {
     /// Checks that each replica journaled exactly `expected` entries of `kind`, each on `object`'s
     /// `property`, and returns them per replica.

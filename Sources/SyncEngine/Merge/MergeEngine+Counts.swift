@@ -2,7 +2,7 @@ import Codecs
 import Foundation
 import LocalStoreCore
 
-/// Relationship bounds after merges (CONTRACT.md §3.8).
+/// Relationship bounds after merges (CONTRACT.md §3.10).
 ///
 /// - `maxCount`: when concurrent links take a to-many beyond it, the relationship shows the
 ///   members whose links are **earliest** by `(HLC, replica ID)` (then by identifier, for links of

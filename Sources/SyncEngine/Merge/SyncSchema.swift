@@ -39,9 +39,9 @@ struct SyncSchema: Sendable {
         /// symmetrically, and each of them sees the other through this same relationship.
         let isSelfInverse: Bool
         let storage: RelationshipStorage
-        /// The fewest members a save accepts; a merge journals going below it (CONTRACT.md §3.8).
+        /// The fewest members a save accepts; a merge journals going below it (CONTRACT.md §3.10).
         let minCount: Int?
-        /// The most members a save accepts; a merge shows only that many (CONTRACT.md §3.8).
+        /// The most members a save accepts; a merge shows only that many (CONTRACT.md §3.10).
         let maxCount: Int?
 
         init(entity: String, name: String, kind: RelationshipKind, target: String, inverse: String, deleteRule: DeleteRule,
