@@ -51,6 +51,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     ) throws -> [DeclSyntax] {
         guard let classDecl = validClass(declaration, context: context) else { return [] }
         reportUnmarkedProblems(in: classDecl, context: context)
+        UniqueMacro.checkKeys(in: classDecl, attributes: attributeNames(of: classDecl),
+                              relationships: Set(relationships(of: classDecl).map(\.0.name)), context: context)
         let access = accessPrefix(of: classDecl)
         var members: [DeclSyntax] = [
             "\(raw: access)let _$entityState = LocalStore.EntityState()",
@@ -135,11 +137,12 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             if let entry = schemaEntry(for: variable, typeName: typeName) { entries.append(entry) }
         }
         // The compiler passes no protocols when the class already conforms; the schema is still needed.
+        let uniqueness = UniqueMacro.schemaArgument(for: classDecl, typeName: typeName, attributes: attributeNames(of: classDecl))
         let conformance = protocols.isEmpty ? "" : ": LocalStore.PersistentEntity"
         let list = entries.isEmpty ? "[]" : "[\n" + entries.map { "        \($0),\n" }.joined() + "    ]"
         let decl: DeclSyntax = """
             extension \(raw: typeName)\(raw: conformance) {
-                \(raw: accessPrefix(of: classDecl))static let _$entity = LocalStore.EntityDescription(\(raw: typeName).self, name: \(literal: classDecl.name.text), \(raw: originalNameArgument(of: node))properties: \(raw: list))
+                \(raw: accessPrefix(of: classDecl))static let _$entity = LocalStore.EntityDescription(\(raw: typeName).self, name: \(literal: classDecl.name.text), \(raw: originalNameArgument(of: node))\(raw: uniqueness)properties: \(raw: list))
             }
             """
         return decl.as(ExtensionDeclSyntax.self).map { [$0] } ?? []
@@ -213,6 +216,19 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         } else {
             context.report(.entityNotClass(kind: "extension"), at: declaration)
         }
+    }
+
+    /// The names of the class's valid stored attributes (what `#Unique` keys may name).
+    private static func attributeNames(of classDecl: ClassDeclSyntax) -> Set<String> {
+        Set(classDecl.memberBlock.members.compactMap { member -> String? in
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { return nil }
+            switch variable.explicitRole {
+            case .attribute: break
+            case nil: guard isImplicitAttribute(variable) else { return nil }
+            case .relationship, .transient: return nil
+            }
+            return AttributeMacro.validProperty(variable, context: nil)?.name
+        })
     }
 
     /// The valid relationships of the class, in declaration order.

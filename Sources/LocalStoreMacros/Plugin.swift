@@ -10,5 +10,6 @@ struct LocalStoreMacrosPlugin: CompilerPlugin {
         RelationshipMacro.self,
         TransientMacro.self,
         CompositionMacro.self,
+        UniqueMacro.self,
     ]
 }

@@ -14,6 +14,7 @@ enum TestMacros {
             "Transient": MacroSpec(type: TransientMacro.self),
             "Ignore": MacroSpec(type: TransientMacro.self),
             "Composition": MacroSpec(type: CompositionMacro.self, conformances: [TypeSyntax("CompositionValue")]),
+            "Unique": MacroSpec(type: UniqueMacro.self),
         ]
     }
 
@@ -27,6 +28,7 @@ enum TestMacros {
             "Transient": TransientMacro.self,
             "Ignore": TransientMacro.self,
             "Composition": CompositionMacro.self,
+            "Unique": UniqueMacro.self,
         ]
     }
 

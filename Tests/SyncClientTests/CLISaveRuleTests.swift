@@ -8,9 +8,12 @@ import Testing
     @Relationship(inverse: "shelf", deleteRule: .deny, minCount: 1, maxCount: 2) var books: [Book] = []
 }
 
-/// A book, known by its unique ISBN.
+/// A book, known by its unique ISBN, and by its title and edition together.
 @Entity final class Book {
+    #Unique<Book>([\.title, \.edition])
     @Attribute(.unique) var isbn: String = ""
+    var title: String?
+    var edition: Int = 1
     @Relationship(inverse: "books", deleteRule: .nullify) var shelf: Shelf?
 }
 
@@ -73,19 +76,44 @@ extension CLIStoreTests {
 
     @Test func putWithAUniqueValueAnotherObjectHasFailsNamingEntityAttributeAndValue() throws {
         let shelves = try ShelfStore(self)
+        var duplicate = UUID()
         let expected = try shelves.swiftError { context in
-            let duplicate = Book()
-            duplicate.isbn = "1"
-            context.insert(duplicate)
+            let book = Book()
+            book.isbn = "1"
+            context.insert(book)
+            duplicate = book.objectID
         }
         #expect(expected.code == .uniqueViolation)
-        #expect(expected.message == "Book.isbn must be unique, but another Book (\(shelves.first.objectID.uuidString)) already has '1'")
-        try expectRefusal(shelves, "put", "Book", "isbn=1", as: expected)
+        #expect(expected.entity == "Book" && expected.attribute == "isbn")
+        #expect(expected.message.contains("Book.isbn must be unique") && expected.message.contains("'1'"))
+        // The same new identifier, so that the messages can be compared whole.
+        try expectRefusal(shelves, "put", "Book", duplicate.uuidString, "isbn=1", as: expected)
         // Changing an existing book's value to a taken one is refused too.
-        try expectRefusal(shelves, "put", "Book", shelves.second.objectID.uuidString, "isbn=1", as: StoreError(
-            .uniqueViolation, "Book.isbn must be unique, but another Book (\(shelves.first.objectID.uuidString)) already has '1'"))
+        let changed = try shelves.swiftError { context in try context.object(Book.self, id: shelves.second.objectID)?.isbn = "1" }
+        try expectRefusal(shelves, "put", "Book", shelves.second.objectID.uuidString, "isbn=1", as: changed)
         #expect(try shelves.replica.records("Book").count == 3)
         #expect(try cli.run("--store", shelves.path, "put", "Book", "isbn=4").status == 0)
+    }
+
+    @Test func putWithAUniqueKeyAnotherObjectHasFailsAsASaveDoes() throws {
+        let shelves = try ShelfStore(self)
+        let put = try cli.run("--store", shelves.path, "put", "Book", "isbn=5", "title=Dune", "edition=2")
+        #expect(put.status == 0, "\(put.stderr)")
+        var duplicate = UUID()
+        let expected = try shelves.swiftError { context in
+            let book = Book()
+            book.isbn = "6"
+            book.title = "Dune"
+            book.edition = 2
+            context.insert(book)
+            duplicate = book.objectID
+        }
+        #expect(expected.code == .uniqueViolation)
+        #expect(expected.message.contains("Book.(title, edition) must be unique"))
+        try expectRefusal(shelves, "put", "Book", duplicate.uuidString, "isbn=6", "title=Dune", "edition=2", as: expected)
+        // Another edition, or no title (NULL never collides), is accepted.
+        #expect(try cli.run("--store", shelves.path, "put", "Book", "isbn=6", "title=Dune", "edition=3").status == 0)
+        #expect(try cli.run("--store", shelves.path, "put", "Book", "isbn=7", "edition=2").status == 0)
     }
 
     @Test func linkBeyondMaxCountFailsAsASaveDoes() throws {

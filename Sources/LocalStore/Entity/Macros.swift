@@ -161,3 +161,24 @@ extension PropertyDescription {
     }
 }
 
+
+/// Declares uniqueness keys of an `@Entity`: for each key, no two objects may hold equal values
+/// of all its properties. Write it inside the entity's body, once, listing every key:
+///
+/// ```swift
+/// @Entity final class Player {
+///     #Unique<Player>([\.first, \.last], [\.email])
+///     var first: String = ""
+///     var last: String = ""
+///     var email: String = ""
+/// }
+/// ```
+///
+/// Each key lists stored attributes (not relationships). A key in which any value is `nil` never
+/// collides, as in SQL. `ObjectContext.save()` refuses an object that shares a key with another
+/// (`StoreError` `.uniqueViolation` naming the entity, the key's properties, the values and the
+/// other object); merges of synced replicas keep the object created first and redirect the
+/// other's references to it (see CONTRACT.md). A single-property key is the same as
+/// `@Attribute(.unique)`.
+@freestanding(declaration, names: named(_$uniquenessConstraints))
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "LocalStoreMacros", type: "UniqueMacro")

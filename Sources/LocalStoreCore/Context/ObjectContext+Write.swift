@@ -20,19 +20,17 @@ extension ObjectContext {
         try checkUniqueness()
     }
 
-    /// `.unique` is checked here, after every write of the save, rather than by a UNIQUE index:
-    /// a merge may hold two objects with one value (concurrent duplicates are kept, see CONTRACT.md
-    /// §6), and an index would make the merge itself fail.
+    /// Uniqueness (`.unique` attributes and `#Unique` keys) is checked here, after every write of
+    /// the save, rather than by a UNIQUE index: a merge may hold two objects with one key until it
+    /// resolves them (CONTRACT.md §3.8), and an index would make the merge's statements fail.
     private func checkUniqueness() throws {
         try forEachWrittenObject { object, mapping in
             let state = object._$entityState
-            for index in mapping.uniqueAttributeIndices {
-                guard state.status == .inserted || state.originalAttributes[index] != nil else { continue }
-                let attribute = mapping.description.attributes[index]
+            for (key, indices) in mapping.uniqueKeys {
+                guard state.status == .inserted || indices.contains(where: { state.originalAttributes[$0] != nil }) else { continue }
                 var values: [SQLValue] = []
-                try mapping.description.encodeAttribute(index, of: object, into: &values)
-                try SaveRules.checkUnique(entity: mapping.name, table: mapping.table, attribute: attribute.name,
-                                          columns: attribute.columns.map(\.name), values: values, of: object.objectID, on: connection)
+                for index in indices { try mapping.description.encodeAttribute(index, of: object, into: &values) }
+                try key.checkNoOtherObject(entity: mapping.name, table: mapping.table, objectID: object.objectID, values: values, connection: connection)
             }
         }
     }

@@ -28,6 +28,11 @@ struct MigrationPlan {
             let name = "\(entity.table)_\(attribute.persistentName)_\(attribute.unique ? "unique" : "index")"
             append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(table) (\(columns))")
         }
+        // `#Unique` keys: plain indexes too, for the same reason.
+        for key in entity.uniqueKeys.dropFirst(entity.attributes.filter(\.unique).count) {
+            let columns = key.columns.map(quoteIdentifier).joined(separator: ", ")
+            append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(key.indexName(in: entity.table))) ON \(table) (\(columns))")
+        }
         for relationship in entity.relationships {
             guard case .foreignKey(let column, _) = relationship.storage else { continue }
             let columns = relationship.storage.ownTableColumns.map(quoteIdentifier).joined(separator: ", ")

@@ -57,6 +57,10 @@ extension SchemaDocument {
             }
             added += new.attributes.filter { old.attribute(named: $0.name) == nil }.map { "attribute \(old.name).\($0.name) is new" }
             added += new.relationships.filter { old.relationship(named: $0.name) == nil }.map { "relationship \(old.name).\($0.name) is new" }
+            if (new.uniquenessConstraints ?? []) != (old.uniquenessConstraints ?? []) {
+                // Only an index changes; stored values stay as they are (existing duplicates are kept).
+                added.append("the #Unique keys of \(old.name) changed from \(old.uniquenessConstraints ?? []) to \(new.uniquenessConstraints ?? [])")
+            }
         }
         added += entities.filter { stored.entity(named: $0.name) == nil }.map { "entity \($0.name) is new" }
         if !changed.isEmpty || (!added.isEmpty && !removed.isEmpty) { return .incompatible(changed + removed + added) }

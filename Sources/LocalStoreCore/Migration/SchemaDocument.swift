@@ -29,6 +29,10 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         public var relationships: [Relationship]
         /// The entity's name before a rename (`@Entity(originalName:)`); omitted when it has none.
         public var originalName: String?
+        /// The `#Unique` keys: each a list of attribute names whose values, together, no two
+        /// objects share. Omitted when the entity declares none (single `.unique` attributes are
+        /// marked on the attribute), so documents without keys keep their version hash.
+        public var uniquenessConstraints: [[String]]? = nil
     }
 
     /// One stored attribute of an entity.
@@ -125,7 +129,8 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
                         minCount: description.minCount, maxCount: description.maxCount, storage: relationship.storage,
                         originalName: description.originalName)
                 },
-                originalName: mapping.description.originalName)
+                originalName: mapping.description.originalName,
+                uniquenessConstraints: mapping.description.uniquenessConstraints.isEmpty ? nil : mapping.description.uniquenessConstraints)
         }
         formatVersion = 1
         versionHash = SchemaDocument.hash(of: entities)

@@ -14,12 +14,19 @@ public final class EntityDescription: Sendable {
     public let attributes: [AttributeDescription]
     /// Relationships, in declaration order.
     public let relationships: [RelationshipDescription]
+    /// The `#Unique` keys, each a list of attribute names whose values, together, no two objects
+    /// share (`#Unique<Player>([\.first, \.last], [\.email])` gives `[["first", "last"], ["email"]]`).
+    public let uniquenessConstraints: [[String]]
     private let attributeIndexByName: [String: Int]
     private let relationshipIndexByName: [String: Int]
 
     /// Describes an entity. Called by code `@Entity` generates.
-    public init(_ entityType: any PersistentEntity.Type, name: String, originalName: String? = nil, properties: [PropertyDescription]) {
+    public init(
+        _ entityType: any PersistentEntity.Type, name: String, originalName: String? = nil,
+        uniquenessConstraints: [[String]] = [], properties: [PropertyDescription]
+    ) {
         self.name = name
+        self.uniquenessConstraints = uniquenessConstraints
         self.originalName = originalName
         self.entityType = entityType
         var attributes: [AttributeDescription] = []

@@ -38,8 +38,9 @@ final class EntityMapping: Sendable {
     /// other rows hold it: what a fetched object's faults are made from, without copying a
     /// `RelationshipMapping` (and retaining its strings and descriptions) per object.
     let foreignKeyColumns: [Int?]
-    /// Indices of the `.unique` attributes (a save checks only these).
-    let uniqueAttributeIndices: [Int]
+    /// The uniqueness keys (`.unique` attributes, then `#Unique` keys), each with the indices of
+    /// its attributes: a save checks these for the objects it inserts or whose key it changes.
+    let uniqueKeys: [(key: UniqueKey, attributeIndices: [Int])]
     /// Whether a relationship is stored as other rows' foreign key with a position column (an
     /// ordered to-many whose inverse is a to-one); saves skip the position work without one.
     let hasOrderedInverseForeignKeys: Bool
@@ -61,7 +62,12 @@ final class EntityMapping: Sendable {
         let attributeColumnCount = description.attributes.reduce(0) { $0 + $1.columns.count }
         isAttributeColumn = [false] + columns.indices.map { $0 < attributeColumnCount }
         foreignKeyColumns = relationships.map { $0.foreignKeyOffset.map { 1 + $0 } }
-        uniqueAttributeIndices = description.attributes.indices.filter { description.attributes[$0].isUnique }
+        let attributes = description.attributes
+        let singleKeys = attributes.indices.filter { attributes[$0].isUnique }.map { [$0] }
+        let compositeKeys = description.uniquenessConstraints.map { names in names.compactMap { description.attributeIndex(named: $0) } }
+        uniqueKeys = (singleKeys + compositeKeys).map { indices in
+            (UniqueKey(attributeNames: indices.map { attributes[$0].name }, columns: indices.flatMap { attributes[$0].columns.map(\.name) }), indices)
+        }
         hasOrderedInverseForeignKeys = relationships.contains {
             if case .inverseForeignKey(_, _, .some) = $0.storage { true } else { false }
         }

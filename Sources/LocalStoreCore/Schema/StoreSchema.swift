@@ -59,6 +59,7 @@ struct StoreSchema: Sendable {
         }
         try checkIdentifierColumnIsFree(entity.name, properties: entity.attributes.map { ($0.name, $0.columns.map(\.name), false) }
             + relationships.map { ($0.description.name, $0.storage.ownTableColumns, true) })
+        try checkUniquenessConstraints(of: entity)
         var names: Set<String> = [EntityTable.identifierColumn]
         for column in columns where !names.insert(column.name).inserted {
             throw StoreError(
@@ -67,6 +68,21 @@ struct StoreSchema: Sendable {
                 entity: entity.name)
         }
         return EntityMapping(description: entity, table: entity.name, columns: columns, attributeColumnOffsets: offsets, relationships: relationships)
+    }
+
+    /// Refuses `#Unique` keys that are empty or name something other than a stored attribute of
+    /// the entity (the macro reports these at compile time; this guards hand-written descriptions).
+    private static func checkUniquenessConstraints(of entity: EntityDescription) throws {
+        for key in entity.uniquenessConstraints {
+            guard !key.isEmpty else {
+                throw StoreError(.invalidSchema, "a #Unique key of \(entity.name) lists no attributes", entity: entity.name)
+            }
+            for name in key where entity.attribute(named: name) == nil {
+                let kind = entity.relationship(named: name) == nil ? "not a stored attribute" : "a relationship"
+                throw StoreError(.invalidSchema, "the #Unique key (\(key.joined(separator: ", "))) of \(entity.name) names '\(name)', which is \(kind) of \(entity.name)",
+                                 entity: entity.name, attribute: name)
+            }
+        }
     }
 
     /// Finds and checks the inverse of `relationship`, and decides where the pair is stored.

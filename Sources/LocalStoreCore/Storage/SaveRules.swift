@@ -2,8 +2,9 @@ import Codecs
 import Foundation
 import SQLiteDatabase
 
-/// The rules a save enforces, stated on the schema alone: `.unique` attributes, relationship
-/// `minCount`/`maxCount`, and the `.cascade`/`.deny` delete rules.
+/// The rules a save enforces on relationships, stated on the schema alone: `minCount`/`maxCount`
+/// and the `.cascade`/`.deny` delete rules. Uniqueness (`.unique`, `#Unique`) is
+/// ``UniqueKey/checkNoOtherObject(entity:table:objectID:values:connection:)``.
 ///
 /// An ``ObjectContext`` save and an edit made without the app's Swift types (the `sync` CLI's
 /// record editor) both go through these functions, so they refuse the same changes with the
@@ -11,28 +12,6 @@ import SQLiteDatabase
 /// its object graph, which includes unsaved changes; the record editor reads the stored rows
 /// through ``EntityTable``.
 package enum SaveRules {
-    // MARK: Uniqueness
-
-    /// Throws ``StoreError/Code/uniqueViolation`` when another row of `table` holds `values` in
-    /// the columns of `attribute`, naming the entity, the attribute, the value and both objects.
-    ///
-    /// Run after the save's writes, inside its transaction: the rows then hold every value the
-    /// save sets, and throwing rolls them back.
-    package static func checkUnique(
-        entity: String, table: String, attribute: String, columns: [String], values: [SQLValue],
-        of objectID: UUID, on connection: SQLiteConnection
-    ) throws {
-        let conditions = columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND ")
-        let sql = "SELECT \(EntityTable.quotedIdentifierColumn) FROM \(quoteIdentifier(table)) WHERE \(conditions) AND \(EntityTable.quotedIdentifierColumn) != ? LIMIT 1"
-        guard let other = try connection.rows(sql, values + [.text(objectID.storageText)]).first?.first else { return }
-        let otherID: String = if case .text(let text) = other, let id = UUID(storageText: text) { id.uuidString } else { other.description }
-        let value = values.count == 1 ? values[0].description : values.description
-        throw StoreError(
-            .uniqueViolation,
-            "\(entity).\(attribute) must be unique, but another \(entity) (\(otherID)) already has \(value)",
-            entity: entity, attribute: attribute, objectID: objectID)
-    }
-
     // MARK: Counts
 
     /// Throws ``StoreError/Code/countViolation`` when `count`, the number of members

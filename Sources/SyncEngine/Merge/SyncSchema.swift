@@ -69,9 +69,12 @@ struct SyncSchema: Sendable {
         let relationshipIndex: [String: Int]
         /// The SQL of the entity's table, built once per schema; it also names the table's columns.
         let rows: EntityTable
+        /// The uniqueness keys (`.unique` attributes, then `#Unique` keys) that merges resolve (CONTRACT.md §3.8).
+        let uniqueKeys: [UniqueKey]
 
-        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], rows: EntityTable) {
+        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], rows: EntityTable, uniqueKeys: [UniqueKey] = []) {
             self.name = name
+            self.uniqueKeys = uniqueKeys
             self.table = table
             self.attributes = attributes
             self.relationships = relationships
@@ -115,7 +118,7 @@ struct SyncSchema: Sendable {
                     attributes.append(Attribute(name: attribute.name, columns: attribute.columns.map(\.name),
                                                 firstColumnOffset: attributes.reduce(0) { $0 + $1.columns.count }))
                 },
-                relationships: relationships, rows: EntityTable(entity)))
+                relationships: relationships, rows: EntityTable(entity), uniqueKeys: entity.uniqueKeys))
         }
         self.entities = entities
         entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })

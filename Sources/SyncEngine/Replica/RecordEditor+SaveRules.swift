@@ -45,14 +45,14 @@ extension RecordEditor {
                 try SaveRules.checkCount(members.count + hidden, entity: entity.name, relationship: relationship.name,
                                          minCount: relationship.minCount, maxCount: relationship.maxCount, of: object.id)
             }
-            guard let values = try row.attributeValues(of: object.id, on: engine.connection) else { continue }
-            var offset = 0
-            for attribute in entity.attributes {
-                let columns = values[offset..<(offset + attribute.columns.count)]
-                offset += attribute.columns.count
-                guard attribute.unique, isNew || attributes[object]?.contains(attribute.name) == true else { continue }
-                try SaveRules.checkUnique(entity: entity.name, table: entity.table, attribute: attribute.name,
-                                          columns: attribute.columns.map(\.name), values: Array(columns), of: object.id, on: engine.connection)
+            // Every uniqueness key (`.unique` attribute or `#Unique` key) a created object has, or
+            // whose attributes the edits set, is checked as a save checks it.
+            let keys = entity.uniqueKeys.filter { key in isNew || key.attributeNames.contains { attributes[object]?.contains($0) == true } }
+            guard !keys.isEmpty, let values = try row.attributeValues(of: object.id, on: engine.connection) else { continue }
+            let columnValues = Dictionary(uniqueKeysWithValues: zip(row.attributeColumns, values))
+            for key in keys {
+                try key.checkNoOtherObject(entity: entity.name, table: entity.table, objectID: object.id,
+                                           values: key.columns.map { columnValues[$0] ?? .null }, connection: engine.connection)
             }
         }
     }
