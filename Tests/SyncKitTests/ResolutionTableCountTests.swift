@@ -40,6 +40,8 @@ import Testing
 /// The entities with bounded relationships, as the count tests and the simulation use them.
 let boundedEntities: [any PersistentEntity.Type] = [Board.self, Card.self, Deck.self, Slide.self, Crate.self, Sticker.self]
 let countEntities: [any PersistentEntity.Type] = syncEntities + boundedEntities
+/// What the simulation's replicas (and the change-capture check that replays them) hold.
+let simulationEntities: [any PersistentEntity.Type] = everyShapeEntities + boundedEntities
 
 /// The simulation's bounded relationships: a shared graph to start from, random edits, and the
 /// bounds every replica must show after a full exchange.

@@ -74,7 +74,7 @@ struct Simulation {
             // Skewed clocks make HLC ties and reversals likely.
             clock.set(1_700_000_000_000 + UInt64.random(in: 0...3, using: &random))
             clocks.append(clock)
-            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: everyShapeEntities + boundedEntities))
+            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: simulationEntities))
         }
         self.clocks = clocks
         self.replicas = replicas
