@@ -152,7 +152,7 @@ extension MergeEngine {
     // MARK: minCount
 
     /// Records, for each affected object, the member count of each relationship with a
-    /// `minCount` (`nil` for an object without a row), to tell afterwards which fell below it.
+    /// `minCount` (-1 for an object without a row before this batch), to tell afterwards which fell below it.
     func recordCountsBeforeMaterializing() throws {
         for object in affected {
             guard let entity = schema.entity(object.entity), entity.relationships.contains(where: { $0.minCount != nil }) else { continue }
