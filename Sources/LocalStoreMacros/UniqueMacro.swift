@@ -87,7 +87,7 @@ public struct UniqueMacro: DeclarationMacro {
             var fixIts: [FixIt] = []
             if let first = components.first, first.component.is(KeyPathPropertyComponentSyntax.self), components.count > 1 {
                 let shortened = keyPath.with(\.components, KeyPathComponentListSyntax([first]))
-                fixIts.append(FixIt(message: UniqueFixIt(message: "Use '\(shortened.trimmedDescription)'", id: "keepFirstComponent"),
+                fixIts.append(FixIt(message: LocalStoreFixIt(message: "Use '\(shortened.trimmedDescription)'", id: "keepFirstComponent"),
                                     changes: [.replace(oldNode: Syntax(keyPath), newNode: Syntax(shortened))]))
             }
             context?.diagnose(Diagnostic(node: Syntax(keyPath), message: UniqueDiagnostic.notSingleProperty(keyPath.trimmedDescription), fixIts: fixIts))
@@ -101,7 +101,7 @@ public struct UniqueMacro: DeclarationMacro {
         var elements = Array(array.elements.filter { $0.id != element.id })
         if let last = elements.indices.last { elements[last] = elements[last].with(\.trailingComma, nil) }
         let shortened = array.with(\.elements, ArrayElementListSyntax(elements))
-        return FixIt(message: UniqueFixIt(message: "Remove '\(element.expression.trimmedDescription)' from the key", id: "removeFromKey"),
+        return FixIt(message: LocalStoreFixIt(message: "Remove '\(element.expression.trimmedDescription)' from the key", id: "removeFromKey"),
                      changes: [.replace(oldNode: Syntax(array), newNode: Syntax(shortened))])
     }
 
@@ -188,27 +188,7 @@ enum UniqueDiagnostic: DiagnosticMessage {
     var severity: DiagnosticSeverity { .error }
 
     var diagnosticID: MessageID {
-        let id: String
-        switch self {
-        case .outsideEntity: id = "uniqueOutsideEntity"
-        case .noKeys: id = "uniqueNoKeys"
-        case .keyNotArray: id = "uniqueKeyNotArray"
-        case .emptyKey: id = "uniqueEmptyKey"
-        case .notKeyPath: id = "uniqueNotKeyPath"
-        case .notSingleProperty: id = "uniqueNotSingleProperty"
-        case .repeatedProperty: id = "uniqueRepeatedProperty"
-        case .repeatedMacro: id = "uniqueRepeatedMacro"
-        case .relationshipInKey: id = "uniqueRelationshipInKey"
-        case .notAnAttribute: id = "uniqueNotAnAttribute"
-        }
-        return MessageID(domain: "LocalStoreMacros", id: id)
+        // The case name without its values: stable across message wording.
+        MessageID(domain: "LocalStoreMacros", id: "unique." + String(describing: self).prefix { $0 != "(" })
     }
-}
-
-/// The fix-its `#Unique` offers.
-struct UniqueFixIt: FixItMessage {
-    let message: String
-    let id: String
-
-    var fixItID: MessageID { MessageID(domain: "LocalStoreMacros", id: id) }
 }

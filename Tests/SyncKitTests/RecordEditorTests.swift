@@ -118,9 +118,8 @@ import Testing
         @Attribute(.unique) var name: String = ""
     }
 
-    /// Survivor selection for `.unique` is not implemented (CONTRACT.md §6), so two replicas taking
-    /// the same value concurrently must not block sync: the merge keeps both, and a later local
-    /// save is still checked.
+    /// Two replicas taking the same value concurrently do not block sync: the merge keeps the
+    /// object created first (CONTRACT.md §3.8), and a later local save is still checked.
     @Test func aConcurrentUniqueDuplicateDoesNotFailTheMerge() throws {
         let directory = FileManager.default.temporaryDirectory
         let paths = ["a", "b"].map { directory.appendingPathComponent("unique-\($0)-\(UUID().uuidString).sqlite").path }
@@ -135,7 +134,8 @@ import Testing
             try context.save()
         }
         _ = try replicas[0].apply(try replicas[1].changeSets(missingFrom: replicas[0].versionVector()))
-        #expect(try replicas[0].records("Handle").count == 2)
+        #expect(try replicas[0].records("Handle").count == 1)
+        #expect(try replicas[0].conflicts().map(\.kind) == [.uniqueMerged])
         let context = try stores[0].makeContext()
         let third = Handle()
         third.name = "ada"

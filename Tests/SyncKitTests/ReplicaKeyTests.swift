@@ -43,7 +43,7 @@ import Testing
         let migrated = try #require(try reopened.localChangeSets(status: .pending).first)
         #expect(migrated.dot == recorded.dot && migrated.operations == recorded.operations)
         #expect(try ChangeSetAuthenticator.isAuthentic(migrated, key: key))
-        #expect(try old.rows("SELECT version FROM _sync_format").first?.first == .integer(3))
+        #expect(try old.rows("SELECT version FROM _sync_format").first?.first == .integer(SyncFormatTable.currentVersion))
     }
 
     @Test func everyLocalChangeSetCarriesItsAuthenticator() throws {

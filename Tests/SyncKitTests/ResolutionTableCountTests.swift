@@ -5,14 +5,14 @@ import SyncKit
 import Testing
 
 /// A board shows one card at most (one-to-many, the bound on the to-many side).
-@Entity final class Board {
+@Entity final class TaskBoard {
     var name: String = ""
-    @Relationship(inverse: "board", deleteRule: .nullify, maxCount: 1) var cards: Set<Card> = []
+    @Relationship(inverse: "board", deleteRule: .nullify, maxCount: 1) var cards: Set<TaskCard> = []
 }
 
-@Entity final class Card {
+@Entity final class TaskCard {
     var title: String = ""
-    @Relationship(inverse: "cards", deleteRule: .nullify) var board: Board?
+    @Relationship(inverse: "cards", deleteRule: .nullify) var board: TaskBoard?
 }
 
 /// An ordered one-to-many bounded both ways: a deck holds one or two slides.
@@ -38,7 +38,7 @@ import Testing
 }
 
 /// The entities with bounded relationships, as the count tests and the simulation use them.
-let boundedEntities: [any PersistentEntity.Type] = [Board.self, Card.self, Deck.self, Slide.self, Crate.self, Sticker.self]
+let boundedEntities: [any PersistentEntity.Type] = [TaskBoard.self, TaskCard.self, Deck.self, Slide.self, Crate.self, Sticker.self]
 let countEntities: [any PersistentEntity.Type] = syncEntities + boundedEntities
 /// What the simulation's replicas (and the change-capture check that replays them) hold.
 let simulationEntities: [any PersistentEntity.Type] = everyShapeEntities + boundedEntities
@@ -52,8 +52,8 @@ extension Simulation {
             context.insert(object)
             return object
         }
-        let board = make(Board()), deck = make(Deck())
-        for _ in 0..<3 { _ = make(Card()) }
+        let board = make(TaskBoard()), deck = make(Deck())
+        for _ in 0..<3 { _ = make(TaskCard()) }
         let slides = (0..<3).map { _ in make(Slide()) }
         deck.slides = [slides[0], slides[1]]
         for _ in 0..<2 { _ = make(Crate()) }
@@ -65,11 +65,11 @@ extension Simulation {
     /// the save refuses those (the simulation rolls them back); concurrent ones meet in merges.
     mutating func editBoundedRelationship(in context: ObjectContext) throws {
         func pick<T>(_ objects: [T]) -> T? { objects.isEmpty ? nil : objects[Int.random(in: 0..<objects.count, using: &random)] }
-        let cards = try context.fetchAll(Card.self), slides = try context.fetchAll(Slide.self)
+        let cards = try context.fetchAll(TaskCard.self), slides = try context.fetchAll(Slide.self)
         let stickers = try context.fetchAll(Sticker.self)
         switch Int.random(in: 0..<4, using: &random) {
         case 0:
-            pick(cards)?.board = random.chance(0.3) ? nil : pick(try context.fetchAll(Board.self))
+            pick(cards)?.board = random.chance(0.3) ? nil : pick(try context.fetchAll(TaskBoard.self))
         case 1:
             pick(slides)?.deck = random.chance(0.5) ? nil : pick(try context.fetchAll(Deck.self))
         case 2:
@@ -84,7 +84,7 @@ extension Simulation {
     /// Whether a relationship shows more members than its `maxCount` allows.
     func boundsProblem(_ replica: TestReplica) throws -> String? {
         let reader = try replica.store.makeContext()
-        for board in try reader.fetchAll(Board.self) where board.cards.count > 1 { return "board \(board.objectID) shows \(board.cards.count) cards" }
+        for board in try reader.fetchAll(TaskBoard.self) where board.cards.count > 1 { return "board \(board.objectID) shows \(board.cards.count) cards" }
         for deck in try reader.fetchAll(Deck.self) where deck.slides.count > 2 { return "deck \(deck.objectID) shows \(deck.slides.count) slides" }
         for crate in try reader.fetchAll(Crate.self) where crate.stickers.count > 2 { return "crate \(crate.objectID) shows \(crate.stickers.count) stickers" }
         for sticker in try reader.fetchAll(Sticker.self) where sticker.crates.count > 1 { return "sticker \(sticker.objectID) is on \(sticker.crates.count) crates" }
@@ -116,16 +116,16 @@ extension Simulation {
     private func linkTwoCardsConcurrently(
         _ trio: ReplicaTrio, later: ReplicaTrio.Side, beforeConcurrentEdits: () throws -> Void = {}
     ) throws -> (board: UUID, first: UUID, second: UUID) {
-        let board = Board(), first = Card(), second = Card()
+        let board = TaskBoard(), first = TaskCard(), second = TaskCard()
         board.name = "B"; first.title = "first"; second.title = "second"
         for object in [board, first, second] as [any PersistentEntity] { trio.a.context.insert(object) }
         try trio.a.context.save()
         try trio.shareBase()
         try beforeConcurrentEdits()
         trio.make(later: later)
-        try trio.a.object(Card.self, first.objectID).board = try trio.a.object(Board.self, board.objectID)
+        try trio.a.object(TaskCard.self, first.objectID).board = try trio.a.object(TaskBoard.self, board.objectID)
         try trio.a.context.save()
-        try trio.b.object(Card.self, second.objectID).board = try trio.b.object(Board.self, board.objectID)
+        try trio.b.object(TaskCard.self, second.objectID).board = try trio.b.object(TaskBoard.self, board.objectID)
         try trio.b.context.save()
         return (board.objectID, first.objectID, second.objectID)
     }
@@ -141,11 +141,11 @@ extension Simulation {
 
         let (shown, hidden) = later == .a ? (second, first) : (first, second)
         for (name, replica) in [("A", trio.a), ("B", trio.b), ("C", trio.c)] {
-            #expect(try replica.fetch(Board.self, board)?.cards.map(\.objectID) == [shown], "cards on \(name)")
-            #expect(try replica.fetch(Card.self, hidden)?.board == nil, "the hidden card's board on \(name)")
-            #expect(try replica.fetch(Card.self, shown)?.board?.objectID == board, "the shown card's board on \(name)")
+            #expect(try replica.fetch(TaskBoard.self, board)?.cards.map(\.objectID) == [shown], "cards on \(name)")
+            #expect(try replica.fetch(TaskCard.self, hidden)?.board == nil, "the hidden card's board on \(name)")
+            #expect(try replica.fetch(TaskCard.self, shown)?.board?.objectID == board, "the shown card's board on \(name)")
         }
-        for entries in try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Board", object: board, property: "cards") {
+        for entries in try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "TaskBoard", object: board, property: "cards") {
             #expect(entries.first?.loser.value == journalJSON(hidden))
             #expect(entries.first?.loser.dot == hiddenDot)
             #expect(entries.first?.winner == nil)
@@ -154,14 +154,14 @@ extension Simulation {
 
         // Unlinking the shown card frees the place: the hidden card shows, on the unlinking
         // replica at once and everywhere after the exchange, with no new entry.
-        try trio.a.object(Card.self, shown).board = nil
+        try trio.a.object(TaskCard.self, shown).board = nil
         try trio.a.context.save()
-        #expect(try trio.a.fetch(Board.self, board)?.cards.map(\.objectID) == [hidden])
-        #expect(try trio.a.object(Card.self, hidden).board?.objectID == board, "the saving context sees the card that shows again")
+        #expect(try trio.a.fetch(TaskBoard.self, board)?.cards.map(\.objectID) == [hidden])
+        #expect(try trio.a.object(TaskCard.self, hidden).board?.objectID == board, "the saving context sees the card that shows again")
         try trio.b.pull(from: trio.a)
         try trio.c.pull(from: trio.a)
-        #expect(try trio.b.fetch(Board.self, board)?.cards.map(\.objectID) == [hidden])
-        try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "Board", object: board, property: "cards")
+        #expect(try trio.b.fetch(TaskBoard.self, board)?.cards.map(\.objectID) == [hidden])
+        try expectEntries(.aboveMaxCount, in: trio, count: 1, entity: "TaskBoard", object: board, property: "cards")
         try trio.expectConverged()
     }
 
@@ -188,7 +188,7 @@ extension Simulation {
         }
         try trio.exchange(order)
         #expect(try TestReplica.digest(of: path) == trio.a.digest())
-        #expect(try trio.a.fetch(Board.self, board)?.cards.map(\.objectID) == [second])
+        #expect(try trio.a.fetch(TaskBoard.self, board)?.cards.map(\.objectID) == [second])
     }
 
     /// Ordered one-to-many: each side appends a slide to a deck that holds one of two.

@@ -46,7 +46,7 @@ import Testing
         // The runs must actually exercise the resolution rules, not only conflict-free exchanges.
         if SimulationTests.seeds.count >= 100 {
             let kinds: [ConflictEntry.Kind] = [.attribute, .updateVersusDelete, .toOne, .move, .referenceDropped, .cascadedDelete, .voidedDelete,
-                                               .aboveMaxCount, .belowMinCount]
+                                               .uniqueMerged, .aboveMaxCount, .belowMinCount]
             for kind in kinds {
                 #expect(resolutions[kind, default: 0] > 0, "no \(kind.rawValue) resolution in \(SimulationTests.seeds.count) seeds: \(resolutions)")
             }
@@ -248,10 +248,15 @@ struct Simulation {
                 if let label = pick(labels) { context.delete(label) }
             case 16:
                 let peer = insertPeer(named: "p\(Int.random(in: 0..<100, using: &random))", into: context)
+                // Tags from a small set, so that replicas create the same one concurrently.
+                if random.chance(0.5) { peer.tag = "tag\(Int.random(in: 0..<4, using: &random))" }
                 if let other = pick(peers), random.chance(0.5) { peer.addToFriends(other) }
             case 17, 18:
                 // Self-inverse to-one, from either end; sometimes onto itself.
                 pick(peers)?.partner = random.chance(0.2) ? nil : pick(peers)
+            case 19 where random.chance(0.2):
+                // Retagging after a merge leaves the merge as it is.
+                pick(peers)?.tag = random.chance(0.5) ? nil : "tag\(Int.random(in: 0..<8, using: &random))"
             case 19:
                 pick(peers)?.twin = random.chance(0.3) ? nil : pick(peers)
             case 20:
@@ -270,7 +275,7 @@ struct Simulation {
         }
         do {
             try context.save()
-        } catch let error as StoreError where error.code == .deleteDenied || error.code == .countViolation {
+        } catch let error as StoreError where [.deleteDenied, .uniqueViolation, .countViolation].contains(error.code) {
             context.rollback()
         }
     }

@@ -73,6 +73,7 @@ import TestSupport
         try a.replica.mark([Dot(replica: a.replica.replicaID, seq: 1)], as: .acknowledged)
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_format")
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_edge_removal")
+        try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge")
         try SQLiteConnection(path: a.path).execute(
             "ALTER TABLE _sync_changeset DROP COLUMN authenticator; DELETE FROM _sync_state WHERE key = 'replica_key'")
 
@@ -94,7 +95,7 @@ import TestSupport
         // Every table of the older layout is as it was but for the authenticator column; the later
         // formats' tables were added.
         let layoutAfter = try StoreFormatTests.syncLayout(at: a.path)
-        #expect(layoutAfter.filter { !($0[1].textValue ?? "").hasPrefix("_sync_edge_removal") }.map { row in
+        #expect(layoutAfter.filter { row in ["_sync_edge_removal", "_sync_unique_"].allSatisfy { !(row[1].textValue ?? "").hasPrefix($0) } }.map { row in
             row.map { value in value.textValue.map { SQLValue.text($0.replacingOccurrences(of: ", authenticator BLOB", with: "")) } ?? value }
         } == layoutBefore)
         #expect(try reopened.localChangeSets(status: .pending).allSatisfy { try ChangeSetAuthenticator.isAuthentic($0, key: reopened.replicaKey()) })
@@ -117,15 +118,27 @@ import TestSupport
         #expect(try b.digest() == TestReplica.digest(of: a.path))
     }
 
-    @Test func aStoreOfFormatOneGainsTheTableOfFurtherEdgeRemovals() throws {
-        let a = try TestReplica(name: "format-one")
+    /// Takes a new store's sync tables back to format `version` with `downgrade`, reopens it and
+    /// returns the names of its tables and indexes starting with `prefix` once it migrated.
+    private func migratedNames(from version: Int64, downgrade: String, prefix: String) throws -> [String] {
+        let a = try TestReplica(name: "format-\(version)")
         let connection = try SQLiteConnection(path: a.path)
-        try connection.execute("DROP TABLE _sync_edge_removal; ALTER TABLE _sync_changeset DROP COLUMN authenticator")
-        try connection.run("UPDATE _sync_format SET version = 1")
+        try connection.execute(downgrade)
+        try connection.run("UPDATE _sync_format SET version = ?", [.integer(version)])
         _ = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
         #expect(try SyncFormatTable.storedVersion(on: connection) == SyncFormatTable.currentVersion)
-        #expect(try connection.rows("SELECT name FROM sqlite_master WHERE name LIKE '\\_sync\\_edge\\_removal%' ESCAPE '\\' ORDER BY name")
-            .map { $0[0].textValue ?? "" } == ["_sync_edge_removal", "_sync_edge_removal_root"])
+        return try connection.rows("SELECT name FROM sqlite_master ORDER BY name").compactMap(\.first?.textValue).filter { $0.hasPrefix(prefix) }
+    }
+
+    @Test func aStoreOfFormatOneGainsTheTableOfFurtherEdgeRemovals() throws {
+        let names = try migratedNames(from: 1, downgrade: "DROP TABLE _sync_edge_removal; ALTER TABLE _sync_changeset DROP COLUMN authenticator",
+                                      prefix: "_sync_edge_removal")
+        #expect(names == ["_sync_edge_removal", "_sync_edge_removal_root"])
+    }
+
+    @Test func aStoreOfFormatThreeGainsTheUniquenessMergeTables() throws {
+        let names = try migratedNames(from: 3, downgrade: "DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge", prefix: "_sync_unique")
+        #expect(names == ["_sync_unique_merge", "_sync_unique_value"])
     }
 
     @Test func aMigrationThatFailsLeavesTheStoreAsItWas() throws {

@@ -26,6 +26,9 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
         case cascadedDelete = "cascaded_delete"
         /// A delete was voided because a concurrent reference was added (delete rule deny).
         case voidedDelete = "voided_delete"
+        /// Two objects were created concurrently with equal unique values; the later one was merged
+        /// into the earlier (or a write reached the merged one).
+        case uniqueMerged = "unique_merged"
         /// Concurrent links took a relationship beyond its `maxCount`: the links made last are
         /// hidden while the earlier ones fill it.
         case aboveMaxCount = "above_max_count"

@@ -185,6 +185,7 @@ struct JournalBatch: ~Copyable {
         case .referenceDropped: 5
         case .cascadedDelete: 6
         case .voidedDelete: 7
+        case .uniqueMerged: 8
         case .aboveMaxCount: 10
         case .belowMinCount: 11
         }
@@ -199,6 +200,7 @@ struct JournalBatch: ~Copyable {
         case 5: .referenceDropped
         case 6: .cascadedDelete
         case 7: .voidedDelete
+        case 8: .uniqueMerged
         case 10: .aboveMaxCount
         case 11: .belowMinCount
         default: nil

@@ -29,6 +29,7 @@ extension MergeEngine {
             return
         }
         if known.mayBeDeleted { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
+        if !mergedDuplicates.isEmpty { try journalWriteToMergedDuplicate(object, attribute: name, values: values) }
         let previous = try fieldStamp(object, known, name) ?? known.creation
         if incoming > previous {
             if !current.vector.covers(previous.dot) {

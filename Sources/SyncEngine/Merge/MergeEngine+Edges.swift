@@ -74,6 +74,8 @@ extension MergeEngine {
     /// Whether the object exists and no delete in force (explicit or by cascade) removes it.
     func isAlive(_ object: ObjectKey, ignoring ignoredRoot: DeleteRoot? = nil) throws -> Bool {
         guard let known = try info(object) else { return false }
+        // A duplicate a uniqueness merge removed never shows again.
+        if !mergedDuplicates.isEmpty, mergedDuplicates[object] != nil { return false }
         guard known.mayBeDeleted else { return true }
         for root in try DeleteTable.roots(deleting: object, on: connection) where root != ignoredRoot && !voided.contains(root) {
             return false

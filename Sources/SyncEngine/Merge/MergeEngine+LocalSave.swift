@@ -45,6 +45,7 @@ extension MergeEngine {
             }
         }
         try recordLinks(&links)
+        try resolveUniqueValues(of: changeSet)
         try VersionVectorTable.advance(to: changeSet.dot, on: connection)
     }
 

@@ -115,12 +115,15 @@ final class MergeEngine {
     var touchesMergeBounds = false
     /// Per affected object and relationship with a `minCount`, its member count before materializing.
     var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
+    /// Duplicates that uniqueness merges removed, with their survivors (`MergeEngine+Unique.swift`).
+    var mergedDuplicates: [ObjectKey: UUID] = [:]
 
     init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool) throws {
         self.schema = schema
         self.connection = connection
         self.isLocal = isLocal
         voided = try VoidedDeleteTable.roots(on: connection)
+        mergedDuplicates = try UniqueMergeTable.merges(on: connection)
     }
 
     /// Applies one change set's operations to the metadata and the rows of existing objects.
@@ -135,6 +138,7 @@ final class MergeEngine {
                 try apply(operation, known: prefetched.isEmpty ? nil : prefetched[index], deletedValues: deletedValues)
             }
         }
+        try resolveUniqueValues(of: changeSet)
         try VersionVectorTable.advance(to: changeSet.dot, on: connection)
     }
 
@@ -298,6 +302,7 @@ final class MergeEngine {
 
     private func link(_ source: ObjectKey, relationship name: String, target: UUID) throws {
         let relationship = try canonicalRelationship(source, name, target: target)
+        let (source, target) = redirected(source, target, relationship)
         let targetKey = ObjectKey(entity: relationship.target, id: target)
         _ = try requireInfo(source, for: "link of \(source.entity).\(name)")
         _ = try requireInfo(targetKey, for: "link of \(source.entity).\(name)")
@@ -347,10 +352,11 @@ final class MergeEngine {
 
     private func unlink(_ source: ObjectKey, relationship name: String, target: UUID, observed: [Dot]) throws {
         let relationship = try canonicalRelationship(source, name, target: target)
-        let targetKey = ObjectKey(entity: relationship.target, id: target)
         // An unlink caused by deleting one of the two objects carries that delete's root, so a voided
-        // delete brings the edge back.
-        let root = deletionRoot(of: source) ?? deletionRoot(of: targetKey)
+        // delete brings the edge back. (The delete names the objects as written, before any merge.)
+        let root = deletionRoot(of: source) ?? deletionRoot(of: ObjectKey(entity: relationship.target, id: target))
+        let (source, target) = redirected(source, target, relationship)
+        let targetKey = ObjectKey(entity: relationship.target, id: target)
         try flushPendingInserts()
         for dot in observed {
             try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, root: root, on: connection)
@@ -396,6 +402,8 @@ final class MergeEngine {
         guard let relationship = entity.relationship(name), relationship.kind == .orderedToMany else {
             throw SyncError(.schemaMismatch, "positions a member in \(owner.entity).\(name), which is not an ordered relationship")
         }
+        let owner = survivor(of: owner)
+        let member = survivor(of: ObjectKey(entity: relationship.target, id: member)).id
         let incoming = current.stamp
         let existing = try PositionTable.position(of: member, in: owner, name, on: connection)
         let previous = existing?.stamp

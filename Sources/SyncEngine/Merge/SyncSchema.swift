@@ -99,6 +99,8 @@ struct SyncSchema: Sendable {
     private let entitiesByName: [String: Entity]
     /// Entities in document order.
     let entities: [Entity]
+    /// Whether some entity has a uniqueness key: merges skip the uniqueness work otherwise.
+    let hasUniqueKeys: Bool
 
     init(_ document: SchemaDocument) {
         self.document = document
@@ -121,6 +123,7 @@ struct SyncSchema: Sendable {
                 relationships: relationships, rows: EntityTable(entity), uniqueKeys: entity.uniqueKeys))
         }
         self.entities = entities
+        hasUniqueKeys = entities.contains { !$0.uniqueKeys.isEmpty }
         entitiesByName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
     }
 

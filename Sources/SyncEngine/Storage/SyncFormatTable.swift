@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 3
+    static let currentVersion: Int64 = 4
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -30,6 +30,10 @@ enum SyncFormatTable {
             if let (replica, key) = try SyncStateTable.addMissingReplicaKey(on: connection) {
                 try ChangeSetTable.authenticateUnauthenticated(of: replica, key: key, on: connection)
             }
+        case 3:
+            // Uniqueness merges keep objects' creation values and the duplicates they removed.
+            // Objects created before are not recorded: they collide with nothing that arrives later.
+            for statement in UniqueMergeTable.createStatements { try connection.execute(statement) }
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

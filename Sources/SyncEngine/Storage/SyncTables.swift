@@ -21,13 +21,14 @@ import LocalStoreCore
 /// - ``PositionTable``: ordered-relationship keys, one per member.
 /// - ``DeleteTable``, ``VoidedDeleteTable``: deletes (explicit and by cascade) and voided delete roots.
 /// - ``ConflictTable``: the conflict journal (see ``ConflictJournal``).
+/// - ``UniqueMergeTable``: objects' creation values per uniqueness key, and the duplicates merges removed.
 /// - ``ServerLogTable``: a server's log of the change sets it stored, in application order.
 enum SyncTables {
     /// Creates every table and index that does not exist yet.
     static let statements = SyncStateTable.createStatements + VersionVectorTable.createStatements
         + ChangeSetTable.createStatements + ObjectMetadataTable.createStatements + FieldStampTable.createStatements
         + EdgeTable.createStatements + PositionTable.createStatements + DeleteTable.createStatements
-        + VoidedDeleteTable.createStatements + ConflictTable.createStatements
+        + VoidedDeleteTable.createStatements + ConflictTable.createStatements + UniqueMergeTable.createStatements
 
     /// Checks the tables' format (migrating an older one in place), creates the tables if needed
     /// and returns this replica's ID, choosing `newReplicaID` the first time. One transaction.

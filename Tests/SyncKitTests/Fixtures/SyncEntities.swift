@@ -50,8 +50,10 @@ let compositionEntities: [any PersistentEntity.Type] = [Spot.self]
 // Relationships that are their own inverse, one per shape and delete rule:
 // - Peer.partner: self-inverse to-one, nullify; Peer.twin: self-inverse to-one, cascade
 // - Peer.friends: self-inverse to-many, nullify; Peer.sponsors: self-inverse to-many, deny
+// Peer.tag is unique, so that concurrent peers with one tag merge (CONTRACT.md §3.8).
 @Entity final class Peer {
     var name: String = ""
+    @Attribute(.unique) var tag: String? = nil
     @Relationship(inverse: "partner", deleteRule: .nullify) var partner: Peer?
     @Relationship(inverse: "twin", deleteRule: .cascade) var twin: Peer?
     @Relationship(inverse: "friends", deleteRule: .nullify) var friends: Set<Peer> = []

@@ -1,0 +1,144 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// Uniqueness across replicas (CONTRACT.md §3.8): two objects of one entity created concurrently
+/// (neither creating change set had seen the other's) with equal values of a uniqueness key are one
+/// object. The earliest created, by `(HLC, replica ID)`, survives; every edge addition, removal and
+/// position at the other moves to it, later operations naming the other are applied to it, and the
+/// other leaves the entity table without its delete rules running.
+///
+/// Collisions are judged on creation values only, which the creating change sets fix: the merges
+/// are therefore a function of the change sets present, and a merge is final (later edits of the
+/// values do not undo it).
+extension MergeEngine {
+    /// The uniqueness keys of `entity` (`.unique` attributes and `#Unique` keys).
+    func uniqueKeys(of entity: String) -> [UniqueKey] {
+        schema.entity(entity)?.uniqueKeys ?? []
+    }
+
+    /// Records the key values of the objects `changeSet` created and, for a change set from
+    /// another replica, merges the objects they collide with.
+    func resolveUniqueValues(of changeSet: ChangeSet) throws {
+        guard schema.hasUniqueKeys else { return }
+        var created: [UUID: ObjectKey] = [:]
+        var written: [UUID: [String: [SQLValue]]] = [:]
+        for operation in changeSet.operations {
+            switch operation {
+            case .create(let entity, let id) where !uniqueKeys(of: entity).isEmpty:
+                created[id] = ObjectKey(entity: entity, id: id)
+            case .set(_, let id, let attribute, let values) where created[id] != nil:
+                written[id, default: [:]][attribute] = values
+            default:
+                continue
+            }
+        }
+        guard !created.isEmpty else { return }
+        for object in created.values.sorted() {
+            guard let entity = schema.document.entity(named: object.entity) else { continue }
+            for key in uniqueKeys(of: object.entity) {
+                let values = key.attributeNames.flatMap { name in written[object.id]?[name] ?? entity.attribute(named: name)?.defaultValues ?? [.null] }
+                guard UniqueKey.canCollide(values) else { continue }
+                try UniqueMergeTable.insertCreationValue(object, key: key.displayName, value: ConflictJournal.json(values), on: connection)
+            }
+        }
+        guard !isLocal else { return }
+        for object in created.values.sorted() { try mergeCollisions(of: object) }
+    }
+
+    /// The object `object` stands for: its survivor when a merge removed it, else itself.
+    func survivor(of object: ObjectKey) -> ObjectKey {
+        mergedDuplicates[object].map { ObjectKey(entity: object.entity, id: $0) } ?? object
+    }
+
+    /// An edge's ends as merges leave them: each end's survivor, a self-inverse pair in canonical order.
+    func redirected(_ source: ObjectKey, _ target: UUID, _ relationship: SyncSchema.Relationship) -> (ObjectKey, UUID) {
+        guard !mergedDuplicates.isEmpty else { return (source, target) }
+        let newSource = survivor(of: source)
+        let newTarget = survivor(of: ObjectKey(entity: relationship.target, id: target)).id
+        if relationship.isSelfInverse && newTarget.precedesInStorageOrder(newSource.id) {
+            return (ObjectKey(entity: source.entity, id: newTarget), newSource.id)
+        }
+        return (newSource, newTarget)
+    }
+
+    /// Merges the objects that collide with `object`, directly or through one another, into the
+    /// earliest created of them.
+    private func mergeCollisions(of object: ObjectKey) throws {
+        var group: [ObjectKey] = [object]
+        var index = 0
+        while index < group.count {
+            let member = group[index]
+            index += 1
+            for (key, value) in try UniqueMergeTable.creationValues(of: member, on: connection) {
+                for id in try UniqueMergeTable.objects(of: member.entity, key: key, value: value, on: connection) {
+                    let other = ObjectKey(entity: member.entity, id: id)
+                    guard !group.contains(other), try createdConcurrently(member, other) else { continue }
+                    group.append(other)
+                }
+            }
+        }
+        guard group.count > 1 else { return }
+        var creations: [ObjectKey: Stamp] = [:]
+        for member in group { creations[member] = try requireInfo(member, for: "a uniqueness merge").creation }
+        guard let survivor = group.min(by: { creations[$0]! < creations[$1]! }) else { return }
+        for member in group.sorted() where member != survivor && mergedDuplicates[member] != survivor.id {
+            try merge(member, into: survivor, survivorCreation: creations[survivor]!)
+        }
+    }
+
+    /// Whether neither object's creating change set had seen the other's creation.
+    private func createdConcurrently(_ first: ObjectKey, _ second: ObjectKey) throws -> Bool {
+        guard let one = try info(first)?.creation, let other = try info(second)?.creation else { return false }
+        return try !vector(of: one.dot).covers(other.dot) && !vector(of: other.dot).covers(one.dot)
+    }
+
+    private func merge(_ duplicate: ObjectKey, into survivor: ObjectKey, survivorCreation: Stamp) throws {
+        try flushPendingWrites()
+        let known = try requireInfo(duplicate, for: "a uniqueness merge")
+        let entity = try schema.requireEntity(duplicate.entity, in: "a uniqueness merge")
+        var heldValues = "{\"id\":\"\(duplicate.id.storageText)\""
+        for attribute in entity.attributes {
+            heldValues += ",\"\(attribute.name)\":" + ConflictJournal.json(try currentValues(of: attribute, object: duplicate, known: known))
+        }
+        heldValues += "}"
+        // The duplicate's neighbours are rewritten, and the deletes around it judged again, before its edges move.
+        try markChanged(duplicate)
+        try UniqueMergeTable.setMerged(duplicate, into: survivor.id, on: connection)
+        for (other, target) in mergedDuplicates where target == duplicate.id && other.entity == duplicate.entity {
+            mergedDuplicates[other] = survivor.id
+        }
+        mergedDuplicates[duplicate] = survivor.id
+        known.mayBeDeleted = true
+        var pointingAt: [(String, String)] = []
+        var orderedOwners: [(String, String)] = []
+        for owner in schema.document.entities {
+            for relationship in schema.entity(owner.name)?.relationships ?? [] where relationship.target == duplicate.entity {
+                if relationship.isCanonical { pointingAt.append((owner.name, relationship.name)) }
+                if relationship.kind == .orderedToMany { orderedOwners.append((owner.name, relationship.name)) }
+            }
+        }
+        try UniqueMergeTable.moveEdges(of: duplicate, to: survivor.id, pointingAt: pointingAt, on: connection)
+        for relationship in entity.relationships where relationship.isSelfInverse {
+            try UniqueMergeTable.recanonicalize(selfInverse: relationship.name, of: survivor, on: connection)
+        }
+        try UniqueMergeTable.movePositions(of: duplicate, to: survivor.id, asMemberOf: orderedOwners, on: connection)
+        try markChanged(survivor)
+        try touchRoots(of: duplicate)
+        try touchRoots(of: survivor)
+        let keys = uniqueKeys(of: duplicate.entity).map(\.displayName).joined(separator: ", ")
+        try journal(
+            .uniqueMerged, entity: duplicate.entity, object: duplicate.id, property: keys,
+            winner: side("\"\(survivor.id.storageText)\"", survivorCreation), loser: side(heldValues, known.creation), cause: current.dot,
+            detail: "\(duplicate.entity) \(duplicate.id) was created concurrently with \(survivor.id) holding equal unique values; it was merged into \(survivor.id), which was created first, and its references moved there")
+    }
+
+    /// Journals a write to a merged duplicate: it stays on the duplicate (which no longer shows).
+    func journalWriteToMergedDuplicate(_ object: ObjectKey, attribute: String, values: [SQLValue]) throws {
+        guard let survivor = mergedDuplicates[object] else { return }
+        try journal(
+            .uniqueMerged, entity: object.entity, object: object.id, property: attribute,
+            winner: side("\"\(survivor.storageText)\"", current.stamp), loser: side(values: values, current.stamp), cause: current.dot,
+            detail: "\(object.entity).\(attribute) of \(object.id) was written after \(object.id) was merged into \(survivor) for equal unique values; the write is kept on the merged object only")
+    }
+}
