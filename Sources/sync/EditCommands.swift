@@ -3,7 +3,9 @@ import Foundation
 import LocalStoreCore
 import SyncEngine
 
-// put, link, unlink, delete: data-level edits, each committed as one change set.
+// put, link, unlink, delete: data-level edits, each committed as one change set. Each is refused
+// where an app's save would be (a `.unique` value another object has, a relationship left outside
+// its minCount/maxCount, a deny delete rule), with the same error, and then commits nothing.
 
 /// Splits `field=value` arguments; the value may be empty or contain further `=`.
 func fieldValues(_ texts: [String], of arguments: ParsedCommand) throws(UsageError) -> [(field: String, value: String)] {
@@ -29,7 +31,8 @@ let putCommand = Command(CommandDescription(
         or updates the object with that id, setting each attribute to its value, in one change
         set. Values are converted by the attribute's type: numbers, true/false, dates as ISO 8601
         or seconds since 1970, UUIDs, JSON for compositions and other Codable values, and 'null'
-        for nil on optional attributes. Prints the object's id.
+        for nil on optional attributes. Prints the object's id. A value of a unique attribute that
+        another object has is refused (exit status 1), as an app's save refuses it.
         """,
     positionals: [PositionalDescription("Entity"), PositionalDescription("field=value", .repeated)]
 )) { arguments, storePath in
@@ -54,7 +57,8 @@ let linkCommand = Command(CommandDescription(
     name: "link", summary: "add <targetId> to a relationship of an object",
     discussion: """
         Adds the target object to the relationship (for a to-one, replaces its value); the
-        inverse relationship follows. One change set.
+        inverse relationship follows. One change set. Refused (exit status 1) when either side
+        would go beyond its maxCount or below its minCount, as an app's save is.
         """,
     positionals: edgePositionals
 )) { arguments, storePath in
@@ -68,7 +72,8 @@ let unlinkCommand = Command(CommandDescription(
     name: "unlink", summary: "remove <targetId> from a relationship of an object",
     discussion: """
         Removes the target object from the relationship (for a to-one holding it, clears it);
-        the inverse relationship follows. One change set.
+        the inverse relationship follows. One change set. Refused (exit status 1) when either
+        side would go below its minCount.
         """,
     positionals: edgePositionals
 )) { arguments, storePath in
@@ -83,7 +88,8 @@ let deleteCommand = Command(CommandDescription(
     discussion: """
         Deletes the object, applying its relationships' delete rules: nullify clears references
         to it, cascade deletes related objects too, deny refuses (exit status 1, naming the
-        relationship). One change set.
+        relationship). Refused too when an object it was related to would go below its
+        minCount. One change set.
         """,
     positionals: [PositionalDescription("Entity"), PositionalDescription("id")]
 )) { arguments, storePath in

@@ -45,7 +45,8 @@ import Testing
         #expect(failures.isEmpty)
         // The runs must actually exercise the resolution rules, not only conflict-free exchanges.
         if SimulationTests.seeds.count >= 100 {
-            let kinds: [ConflictEntry.Kind] = [.attribute, .updateVersusDelete, .toOne, .move, .referenceDropped, .cascadedDelete, .voidedDelete, .uniqueMerged]
+            let kinds: [ConflictEntry.Kind] = [.attribute, .updateVersusDelete, .toOne, .move, .referenceDropped, .cascadedDelete, .voidedDelete,
+                                               .uniqueMerged, .aboveMaxCount, .belowMinCount]
             for kind in kinds {
                 #expect(resolutions[kind, default: 0] > 0, "no \(kind.rawValue) resolution in \(SimulationTests.seeds.count) seeds: \(resolutions)")
             }
@@ -73,7 +74,7 @@ struct Simulation {
             // Skewed clocks make HLC ties and reversals likely.
             clock.set(1_700_000_000_000 + UInt64.random(in: 0...3, using: &random))
             clocks.append(clock)
-            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: everyShapeEntities))
+            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: simulationEntities))
         }
         self.clocks = clocks
         self.replicas = replicas
@@ -113,6 +114,7 @@ struct Simulation {
             return "replica \(index) differs from replica 0:\n only in 0: \(first.subtracting(other).sorted())\n only in \(index): \(other.subtracting(first).sorted())"
         }
         for (index, replica) in replicas.enumerated() {
+            if let problem = try boundsProblem(replica) { return "replica \(index): \(problem)" }
             let problems = try replica.integrityProblems()
             if !problems.isEmpty { return "replica \(index) integrity: \(problems)" }
         }
@@ -150,6 +152,7 @@ struct Simulation {
         peers[2].twin = peers[3]
         peers[0].addToFriends(peers[2])
         peers[3].addToSponsors(peers[1])
+        seedBoundedGraph(into: context)
         try context.save()
         for index in replicas.indices.dropFirst() { try exchange(from: replicas[0], to: replicas[index]) }
     }
@@ -206,7 +209,7 @@ struct Simulation {
         func pick<T>(_ objects: [T]) -> T? { objects.isEmpty ? nil : objects[Int.random(in: 0..<objects.count, using: &random)] }
         let edits = Int.random(in: 1...4, using: &random)
         for _ in 0..<edits {
-            switch Int.random(in: 0..<24, using: &random) {
+            switch Int.random(in: 0..<27, using: &random) {
             case 0:
                 let team = Team()
                 team._$entityState.objectID = random.uuid()
@@ -277,13 +280,15 @@ struct Simulation {
                 if let peer = pick(peers), let other = pick(peers) {
                     if random.chance(0.6) { peer.addToSponsors(other) } else { peer.removeFromSponsors(other) }
                 }
+            case 24, 25, 26:
+                try editBoundedRelationship(in: context)
             default:
                 if let peer = pick(peers) { context.delete(peer) }
             }
         }
         do {
             try context.save()
-        } catch let error as StoreError where error.code == .deleteDenied || error.code == .uniqueViolation {
+        } catch let error as StoreError where [.deleteDenied, .uniqueViolation, .countViolation].contains(error.code) {
             context.rollback()
         }
     }

@@ -49,35 +49,19 @@ extension ObjectContext {
     /// Returns, for each deleted object, the object whose deletion it follows from.
     @discardableResult
     func applyDeleteRules() throws -> [ObjectIdentifier: UUID] {
-        var queue = deletedObjects
-        var doomed = Set(queue.map { ObjectIdentifier($0) })
-        var roots = Dictionary(uniqueKeysWithValues: queue.map { (ObjectIdentifier($0), $0.objectID) })
-        var position = 0
-        while position < queue.count {
-            let object = queue[position]
-            position += 1
-            let entity = type(of: object)._$entity
-            for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .cascade {
-                ObjectGraph.fault(object, index: index)
-                for member in relationship.accessor.members(of: object) where doomed.insert(ObjectIdentifier(member)).inserted {
-                    queue.append(member as! any PersistentEntity)
-                    roots[ObjectIdentifier(member)] = roots[ObjectIdentifier(object)]
+        let plan = try SaveRules.planDeletes(
+            deletedObjects.map(GraphNode.init),
+            relationships: { node in
+                let entity = type(of: node.object)._$entity
+                return entity.relationships.enumerated().map { index, relationship in
+                    SaveRules.DeletedRelationship(name: relationship.name, rule: relationship.deleteRule) {
+                        ObjectGraph.fault(node.object, index: index)
+                        return relationship.accessor.members(of: node.object).map { GraphNode($0 as! any PersistentEntity) }
+                    }
                 }
-            }
-        }
-        for object in queue {
-            let entity = type(of: object)._$entity
-            for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .deny {
-                ObjectGraph.fault(object, index: index)
-                let survivors = relationship.accessor.members(of: object).filter { !doomed.contains(ObjectIdentifier($0)) }
-                if let survivor = survivors.first as? any PersistentEntity {
-                    throw StoreError(
-                        .deleteDenied,
-                        "cannot delete \(entity.name) \(object.objectID): its relationship '\(relationship.name)' (delete rule deny) still holds \(survivors.count) object(s), e.g. \(type(of: survivor)._$entity.name) \(survivor.objectID)",
-                        entity: entity.name, relationship: relationship.name, objectID: object.objectID)
-                }
-            }
-        }
+            },
+            identity: { (type(of: $0.object)._$entity.name, $0.object.objectID) })
+        let queue = plan.deleted.map(\.object)
         for object in queue {
             if object._$entityState.status != .deleted {
                 object._$entityState.status = .deleted
@@ -88,6 +72,8 @@ extension ObjectContext {
                 ObjectGraph.replaceMembers(of: object, link: ObjectGraph.Link(entity, index: index), with: [])
             }
         }
+        var roots: [ObjectIdentifier: UUID] = [:]
+        for (node, root) in plan.roots { roots[ObjectIdentifier(node.object)] = root.object.objectID }
         return roots
     }
 
@@ -171,20 +157,10 @@ extension ObjectContext {
             for (index, relationship) in entity.relationships.enumerated()
             where relationship.minCount != nil || relationship.maxCount != nil {
                 guard state.status == .inserted || state.originalRelationships[index] != nil else { continue }
-                let count = relationship.accessor.count(of: object)
-                if let minimum = relationship.minCount, count < minimum {
-                    throw countError(entity, relationship, object, "has \(count) member(s), fewer than its minCount \(minimum)")
-                }
-                if let maximum = relationship.maxCount, count > maximum {
-                    throw countError(entity, relationship, object, "has \(count) member(s), more than its maxCount \(maximum)")
-                }
+                try SaveRules.checkCount(relationship.accessor.count(of: object), entity: entity.name, relationship: relationship.name,
+                                         minCount: relationship.minCount, maxCount: relationship.maxCount, of: object.objectID)
             }
         }
-    }
-
-    private func countError(_ entity: EntityDescription, _ relationship: RelationshipDescription, _ object: any PersistentEntity, _ problem: String) -> StoreError {
-        StoreError(.countViolation, "\(entity.name).\(relationship.name) of \(object.objectID) \(problem)",
-                   entity: entity.name, relationship: relationship.name, objectID: object.objectID)
     }
 
     // MARK: After a save
@@ -212,6 +188,17 @@ extension ObjectContext {
         updatedObjects.removeAll()
         deletedObjects.removeAll()
     }
+}
+
+/// An object of the graph as a node of ``SaveRules/planDeletes(_:relationships:identity:)``:
+/// equal when it is the same object.
+private struct GraphNode: Hashable {
+    let object: any PersistentEntity
+
+    init(_ object: any PersistentEntity) { self.object = object }
+
+    static func == (left: GraphNode, right: GraphNode) -> Bool { left.object === right.object }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(object)) }
 }
 
 extension StoreChange {

@@ -29,6 +29,12 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
         /// Two objects were created concurrently with equal unique values; the later one was merged
         /// into the earlier (or a write reached the merged one).
         case uniqueMerged = "unique_merged"
+        /// Concurrent links took a relationship beyond its `maxCount`: the links made last are
+        /// hidden while the earlier ones fill it.
+        case aboveMaxCount = "above_max_count"
+        /// Concurrent unlinks or deletes left a relationship below its `minCount`: the merge keeps
+        /// the result, and the next save that changes the relationship must fix it.
+        case belowMinCount = "below_min_count"
     }
 
     /// One side of a resolution: a value (`nil` for none) and the change set that wrote it.

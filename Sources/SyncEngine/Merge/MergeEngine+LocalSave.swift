@@ -21,6 +21,7 @@ extension MergeEngine {
         precondition(isLocal, "a local save's change set is applied by an engine for local change sets")
         current = changeSet
         vectors[changeSet.dot] = changeSet.vector
+        appliedInBatch.insert(changeSet.dot)
         var creates: [(index: Int, object: ObjectKey)] = []
         for (index, operation) in changeSet.operations.enumerated() {
             if case .create(let entity, let id) = operation { creates.append((index, ObjectKey(entity: entity, id: id))) }
@@ -119,6 +120,7 @@ extension MergeEngine {
                 }
                 try check(link.source)
                 try check(ObjectKey(entity: canonical.target, id: link.target))
+                touchMergeBounds(link.source, ObjectKey(entity: canonical.target, id: link.target), canonical)
             }
             try writer.insert(from: link.source, link.relationship, to: link.target)
         }

@@ -10,6 +10,9 @@ extension MergeEngine {
     func materialize() throws -> Set<UUID> {
         try flushPendingWrites()
         try resolveDeletes()
+        hiddenByMaxCount = [:]
+        try addMaxCountGroups()
+        try recordCountsBeforeMaterializing()
         var changed = rewrittenAttributes
         // Rows first: an object that appears or disappears changes the relationships of its neighbours.
         for object in affected.sorted() {
@@ -42,6 +45,9 @@ extension MergeEngine {
             changed.insert(owner.id)
             if recordsStoreChange { storeChangeRecord.rewrittenRelationships.insert(owner) }
         }
+        try journalCountsBelowMinimum()
+        // Entries about counts are the last ones a batch writes.
+        try flushPendingInserts()
         return changed
     }
 
@@ -121,7 +127,7 @@ extension MergeEngine {
         return best
     }
 
-    private func bestEdge(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> EdgeRecord? {
+    func bestEdge(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> EdgeRecord? {
         var best: EdgeRecord?
         for edge in try liveEdges(from: source, relationship) where try isAlive(ObjectKey(entity: relationship.target, id: edge.target)) {
             if best == nil || edge.added > best!.added { best = edge }
@@ -134,10 +140,14 @@ extension MergeEngine {
             switch relationship.storage {
             case .foreignKey(let column, let positionColumn):
                 let target: UUID?
+                // The owner whose ordered positions include this object: a target hidden by its
+                // maxCount renumbers its remaining members.
+                var positionOwner: UUID?
                 if relationship.isSelfInverse {
                     target = try chosenPartner(of: object, relationship)
                 } else if relationship.isCanonical {
-                    target = try chosenTarget(of: object, relationship)
+                    positionOwner = try chosenTarget(of: object, relationship)
+                    target = try shownTarget(of: object, chosen: positionOwner, relationship, entity: entity)
                 } else if let canonical = schema.inverse(of: relationship) {
                     target = try chosenSource(of: object, canonical)
                 } else {
@@ -145,10 +155,11 @@ extension MergeEngine {
                 }
                 try entity.rows.setForeignKey(column, of: object.id, to: target, on: connection)
                 if let positionColumn {
-                    if let target, let inverse = schema.inverse(of: relationship) {
+                    if let inverse = schema.inverse(of: relationship), let owner = positionOwner ?? target {
                         // The owner's pass numbers its members, this one included.
-                        reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: target))
-                    } else {
+                        reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: owner))
+                    }
+                    if target == nil {
                         try entity.rows.clearPosition(positionColumn, of: object.id, on: connection)
                     }
                 }
@@ -163,6 +174,7 @@ extension MergeEngine {
                 for edge in try liveEdges(from: object, relationship) where try isAlive(ObjectKey(entity: relationship.target, id: edge.target)) {
                     if !members.contains(edge.target) { members.append(edge.target) }
                 }
+                members = try shownMembers(members, of: object, relationship, entity: entity)
                 if relationship.kind == .orderedToMany { members = try ordered(members, owner: object, relationship: relationship.name) }
                 // Unordered join rows are written by identifier, so every replica writes them alike.
                 if relationship.storage.positionColumn == nil { members.sort { $0.storageText < $1.storageText } }

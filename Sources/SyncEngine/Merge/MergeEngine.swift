@@ -103,6 +103,18 @@ final class MergeEngine {
     /// Objects with writes kept in memory, in the order they were first written.
     var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
     var current: ChangeSet!
+    /// The dots of the change sets applied by this engine, so journal entries about counts name
+    /// only what this batch brought (see `MergeEngine+Counts.swift`).
+    var appliedInBatch: Set<Dot> = []
+    /// Per object and relationship with a `maxCount`, how many members linked by this batch the last
+    /// materialization hid; a record edit counts them as members (see ``RecordEditor/checkSaveRules()``).
+    var hiddenByMaxCount: [ObjectKey: [String: Int]] = [:]
+    /// Whether a local change set linked or unlinked through a relationship a `maxCount` may hide
+    /// members of: materializing then shows what the change frees (a hidden member) on this
+    /// replica too, as it does on every replica that merges the change set.
+    var touchesMergeBounds = false
+    /// Per affected object and relationship with a `minCount`, its member count before materializing.
+    var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
     /// Duplicates that uniqueness merges removed, with their survivors (`MergeEngine+Unique.swift`).
     var mergedDuplicates: [ObjectKey: UUID] = [:]
 
@@ -119,6 +131,7 @@ final class MergeEngine {
     func apply(_ changeSet: ChangeSet, deletedValues: [UUID: [String: SQLValue]] = [:]) throws {
         current = changeSet
         vectors[changeSet.dot] = changeSet.vector
+        appliedInBatch.insert(changeSet.dot)
         let prefetched = isLocal ? [] : try prefetch(changeSet)
         for (index, operation) in changeSet.operations.enumerated() {
             try atOperation(index) {
@@ -364,6 +377,7 @@ final class MergeEngine {
             // LocalStore wrote the rows; only deletes the edge may bear on need judging again
             // (an object created in this very change set has none).
             for endpoint in [source, target] where objects[endpoint]?.createdBy != current.dot { try touchRoots(of: endpoint) }
+            touchMergeBounds(source, target, relationship)
             return
         }
         affected.insert(source)

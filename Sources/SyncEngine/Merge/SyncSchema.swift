@@ -39,9 +39,13 @@ struct SyncSchema: Sendable {
         /// symmetrically, and each of them sees the other through this same relationship.
         let isSelfInverse: Bool
         let storage: RelationshipStorage
+        /// The fewest members a save accepts; a merge journals going below it (CONTRACT.md §3.10).
+        let minCount: Int?
+        /// The most members a save accepts; a merge shows only that many (CONTRACT.md §3.10).
+        let maxCount: Int?
 
         init(entity: String, name: String, kind: RelationshipKind, target: String, inverse: String, deleteRule: DeleteRule,
-             isCanonical: Bool, storage: RelationshipStorage) {
+             isCanonical: Bool, storage: RelationshipStorage, minCount: Int? = nil, maxCount: Int? = nil) {
             self.entity = entity
             self.name = name
             self.kind = kind
@@ -51,6 +55,8 @@ struct SyncSchema: Sendable {
             self.isCanonical = isCanonical
             isSelfInverse = entity == target && name == inverse
             self.storage = storage
+            self.minCount = minCount
+            self.maxCount = maxCount
         }
     }
 
@@ -106,7 +112,7 @@ struct SyncSchema: Sendable {
                     entity: entity.name, name: relationship.name, kind: relationship.kind, target: relationship.target,
                     inverse: relationship.inverse, deleteRule: relationship.deleteRule,
                     isCanonical: SyncSchema.isCanonical(relationship, of: entity.name, inverseKind: inverse?.kind ?? .toMany),
-                    storage: relationship.storage)
+                    storage: relationship.storage, minCount: relationship.minCount, maxCount: relationship.maxCount)
             }
             entities.append(Entity(
                 name: entity.name, table: entity.table,

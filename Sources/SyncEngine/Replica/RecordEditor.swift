@@ -180,32 +180,19 @@ public final class RecordEditor {
     public func delete(_ entityName: String, id: UUID) throws {
         let root = try entity(entityName)
         try requireExisting(root, id)
-        var doomed = [ObjectKey(entity: entityName, id: id)]
-        var seen = Set(doomed)
-        var index = 0
-        while index < doomed.count {
-            let object = doomed[index]
-            index += 1
-            let entity = try entity(object.entity)
-            for relationship in entity.relationships where relationship.deleteRule == .cascade {
-                for member in try StoredRelationships.members(of: object, relationship, entity: entity, on: connection) {
-                    let key = ObjectKey(entity: relationship.target, id: member)
-                    if seen.insert(key).inserted { doomed.append(key) }
+        let plan = try SaveRules.planDeletes(
+            [ObjectKey(entity: entityName, id: id)],
+            relationships: { object in
+                let entity = try entity(object.entity)
+                return entity.relationships.map { relationship in
+                    SaveRules.DeletedRelationship(name: relationship.name, rule: relationship.deleteRule) { [connection] in
+                        try StoredRelationships.members(of: object, relationship, entity: entity, on: connection)
+                            .map { ObjectKey(entity: relationship.target, id: $0) }
+                    }
                 }
-            }
-        }
-        for object in doomed {
-            let entity = try entity(object.entity)
-            for relationship in entity.relationships where relationship.deleteRule == .deny {
-                let survivors = try StoredRelationships.members(of: object, relationship, entity: entity, on: connection)
-                    .filter { !seen.contains(ObjectKey(entity: relationship.target, id: $0)) }
-                if let survivor = survivors.first {
-                    throw StoreError(.deleteDenied,
-                                     "cannot delete \(entity.name) \(object.id.storageText): its relationship '\(relationship.name)' (delete rule deny) still holds \(relationship.target) \(survivor.storageText)",
-                                     entity: entity.name, relationship: relationship.name, objectID: object.id)
-                }
-            }
-        }
+            },
+            identity: { ($0.entity, $0.id) })
+        let doomed = plan.deleted
         var unlinked: Set<String> = []
         for object in doomed {
             guard let entity = schema.entity(object.entity) else { continue }

@@ -229,6 +229,7 @@ public final class SyncReplica: Sendable {
                 try validator.validate([changeSet])
                 try engine.apply(changeSet)
                 try engine.materialize()
+                try editor.checkSaveRules()
                 if engine.recordsStoreChange {
                     storeChange = engine.storeChangeRecord.storeChange(origin: .recordEdit)
                     ticket = hub.reserveTicket()
