@@ -55,6 +55,13 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         /// The values a new object gets (one per column), used when migration adds the attribute
         /// and by tools that create objects without the Swift types.
         public var defaultValues: [SQLValue]
+        /// How concurrent writes merge (`@Attribute(merge:)`); omitted for last writer wins.
+        public var merge: AttributeMergePolicy.Kind?
+        /// For a `custom` merge, the name of the Swift type whose `merge(_:_:)` joins the values.
+        public var mergeType: String?
+
+        /// The merge policy's kind, last writer wins when none is recorded.
+        public var mergeKind: AttributeMergePolicy.Kind { merge ?? .lastWriterWins }
     }
 
     /// One column of an attribute.
@@ -115,7 +122,9 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
                         storage: attribute.storage, swiftType: attribute.swiftType, optional: attribute.isOptional,
                         unique: attribute.isUnique, indexed: attribute.isIndexed,
                         columns: attribute.columns.map { Column(name: $0.name, type: $0.type, nullable: $0.isNullable) },
-                        defaultValues: defaults)
+                        defaultValues: defaults,
+                        merge: attribute.mergePolicy.kind == .lastWriterWins ? nil : attribute.mergePolicy.kind,
+                        mergeType: attribute.mergePolicy.customTypeName)
                 },
                 relationships: mapping.relationships.map { relationship in
                     let description = relationship.description

@@ -23,6 +23,10 @@ public struct AttributeDescription: Sendable {
     public let compositionFields: [CompositionFieldDescription]
     /// What a fetch does when the stored value does not decode (`@Attribute(decodeFailure:)`).
     public let decodeFailure: DecodeFailurePolicy
+    /// How concurrent writes merge across replicas (`@Attribute(merge:)`).
+    public let mergePolicy: AttributeMergePolicy
+    /// For a `.custom` merge policy, the Swift type's merge over column values.
+    package let mergeColumnValues: (@Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?)?
     let accessor: any AttributeAccessing
 
     /// Whether the attribute is declared `.unique`.

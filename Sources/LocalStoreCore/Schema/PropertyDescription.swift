@@ -24,7 +24,7 @@ extension PropertyDescription {
         _ name: String, keyPath: AnyKeyPath & Sendable, coder: Coder, swiftType: String,
         get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void,
         options: [AttributeOption], persistentName: String?, originalName: String?, decodeFailure: DecodeFailurePolicy,
-        specializedCoding: SpecializedValueCoding? = nil
+        merge: AttributeMergePolicy = .lastWriterWins, specializedCoding: SpecializedValueCoding? = nil
     ) -> PropertyDescription {
         let base = persistentName ?? name
         let shapes = coder.columns
@@ -41,7 +41,21 @@ extension PropertyDescription {
             name: name, persistentName: base, originalName: originalName, options: Set(options),
             storage: coder.storage, isOptional: shapes.count == 1 ? shapes[0].isNullable : swiftType.hasSuffix("?"),
             swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields, decodeFailure: decodeFailure,
+            mergePolicy: merge, mergeColumnValues: columnMerge(merge, coder: coder),
             accessor: TypedAttributeAccessor(get: get, set: set, coder: coder, specializedCoding: specializedCoding)))
+    }
+
+    /// For a `.custom` policy, the type's merge over the attribute's column values: what the sync
+    /// engine calls on replicas that have the Swift type. `nil` for other policies.
+    static func columnMerge<Coder: ValueCoder>(_ policy: AttributeMergePolicy, coder: Coder) -> (@Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?)? {
+        guard let merge = policy.customMerge else { return nil }
+        return { first, second in
+            guard let first = try? coder.decode(first, at: 0), let second = try? coder.decode(second, at: 0),
+                  let merged = merge(first, second) as? Coder.Value else { return nil }
+            var values: [SQLValue] = []
+            guard (try? coder.encode(merged, into: &values)) != nil else { return nil }
+            return values
+        }
     }
 
     /// Closures that move an attribute's value between the object and SQL values, made here, in
@@ -66,11 +80,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: DefaultCoder<Value>(), swiftType: "\(Value.self)",
                       get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
-                      specializedCoding: valueCodingClosures(DefaultCoder<Value>(), get: get, set: set))
+                      merge: merge, specializedCoding: valueCodingClosures(DefaultCoder<Value>(), get: get, set: set))
     }
 
     /// An attribute with `.raw` storage.
@@ -79,11 +93,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription where Value.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: RawCoder<Value>(), swiftType: "\(Value.self)",
                       get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
-                      specializedCoding: valueCodingClosures(RawCoder<Value>(), get: get, set: set))
+                      merge: merge, specializedCoding: valueCodingClosures(RawCoder<Value>(), get: get, set: set))
     }
 
     /// An optional attribute with `.raw` storage.
@@ -92,11 +106,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription where Wrapped.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: OptionalRawCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
                       get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
-                      specializedCoding: valueCodingClosures(OptionalRawCoder<Wrapped>(), get: get, set: set))
+                      merge: merge, specializedCoding: valueCodingClosures(OptionalRawCoder<Wrapped>(), get: get, set: set))
     }
 
     /// An attribute with `.codable` storage.
@@ -104,10 +118,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: CodableCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
+                      merge: merge)
     }
 
     /// An optional attribute with `.codable` storage.
@@ -115,10 +130,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: OptionalCodableCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
+                      merge: merge)
     }
 
     /// An attribute with `.composition` storage.
@@ -126,10 +142,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: CompositionCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
+                      merge: merge)
     }
 
     /// An optional attribute with `.composition` storage.
@@ -137,10 +154,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: OptionalCompositionCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
+                      merge: merge)
     }
 
     /// A to-one relationship (`T?`).

@@ -26,6 +26,8 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
         case cascadedDelete = "cascaded_delete"
         /// A delete was voided because a concurrent reference was added (delete rule deny).
         case voidedDelete = "voided_delete"
+        /// A counter's total left its column's range: the counter shows the range's bound.
+        case counterSaturated = "counter_saturated"
     }
 
     /// One side of a resolution: a value (as JSON text, `nil` for none) and the change set that wrote it.

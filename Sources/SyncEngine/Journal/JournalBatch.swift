@@ -185,6 +185,7 @@ struct JournalBatch: ~Copyable {
         case .referenceDropped: 5
         case .cascadedDelete: 6
         case .voidedDelete: 7
+        case .counterSaturated: 8
         }
     }
 
@@ -197,6 +198,7 @@ struct JournalBatch: ~Copyable {
         case 5: .referenceDropped
         case 6: .cascadedDelete
         case 7: .voidedDelete
+        case 8: .counterSaturated
         default: nil
         }
     }
