@@ -23,10 +23,12 @@ enum MergePolicyCheck {
             let policy = member.declName.baseName.text
             switch policy {
             case "counter" where !integerTypes.contains(typeName) || storage != "default":
-                let asInt = TypeSyntax(IdentifierTypeSyntax(name: .identifier("Int"))).with(\.leadingTrivia, type.leadingTrivia)
-                    .with(\.trailingTrivia, type.trailingTrivia)
                 var fixIts = removal
-                if let written = property.type, storage == "default" { fixIts.insert(.replace(.rename("Int"), written, with: asInt), at: 0) }
+                if let written = property.type, storage == "default" {
+                    let asInt = TypeSyntax(IdentifierTypeSyntax(name: .identifier("Int")))
+                        .with(\.leadingTrivia, written.leadingTrivia).with(\.trailingTrivia, written.trailingTrivia)
+                    fixIts.insert(.replace(.rename("Int"), written, with: asInt), at: 0)
+                }
                 context.report(.mergePolicyNeedsType(policy: policy, name: property.name, type: typeName,
                                                      requirement: "a non-optional integer type (Int, Int64, Int32, Int16, Int8) with default storage"),
                                at: expression, fixIts: fixIts)

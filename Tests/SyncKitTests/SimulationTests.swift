@@ -45,7 +45,7 @@ import Testing
         #expect(failures.isEmpty)
         // The runs must actually exercise the resolution rules, not only conflict-free exchanges.
         if SimulationTests.seeds.count >= 100 {
-            let kinds: [ConflictEntry.Kind] = [.attribute, .updateVersusDelete, .toOne, .move, .referenceDropped, .cascadedDelete, .voidedDelete]
+            let kinds: [ConflictEntry.Kind] = [.attribute, .updateVersusDelete, .toOne, .move, .referenceDropped, .cascadedDelete, .voidedDelete, .counterSaturated]
             for kind in kinds {
                 #expect(resolutions[kind, default: 0] > 0, "no \(kind.rawValue) resolution in \(SimulationTests.seeds.count) seeds: \(resolutions)")
             }
@@ -73,7 +73,7 @@ struct Simulation {
             // Skewed clocks make HLC ties and reversals likely.
             clock.set(1_700_000_000_000 + UInt64.random(in: 0...3, using: &random))
             clocks.append(clock)
-            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: everyShapeEntities))
+            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: everyShapeEntities + [Tally.self]))
         }
         self.clocks = clocks
         self.replicas = replicas
@@ -150,6 +150,12 @@ struct Simulation {
         peers[2].twin = peers[3]
         peers[0].addToFriends(peers[2])
         peers[3].addToSponsors(peers[1])
+        for index in 0..<2 {
+            let tally = Tally()
+            tally._$entityState.objectID = random.uuid()
+            tally.name = "tally\(index)"
+            context.insert(tally)
+        }
         try context.save()
         for index in replicas.indices.dropFirst() { try exchange(from: replicas[0], to: replicas[index]) }
     }
@@ -191,10 +197,11 @@ struct Simulation {
         let members = try context.fetchAll(Member.self)
         let labels = try context.fetchAll(Label.self)
         let peers = try context.fetchAll(Peer.self)
+        let tallies = try context.fetchAll(Tally.self)
         func pick<T>(_ objects: [T]) -> T? { objects.isEmpty ? nil : objects[Int.random(in: 0..<objects.count, using: &random)] }
         let edits = Int.random(in: 1...4, using: &random)
         for _ in 0..<edits {
-            switch Int.random(in: 0..<24, using: &random) {
+            switch Int.random(in: 0..<30, using: &random) {
             case 0:
                 let team = Team()
                 team._$entityState.objectID = random.uuid()
@@ -259,6 +266,25 @@ struct Simulation {
                 if let peer = pick(peers), let other = pick(peers) {
                     if random.chance(0.6) { peer.addToSponsors(other) } else { peer.removeFromSponsors(other) }
                 }
+            case 24:
+                let tally = Tally()
+                tally._$entityState.objectID = random.uuid()
+                tally.name = "y\(Int.random(in: 0..<100, using: &random))"
+                context.insert(tally)
+            case 25, 26:
+                // Large steps on an Int16 counter: concurrent ones saturate it.
+                if let tally = pick(tallies) {
+                    tally.hits = Int16(clamping: Int(tally.hits) + Int.random(in: -12_000...12_000, using: &random))
+                }
+            case 27:
+                if let tally = pick(tallies) {
+                    tally.peak = Int.random(in: 0..<50, using: &random)
+                    tally.low = Int.random(in: 0..<50, using: &random)
+                }
+            case 28:
+                pick(tallies)?.marks.tags.append("k\(Int.random(in: 0..<20, using: &random))")
+            case 29:
+                if let tally = pick(tallies), random.chance(0.5) { context.delete(tally) }
             default:
                 if let peer = pick(peers) { context.delete(peer) }
             }

@@ -49,7 +49,8 @@ extension MergeEngine {
             notePendingWrite(object, known)
             known.pendingFieldStamps[name] = incoming
         }
-        let saturatedTotal = try CounterTable.total(of: object, name, on: connection)
+        if hasCounterTable == nil { hasCounterTable = try CounterTable.exists(on: connection) }
+        let saturatedTotal = hasCounterTable == true ? try CounterTable.total(of: object, name, on: connection) : nil
         // A local save already wrote the app's value, the shown value plus `delta`: it is right
         // unless the counter was saturated, when the exact total decides.
         if isLocal && saturatedTotal == nil { return }
@@ -62,6 +63,7 @@ extension MergeEngine {
         let clamped = Swift.min(Swift.max(total, range.lowerBound), range.upperBound)
         if clamped != total || saturatedTotal != nil {
             try CounterTable.setTotal(clamped == total ? nil : total, of: object, name, on: connection)
+            hasCounterTable = true
         }
         let value = SQLValue.integer(Int64(clamped))
         if isLocal {

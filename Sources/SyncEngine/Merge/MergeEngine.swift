@@ -78,6 +78,8 @@ final class MergeEngine {
     /// Objects whose rows a local save's change set changed beyond what the app wrote (a
     /// saturated counter, a `.max` write below the stored value): the saving context refreshes them.
     var locallyRewritten: Set<UUID> = []
+    /// Whether `_sync_counter` exists, once an increment asked: most stores never saturate a counter.
+    var hasCounterTable: Bool?
     var objects: [ObjectKey: ObjectInfo] = [:]
     /// Column values of objects without a row, changed in this batch, to be written back at the end.
     var detachedValues: [ObjectKey: [String: SQLValue]] = [:]

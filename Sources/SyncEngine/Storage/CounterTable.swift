@@ -18,7 +18,6 @@ enum CounterTable {
 
     /// The stored exact total of `object`'s counter `attribute`, if it is saturated.
     static func total(of object: ObjectKey, _ attribute: String, on connection: SQLiteConnection) throws -> Int128? {
-        guard try exists(on: connection) else { return nil }
         let rows = try connection.rows("SELECT total FROM _sync_counter WHERE entity = ? AND id = ? AND attribute = ?",
                                        [.text(object.entity), .text(object.id.storageText), .text(attribute)])
         guard case .text(let text)? = rows.first?.first else { return nil }
@@ -42,7 +41,8 @@ enum CounterTable {
                                 key + [.text(String(total))])
     }
 
-    private static func exists(on connection: SQLiteConnection) throws -> Bool {
+    /// Whether the table exists: until a counter first saturates, no total is stored.
+    static func exists(on connection: SQLiteConnection) throws -> Bool {
         try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_counter'").isEmpty
     }
 
