@@ -5,81 +5,44 @@ import XCTest
 /// with fix-its (`ResolutionTableMergePolicyTests` checks that policies reach the schema).
 final class MergePolicyMacroTests: XCTestCase {
     func testCounterOnTextOffersIntOrNoPolicy() {
-        assertMacroExpansion(
-            #"""
-            final class Post {
-                @Attribute(merge: .counter) var likes: String = ""
-            }
-            """#,
-            expandedSource: #"""
-            final class Post {
-                \#(TestMacros.attributeMembers("likes", type: "String", initialValue: "\"\""))
-            }
-            """#,
-            diagnostics: [
-                DiagnosticSpec(
-                    message: "@Attribute(merge: .counter) needs a non-optional integer type (Int, Int64, Int32, Int16, Int8) with default storage; 'likes' is 'String'",
-                    line: 2, column: 23, fixIts: [FixItSpec(message: "Use 'Int'"), FixItSpec(message: "Remove the merge policy")]),
-            ],
-            macroSpecs: TestMacros.specs,
-            applyFixIts: ["Use 'Int'"],
-            fixedSource: #"""
-            final class Post {
-                @Attribute(merge: .counter) var likes: Int = ""
-            }
-            """#
-        )
+        assertPolicyDiagnostic(
+            #"@Attribute(merge: .counter) var likes: String = """#,
+            expandedMembers: TestMacros.attributeMembers("likes", type: "String", initialValue: "\"\""),
+            message: "@Attribute(merge: .counter) needs a non-optional integer type (Int, Int64, Int32, Int16, Int8) with default storage; 'likes' is 'String'",
+            column: 23, fixIts: ["Use 'Int'", "Remove the merge policy"], applying: "Use 'Int'",
+            fixed: #"@Attribute(merge: .counter) var likes: Int = """#)
     }
 
     func testMaxOnBoolOffersNoPolicy() {
-        assertMacroExpansion(
-            #"""
-            final class Post {
-                @Attribute(.indexed, merge: .max) var pinned: Bool = false
-            }
-            """#,
-            expandedSource: #"""
-            final class Post {
-                \#(TestMacros.attributeMembers("pinned", type: "Bool", initialValue: "false"))
-            }
-            """#,
-            diagnostics: [
-                DiagnosticSpec(
-                    message: "@Attribute(merge: .max) needs a type whose stored values order like its values (numbers, strings, dates); 'pinned' is 'Bool'",
-                    line: 2, column: 33, fixIts: [FixItSpec(message: "Remove the merge policy")]),
-            ],
-            macroSpecs: TestMacros.specs,
-            fixedSource: #"""
-            final class Post {
-                @Attribute(.indexed) var pinned: Bool = false
-            }
-            """#
-        )
+        assertPolicyDiagnostic(
+            "@Attribute(.indexed, merge: .max) var pinned: Bool = false",
+            expandedMembers: TestMacros.attributeMembers("pinned", type: "Bool", initialValue: "false"),
+            message: "@Attribute(merge: .max) needs a type whose stored values order like its values (numbers, strings, dates); 'pinned' is 'Bool'",
+            column: 33, fixIts: ["Remove the merge policy"],
+            fixed: "@Attribute(.indexed) var pinned: Bool = false")
     }
 
     func testCustomMergeOfAnotherTypeOffersThePropertysType() {
+        assertPolicyDiagnostic(
+            "@Attribute(storage: .codable, merge: .custom(TagSet.self)) var tags: Labels = Labels()",
+            expandedMembers: TestMacros.attributeMembers("tags", type: "Labels", initialValue: "Labels()"),
+            message: "@Attribute(merge: .custom(TagSet.self)) must name the property's own type; 'tags' is 'Labels'",
+            column: 42, fixIts: ["Use '.custom(Labels.self)'"],
+            fixed: "@Attribute(storage: .codable, merge: .custom(Labels.self)) var tags: Labels = Labels()")
+    }
+
+    /// Expands `declaration` as the one member of a class and expects one diagnostic on line 2.
+    private func assertPolicyDiagnostic(
+        _ declaration: String, expandedMembers: String, message: String, column: Int, fixIts: [String], applying fixIt: String? = nil,
+        fixed: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
         assertMacroExpansion(
-            #"""
-            final class Post {
-                @Attribute(storage: .codable, merge: .custom(TagSet.self)) var tags: Labels = Labels()
-            }
-            """#,
-            expandedSource: #"""
-            final class Post {
-                \#(TestMacros.attributeMembers("tags", type: "Labels", initialValue: "Labels()"))
-            }
-            """#,
-            diagnostics: [
-                DiagnosticSpec(
-                    message: "@Attribute(merge: .custom(TagSet.self)) must name the property's own type; 'tags' is 'Labels'",
-                    line: 2, column: 42, fixIts: [FixItSpec(message: "Use '.custom(Labels.self)'")]),
-            ],
+            "final class Post {\n    \(declaration)\n}",
+            expandedSource: "final class Post {\n    \(expandedMembers)\n}",
+            diagnostics: [DiagnosticSpec(message: message, line: 2, column: column, fixIts: fixIts.map { FixItSpec(message: $0) })],
             macroSpecs: TestMacros.specs,
-            fixedSource: #"""
-            final class Post {
-                @Attribute(storage: .codable, merge: .custom(Labels.self)) var tags: Labels = Labels()
-            }
-            """#
-        )
+            applyFixIts: fixIt.map { [$0] },
+            fixedSource: "final class Post {\n    \(fixed)\n}",
+            file: file, line: line)
     }
 }

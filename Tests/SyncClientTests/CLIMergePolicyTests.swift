@@ -12,16 +12,7 @@ import Testing
 /// `sync increment`, and `sync put` of a counter or a maximum, on a real store file.
 extension CLIStoreTests {
     @Test func incrementAndPutOfACounterRecordIncrements() throws {
-        let typedPath = directory.appendingPathComponent("typed-posts.sqlite").path
-        let schemaPath = directory.appendingPathComponent("posts-schema.json").path
-        try ObjectStore(path: typedPath, entities: [RatedPost.self]).exportSchema().write(to: URL(fileURLWithPath: schemaPath))
-        let path = directory.appendingPathComponent("posts.sqlite").path
-        #expect(try cli.run("init", path, "--schema", schemaPath, "--server", "http://127.0.0.1:9", "--dataset", "posts", "--token", "t0k").status == 0)
-        func run(_ arguments: String...) throws -> String {
-            let result = try cli.run(["--store", path] + arguments)
-            #expect(result.status == 0, "sync \(arguments.joined(separator: " ")): \(result.stderr)")
-            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let (path, run) = try initializedStore("posts", entities: [RatedPost.self])
         func post(_ id: String) throws -> [String: Any] {
             try #require(try JSONSerialization.jsonObject(with: Data(try run("get", "RatedPost", id).utf8)) as? [String: Any])
         }
@@ -39,5 +30,23 @@ extension CLIStoreTests {
         #expect(notCounter.stderr.contains("RatedPost.bestRating is not a counter"), "\(notCounter.stderr)")
         let badDelta = try cli.run("--store", path, "increment", "RatedPost", id, "likes", "many")
         #expect(badDelta.status == 2)
+    }
+}
+
+extension CLIStoreTests {
+    /// A `sync init`ed store named `name` with the schema of `entities`, and a runner of `sync`
+    /// commands on it that expects each to succeed and returns its trimmed output.
+    func initializedStore(_ name: String, entities: [any PersistentEntity.Type]) throws -> (path: String, run: (String...) throws -> String) {
+        let schemaPath = directory.appendingPathComponent("\(name)-schema.json").path
+        try ObjectStore(path: directory.appendingPathComponent("\(name)-typed.sqlite").path, entities: entities).exportSchema()
+            .write(to: URL(fileURLWithPath: schemaPath))
+        let path = directory.appendingPathComponent("\(name).sqlite").path
+        #expect(try cli.run("init", path, "--schema", schemaPath, "--server", "http://127.0.0.1:9", "--dataset", name, "--token", "t0k").status == 0)
+        let cli = self.cli
+        return (path, { arguments in
+            let result = try cli.run(["--store", path] + arguments)
+            #expect(result.status == 0, "sync \(arguments.joined(separator: " ")): \(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        })
     }
 }

@@ -32,7 +32,7 @@ import Testing
         var simulation = try Simulation(seed: 1)
         try simulation.seedSharedGraph()
         let replica = simulation.replicas[0]
-        let shadow = try TestReplica(name: "shadow", entities: everyShapeEntities)
+        let shadow = try TestReplica(name: "shadow", entities: simulationEntities)
         #expect(try simulation.replayDifference(of: replica, into: shadow) == nil)
         let connection = try SQLiteConnection(path: replica.path)
         try connection.run("UPDATE Peer SET partner = NULL")
@@ -45,7 +45,7 @@ extension Simulation {
     mutating func runComparingWithReplays() throws -> String? {
         try seedSharedGraph()
         let shadows = try replicas.indices.map { index in
-            try TestReplica(name: "shadow\(seed)-\(index)", entities: everyShapeEntities)
+            try TestReplica(name: "shadow\(seed)-\(index)", entities: simulationEntities)
         }
         for _ in 0..<Int.random(in: 10...25, using: &random) {
             let index = Int.random(in: 0..<replicas.count, using: &random)

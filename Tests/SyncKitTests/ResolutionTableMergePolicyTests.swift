@@ -42,6 +42,22 @@ import Testing
 
     private func everyone(_ trio: ReplicaTrio) -> [(String, TestReplica)] { [("A", trio.a), ("B", trio.b), ("C", trio.c)] }
 
+    /// Exchanges in `order`, then expects `value` at `keyPath` of the board on A, B and the
+    /// observer C, nothing journaled (unless `journalMayHaveEntries`), and identical stores.
+    private func exchange<Value: Equatable>(
+        _ trio: ReplicaTrio, _ order: ExchangeOrder, expecting keyPath: KeyPath<Scoreboard, Value>, _ value: Value, of id: UUID,
+        journalMayHaveEntries: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try trio.exchange(order)
+        for (name, replica) in everyone(trio) {
+            #expect(try replica.fetch(Scoreboard.self, id)?[keyPath: keyPath] == value, "\(keyPath) on \(name)", sourceLocation: sourceLocation)
+            if !journalMayHaveEntries {
+                #expect(try replica.replica.conflicts().isEmpty, "no write is lost, nothing is journaled on \(name)", sourceLocation: sourceLocation)
+            }
+        }
+        try trio.expectConverged(sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
     func maxAndMinKeepTheExtremeWhicheverWriteIsLater(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
         let (trio, id) = try boardTrio()
@@ -76,12 +92,7 @@ import Testing
         try trio.b.object(Scoreboard.self, id).best = 4
         try trio.b.context.save()
 
-        try trio.exchange(order)
-
-        for (name, replica) in everyone(trio) {
-            #expect(try replica.fetch(Scoreboard.self, id)?.best == 5, "best on \(name)")
-        }
-        try trio.expectConverged()
+        try exchange(trio, order, expecting: \.best, 5, of: id)
     }
 
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
@@ -97,13 +108,7 @@ import Testing
         let saved = try trio.b.replica.changeSets(missingFrom: VersionVector()).last?.operations
         #expect(saved == [.increment(entity: "Scoreboard", id: id, attribute: "likes", delta: -3)], "a save records the increment, not the result")
 
-        try trio.exchange(order)
-
-        for (name, replica) in everyone(trio) {
-            #expect(try replica.fetch(Scoreboard.self, id)?.likes == 9, "likes on \(name): 10 + 1 + 1 - 3")
-            #expect(try replica.replica.conflicts().isEmpty, "journal of \(name)")
-        }
-        try trio.expectConverged()
+        try exchange(trio, order, expecting: \.likes, 10 + 1 + 1 - 3, of: id)
     }
 
     @Test(arguments: ExchangeOrder.allCases)
@@ -117,12 +122,7 @@ import Testing
         #expect(onA.likes == 13, "the unsaved +2 is rebased on the merged 11")
         try trio.a.context.save()
 
-        try trio.exchange(order)
-
-        for (name, replica) in everyone(trio) {
-            #expect(try replica.fetch(Scoreboard.self, id)?.likes == 13, "likes on \(name)")
-        }
-        try trio.expectConverged()
+        try exchange(trio, order, expecting: \.likes, 13, of: id)
     }
 
     @Test(arguments: ExchangeOrder.allCases)
@@ -149,11 +149,7 @@ import Testing
         try trio.a.object(Scoreboard.self, id).small -= 3_000
         try trio.a.context.save()
         #expect(try trio.a.fetch(Scoreboard.self, id)?.small == 31_000, "the saving replica shows the exact total")
-        try trio.exchange(order)
-        for (name, replica) in everyone(trio) {
-            #expect(try replica.fetch(Scoreboard.self, id)?.small == 31_000, "small on \(name)")
-        }
-        try trio.expectConverged()
+        try exchange(trio, order, expecting: \.small, 31_000, of: id, journalMayHaveEntries: true)
     }
 
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
@@ -166,24 +162,13 @@ import Testing
         try trio.b.context.save()
         #expect(try trio.b.fetch(Scoreboard.self, id)?.tags.tags == ["base", "from B"], "a save joins with what the replica held")
 
-        try trio.exchange(order)
-
-        for (name, replica) in everyone(trio) {
-            #expect(try replica.fetch(Scoreboard.self, id)?.tags.tags == ["base", "from A", "from B"], "tags on \(name)")
-            #expect(try replica.replica.conflicts().isEmpty, "journal of \(name)")
-        }
-        try trio.expectConverged()
+        try exchange(trio, order, expecting: \.tags.tags, ["base", "from A", "from B"], of: id)
     }
 
     @Test(arguments: ExchangeOrder.allCases)
     func anIncrementConcurrentWithADeleteIsJournaledAndRevivesWithAVoidedDelete(order: ExchangeOrder) throws {
         let (trio, id) = try boardTrio()
-        trio.make(later: .a)
-        try trio.a.context.delete(trio.a.object(Scoreboard.self, id))
-        try trio.a.context.save()
-        let board = try trio.b.object(Scoreboard.self, id)
-        board.likes += 5
-        board.best = 50
+        try deleteOnAWhileBIncrements(trio, id)
         try trio.b.context.save()
 
         try trio.exchange(order)
@@ -199,12 +184,7 @@ import Testing
         // A keeper added concurrently with a second delete voids it (deny): the object comes
         // back with every increment and maximum recorded while it was deleted.
         let (revived, other) = try boardTrio()
-        revived.make(later: .a)
-        try revived.a.context.delete(revived.a.object(Scoreboard.self, other))
-        try revived.a.context.save()
-        let onB = try revived.b.object(Scoreboard.self, other)
-        onB.likes += 5
-        onB.best = 50
+        let onB = try deleteOnAWhileBIncrements(revived, other)
         let keeper = Keeper()
         revived.b.context.insert(keeper)
         keeper.boards.insert(onB)
@@ -216,6 +196,18 @@ import Testing
             #expect(back.best == 50, "best on \(name)")
         }
         try revived.expectConverged()
+    }
+
+    /// A deletes the board; B, concurrently and later, adds 5 likes and sets best to 50 (unsaved).
+    @discardableResult
+    private func deleteOnAWhileBIncrements(_ trio: ReplicaTrio, _ id: UUID) throws -> Scoreboard {
+        trio.make(later: .a)
+        try trio.a.context.delete(trio.a.object(Scoreboard.self, id))
+        try trio.a.context.save()
+        let board = try trio.b.object(Scoreboard.self, id)
+        board.likes += 5
+        board.best = 50
+        return board
     }
 
     /// Every permutation of four change sets (the creation and three concurrent edits from

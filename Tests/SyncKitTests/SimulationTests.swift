@@ -73,7 +73,7 @@ struct Simulation {
             // Skewed clocks make HLC ties and reversals likely.
             clock.set(1_700_000_000_000 + UInt64.random(in: 0...3, using: &random))
             clocks.append(clock)
-            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: everyShapeEntities + [Tally.self]))
+            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: simulationEntities))
         }
         self.clocks = clocks
         self.replicas = replicas
@@ -150,12 +150,7 @@ struct Simulation {
         peers[2].twin = peers[3]
         peers[0].addToFriends(peers[2])
         peers[3].addToSponsors(peers[1])
-        for index in 0..<2 {
-            let tally = Tally()
-            tally._$entityState.objectID = random.uuid()
-            tally.name = "tally\(index)"
-            context.insert(tally)
-        }
+        for index in 0..<2 { insertTally(named: "tally\(index)", into: context) }
         try context.save()
         for index in replicas.indices.dropFirst() { try exchange(from: replicas[0], to: replicas[index]) }
     }
@@ -167,6 +162,14 @@ struct Simulation {
         peer.name = name
         context.insert(peer)
         return peer
+    }
+
+    /// A new `Tally` (merge-policy attributes) with a seeded identifier, inserted into `context`.
+    mutating func insertTally(named name: String, into context: ObjectContext) {
+        let tally = Tally()
+        tally._$entityState.objectID = random.uuid()
+        tally.name = name
+        context.insert(tally)
     }
 
     /// Sends what `to` lacks from `from` in random batches, sometimes repeating one.
@@ -267,14 +270,11 @@ struct Simulation {
                     if random.chance(0.6) { peer.addToSponsors(other) } else { peer.removeFromSponsors(other) }
                 }
             case 24:
-                let tally = Tally()
-                tally._$entityState.objectID = random.uuid()
-                tally.name = "y\(Int.random(in: 0..<100, using: &random))"
-                context.insert(tally)
+                insertTally(named: "y\(Int.random(in: 0..<100, using: &random))", into: context)
             case 25, 26:
                 // Large steps on an Int16 counter: concurrent ones saturate it.
                 if let tally = pick(tallies) {
-                    tally.hits = Int16(clamping: Int(tally.hits) + Int.random(in: -12_000...12_000, using: &random))
+                    tally.hits = Int16(clamping: Int(tally.hits) + Int.random(in: -30_000...30_000, using: &random))
                 }
             case 27:
                 if let tally = pick(tallies) {

@@ -21,6 +21,7 @@ import LocalStoreCore
 /// - ``PositionTable``: ordered-relationship keys, one per member.
 /// - ``DeleteTable``, ``VoidedDeleteTable``: deletes (explicit and by cascade) and voided delete roots.
 /// - ``ConflictTable``: the conflict journal (see ``ConflictJournal``).
+/// - ``CounterTable``: the exact totals of saturated counters (created when one first saturates).
 /// - ``ServerLogTable``: a server's log of the change sets it stored, in application order.
 enum SyncTables {
     /// Creates every table and index that does not exist yet.

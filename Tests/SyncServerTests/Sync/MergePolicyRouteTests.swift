@@ -107,4 +107,49 @@ import Testing
         #expect(alsoRefused.status == .unprocessableContent, "\(alsoRefused.text)")
         #expect(alsoRefused.errorMessage.contains("increments Poll.peak of \(poll)") == true, "\(alsoRefused.errorMessage)")
     }
+
+    /// Writes `Protocol/vectors/sequence-4-merge-policies.json` (with the other vectors,
+    /// `SYNCD_WRITE_VECTORS=1 swift test --filter writeVectors`); `ProtocolVectorTests` replays it.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SYNCD_WRITE_VECTORS"] == "1"))
+    func writeVectors() throws {
+        let schemaFile = TemporaryStoreFile(prefix: "poll-vector-schema")
+        let schema = try ProtocolVectorTests.pretty(try ObjectStore(path: schemaFile.path, entities: [Poll.self]).exportSchema())
+        let a = try ProtocolVectorTests.FixedClient(ProtocolVectorTests.replicaA, start: serverNow - 60_000, entities: [Poll.self])
+        let b = try ProtocolVectorTests.FixedClient(ProtocolVectorTests.replicaB, start: serverNow - 30_000, entities: [Poll.self])
+        let poll = Poll()
+        poll.question = "Lunch?"
+        poll.votes = 10
+        poll.peak = 2
+        a.context.insert(poll)
+        try a.context.save()
+        _ = try b.replica.apply(try a.replica.changeSets(missingFrom: VersionVector()))
+        try b.context.refresh()
+        // Concurrently: A adds a vote and raises the peak to 3; B adds two votes in two saves and raises it to 7, then lowers it to 5.
+        poll.votes += 1
+        poll.peak = 3
+        try a.context.save()
+        let onB = try #require(try b.context.object(Poll.self, id: poll.objectID))
+        onB.votes += 1
+        onB.peak = 7
+        try b.context.save()
+        onB.votes += 1
+        onB.peak = 5
+        try b.context.save()
+        let aSets = try a.replica.changeSets(missingFrom: VersionVector())
+        let bSets = try b.replica.changeSets(missingFrom: VersionVector()).filter { $0.dot.replica == ProtocolVectorTests.replicaB }
+        _ = try a.replica.apply(bSets)
+        func batch(_ sets: [ChangeSet], _ client: ProtocolVectorTests.FixedClient, note: String? = nil) throws -> [String: Any] {
+            var step: [String: Any] = ["batch": try ProtocolVectorTests.pretty(try ChangeSetCoding.encode(sets, base: VersionVector())),
+                                       "expectStatus": 200, "headers": try client.headers]
+            if let note { step["note"] = note }
+            return step
+        }
+        try ProtocolVectorTests.write([
+            "description": "Merge policies: Poll.votes is a counter (merge: counter), Poll.peak a maximum (merge: max). Created with 10 votes; A adds 1 and sets peak 3, B concurrently adds 1 twice and sets peak 7 then 5 (a save below the maximum records the maximum). B's change sets arrive before A's second: 13 votes, peak 7, in any order.",
+            "schema": schema,
+            "batches": [try batch([aSets[0]], a), try batch(bSets, b), try batch([aSets[1]], a),
+                        try batch(aSets, a, note: "a retry of everything A has: all already applied, no increment counts twice")],
+            "expectedRows": try ProtocolVectorTests.rows(at: a.replica.store.path),
+        ], to: "sequence-4-merge-policies.json")
+    }
 }
