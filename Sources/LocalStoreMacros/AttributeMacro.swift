@@ -43,6 +43,7 @@ public struct AttributeMacro: AccessorMacro, PeerMacro {
         reportDeprecatedStorageLabel(in: node, context: context)
         guard let property = validProperty(declaration, context: context), let type = property.resolvedType else { return [] }
         reportNilPolicyOnNonOptional(in: node, property: property, context: context)
+        MergePolicyCheck.report(in: node, property: property, type: type, context: context)
         return [PropertyAnalysis.backingStorage(for: property, type: type)]
     }
 
@@ -147,6 +148,8 @@ struct AttributeArguments {
     var persistentName: ExprSyntax?
     var originalName: ExprSyntax?
     var decodeFailure: ExprSyntax?
+    /// The `merge:` policy expression, e.g. `.counter` or `.custom(TagSet.self)`.
+    var merge: ExprSyntax?
 
     init(_ attribute: AttributeSyntax?) {
         guard let attribute else { return }
@@ -158,6 +161,7 @@ struct AttributeArguments {
             case "persistentName": persistentName = argument.expression.trimmed
             case "originalName": originalName = argument.expression.trimmed
             case "decodeFailure": decodeFailure = argument.expression.trimmed
+            case "merge": merge = argument.expression.trimmed
             default: break
             }
         }
@@ -182,6 +186,7 @@ struct AttributeArguments {
         if let persistentName { text += ", persistentName: \(persistentName.trimmedDescription)" }
         if let originalName { text += ", originalName: \(originalName.trimmedDescription)" }
         if let decodeFailure { text += ", decodeFailure: \(decodeFailure.trimmedDescription)" }
+        if let merge { text += ", merge: \(merge.trimmedDescription)" }
         return text
     }
 }

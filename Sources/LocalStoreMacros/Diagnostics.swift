@@ -31,6 +31,8 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
     case conflictingMacros(name: String)
     case compositionNotStruct(kind: String)
     case nilPolicyOnNonOptional(name: String)
+    case mergePolicyNeedsType(policy: String, name: String, type: String, requirement: String)
+    case customMergeTypeMismatch(name: String, type: String, mergeType: String)
 
     var message: String {
         switch self {
@@ -81,6 +83,10 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
             return "@Composition can only be applied to a struct, not to \(article(kind)) \(kind)"
         case .nilPolicyOnNonOptional(let name):
             return "@Attribute(decodeFailure: .debugAssertNil) needs an optional property, and '\(name)' cannot be nil; use .fallbackToDefaultValue"
+        case .mergePolicyNeedsType(let policy, let name, let type, let requirement):
+            return "@Attribute(merge: .\(policy)) needs \(requirement); '\(name)' is '\(type)'"
+        case .customMergeTypeMismatch(let name, let type, let mergeType):
+            return "@Attribute(merge: .custom(\(mergeType).self)) must name the property's own type; '\(name)' is '\(type)'"
         }
     }
 
@@ -118,6 +124,8 @@ enum LocalStoreDiagnostic: DiagnosticMessage {
         case .conflictingMacros: id = "conflictingMacros"
         case .compositionNotStruct: id = "compositionNotStruct"
         case .nilPolicyOnNonOptional: id = "nilPolicyOnNonOptional"
+        case .mergePolicyNeedsType: id = "mergePolicyNeedsType"
+        case .customMergeTypeMismatch: id = "customMergeTypeMismatch"
         }
         return MessageID(domain: "LocalStoreMacros", id: id)
     }
@@ -143,6 +151,7 @@ struct LocalStoreFixIt: FixItMessage {
         message: "Add '@Relationship(inverse: <#name#>, deleteRule: .nullify)'", id: "addRelationship")
     static let addCodableStorage = LocalStoreFixIt(message: "Add '@Attribute(storage: .codable)'", id: "addCodableStorage")
     static let addTransient = LocalStoreFixIt(message: "Add '@Transient'", id: "addTransient")
+    static let removeMergePolicy = LocalStoreFixIt(message: "Remove the merge policy", id: "removeMergePolicy")
     static let addTypePlaceholder = LocalStoreFixIt(message: "Add a type annotation", id: "addTypePlaceholder")
 
     static func removeSuperclass(_ name: String) -> LocalStoreFixIt {

@@ -12,6 +12,7 @@ import SyncKit
 ///   B applies all of A's new change sets in one `apply` batch. "Changes" are `set` operations.
 /// - merge, all stale: the same, but B first wrote newer values (later wall clock, so a larger
 ///   HLC) of every attribute A changes: every incoming write loses (and is journaled).
+/// - merge, counters: every change is an `increment` of a counter (see ``counterMerge()``).
 /// - end to end: see ``EndToEndBenchmark``.
 struct SyncBenchmark {
     let rows: Int
@@ -39,6 +40,7 @@ struct SyncBenchmark {
             let merge = try self.merge()
             figures.append(GoalFigure(name: "merge: changes applied", value: merge.applied, goal: 500_000, unit: "changes/s"))
             figures.append(GoalFigure(name: "merge: changes stale", value: merge.stale, goal: 500_000, unit: "changes/s"))
+            figures.append(GoalFigure(name: "merge: counter increments", value: try counterMerge(), goal: 500_000, unit: "changes/s"))
         }
         if only == nil || only == "end-to-end" {
             figures.append(try EndToEndBenchmark(objects: SyncBenchmark.mergeObjects, changes: SyncBenchmark.mergeChanges, repeats: repeats).run())

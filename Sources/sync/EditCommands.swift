@@ -50,6 +50,23 @@ let putCommand = Command(CommandDescription(
     Output.line(objectID.uuidString)
 }
 
+let incrementCommand = Command(CommandDescription(
+    name: "increment", summary: "add <delta> to a counter attribute of an object",
+    discussion: """
+        Adds the integer <delta> (negative to subtract) to an attribute declared
+        @Attribute(merge: .counter), in one change set. Increments made concurrently on other
+        replicas add up with it; 'sync show' prints the merged value. ('sync put' of a counter
+        records the difference to the value the object holds as an increment too.)
+        """,
+    positionals: ["Entity", "id", "attribute", "delta"].map { PositionalDescription($0) }
+)) { arguments, storePath in
+    let values = arguments.positionals
+    let id = try arguments.objectID(values[1])
+    guard let delta = Int64(values[3]) else { throw arguments.usageError("delta '\(values[3])' is not a 64-bit integer") }
+    let replica = try openReplica(storePath)
+    try RecordAccess.increment(replica, entity: values[0], id: id, attribute: values[2], by: delta)
+}
+
 /// What link and unlink take: `<Entity> <id> <relationship> <targetId>`.
 private let edgePositionals = ["Entity", "id", "relationship", "targetId"].map { PositionalDescription($0) }
 

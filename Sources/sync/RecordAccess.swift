@@ -54,6 +54,14 @@ enum RecordAccess {
         return objectID
     }
 
+    static func increment(_ replica: SyncReplica, entity: String, id: UUID, attribute: String, by delta: Int64) throws {
+        _ = try RecordAccess.entity(replica, entity)
+        guard try replica.record(entity, id: id) != nil else {
+            throw RuntimeError("there is no \(entity) with id \(id.uuidString)")
+        }
+        try replica.edit { try $0.increment(entity, id: id, attribute: attribute, by: delta) }
+    }
+
     static func link(_ replica: SyncReplica, entity: String, id: UUID, relationship: String, target: UUID) throws {
         try replica.edit { try $0.link(entity, id: id, relationship: relationship, target: target) }
     }

@@ -8,7 +8,7 @@ import SyncEngine
 
 let commands: [Command] = [
     initCommand, statusCommand, pushCommand, pullCommand,
-    putCommand, linkCommand, unlinkCommand, deleteCommand,
+    putCommand, incrementCommand, linkCommand, unlinkCommand, deleteCommand,
     getCommand, listCommand, conflictsCommand, logCommand,
 ]
 

@@ -12,16 +12,7 @@ import Testing
 /// `sync link` and `sync unlink` through a self-inverse relationship, on a real store file.
 extension CLIStoreTests {
     @Test func linkAndUnlinkFromEitherEndShowOnBothEnds() throws {
-        let typedPath = directory.appendingPathComponent("typed.sqlite").path
-        let peopleSchemaPath = directory.appendingPathComponent("people-schema.json").path
-        try ObjectStore(path: typedPath, entities: [Acquaintance.self]).exportSchema().write(to: URL(fileURLWithPath: peopleSchemaPath))
-        let path = directory.appendingPathComponent("people.sqlite").path
-        #expect(try cli.run("init", path, "--schema", peopleSchemaPath, "--server", "http://127.0.0.1:9", "--dataset", "people", "--token", "t0k").status == 0)
-        func run(_ arguments: String...) throws -> String {
-            let result = try cli.run(["--store", path] + arguments)
-            #expect(result.status == 0, "sync \(arguments.joined(separator: " ")): \(result.stderr)")
-            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let (path, run) = try initializedStore("people", entities: [Acquaintance.self])
         func object(_ id: String) throws -> [String: Any] {
             try #require(try JSONSerialization.jsonObject(with: Data(try run("get", "Acquaintance", id).utf8)) as? [String: Any])
         }

@@ -263,6 +263,7 @@ import Testing
             case .link: "link"
             case .unlink: "unlink"
             case .position: "position"
+            case .increment: "increment"
             }
         })
         #expect(operations == ["create", "set", "delete", "link", "unlink", "position"])

@@ -46,7 +46,7 @@ import Testing
         // The runs must actually exercise the resolution rules, not only conflict-free exchanges.
         if SimulationTests.seeds.count >= 100 {
             let kinds: [ConflictEntry.Kind] = [.attribute, .updateVersusDelete, .toOne, .move, .referenceDropped, .cascadedDelete, .voidedDelete,
-                                               .uniqueMerged, .aboveMaxCount, .belowMinCount]
+                                               .uniqueMerged, .aboveMaxCount, .belowMinCount, .counterSaturated]
             for kind in kinds {
                 #expect(resolutions[kind, default: 0] > 0, "no \(kind.rawValue) resolution in \(SimulationTests.seeds.count) seeds: \(resolutions)")
             }
@@ -153,6 +153,7 @@ struct Simulation {
         peers[0].addToFriends(peers[2])
         peers[3].addToSponsors(peers[1])
         seedBoundedGraph(into: context)
+        for index in 0..<2 { insertTally(named: "tally\(index)", into: context) }
         try context.save()
         for index in replicas.indices.dropFirst() { try exchange(from: replicas[0], to: replicas[index]) }
     }
@@ -164,6 +165,14 @@ struct Simulation {
         peer.name = name
         context.insert(peer)
         return peer
+    }
+
+    /// A new `Tally` (merge-policy attributes) with a seeded identifier, inserted into `context`.
+    mutating func insertTally(named name: String, into context: ObjectContext) {
+        let tally = Tally()
+        tally._$entityState.objectID = random.uuid()
+        tally.name = name
+        context.insert(tally)
     }
 
     /// Sends what `to` lacks from `from` in random batches, sometimes repeating one.
@@ -206,10 +215,11 @@ struct Simulation {
         let members = try context.fetchAll(Member.self)
         let labels = try context.fetchAll(Label.self)
         let peers = try context.fetchAll(Peer.self)
+        let tallies = try context.fetchAll(Tally.self)
         func pick<T>(_ objects: [T]) -> T? { objects.isEmpty ? nil : objects[Int.random(in: 0..<objects.count, using: &random)] }
         let edits = Int.random(in: 1...4, using: &random)
         for _ in 0..<edits {
-            switch Int.random(in: 0..<27, using: &random) {
+            switch Int.random(in: 0..<33, using: &random) {
             case 0:
                 let team = Team()
                 team._$entityState.objectID = random.uuid()
@@ -282,6 +292,22 @@ struct Simulation {
                 }
             case 24, 25, 26:
                 try editBoundedRelationship(in: context)
+            case 27:
+                insertTally(named: "y\(Int.random(in: 0..<100, using: &random))", into: context)
+            case 28, 29:
+                // Large steps on an Int16 counter: concurrent ones saturate it.
+                if let tally = pick(tallies) {
+                    tally.hits = Int16(clamping: Int(tally.hits) + Int.random(in: -30_000...30_000, using: &random))
+                }
+            case 30:
+                if let tally = pick(tallies) {
+                    tally.peak = Int.random(in: 0..<50, using: &random)
+                    tally.low = Int.random(in: 0..<50, using: &random)
+                }
+            case 31:
+                pick(tallies)?.marks.tags.append("k\(Int.random(in: 0..<20, using: &random))")
+            case 32:
+                if let tally = pick(tallies), random.chance(0.5) { context.delete(tally) }
             default:
                 if let peer = pick(peers) { context.delete(peer) }
             }

@@ -57,6 +57,14 @@ public macro Entity(generateInit: Bool = false, originalName: String? = nil) = #
 /// `decodeFailure` says what a fetch does with a stored value that no longer decodes as the
 /// property's type: throw (the default), use the declared default value, or (for optionals)
 /// use `nil` with an assertion in debug builds. See ``DecodeFailurePolicy``.
+///
+/// `merge` says how writes from different replicas combine (see ``AttributeMergePolicy``):
+///
+/// ```swift
+/// @Attribute(.indexed, merge: .max) var highScore: Int = 0   // the largest value written anywhere
+/// @Attribute(merge: .counter) var likes: Int = 0             // saves record increments, which add up
+/// @Attribute(merge: .custom(TagSet.self)) var tags = TagSet() // TagSet: MergeableValue joins them
+/// ```
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_))
 public macro Attribute(
@@ -64,7 +72,8 @@ public macro Attribute(
     storage: AttributeStorage = .default,
     persistentName: String? = nil,
     originalName: String? = nil,
-    decodeFailure: DecodeFailurePolicy = .throwError
+    decodeFailure: DecodeFailurePolicy = .throwError,
+    merge: AttributeMergePolicy = .lastWriterWins
 ) = #externalMacro(module: "LocalStoreMacros", type: "AttributeMacro")
 
 /// The deprecated spelling of `@Attribute(storage:)`; it generates the same code.

@@ -33,12 +33,40 @@ extension ObjectContext {
         for object in vanished { detachDeletedInStore(object) }
     }
 
+    /// Unsaved edits of attributes with a merge policy are rebased on the merged row, so the next
+    /// save records what the app did to the value it now shows: a counter keeps its unsaved
+    /// increment on top of the merged value (10 loaded, 11 set, 12 merged: 13, saved as +1),
+    /// and `.max`, `.min` and `.custom` attributes merge the edit with the merged value on save.
+    private func rebaseUnsavedMergedEdits(of object: any PersistentEntity, from row: [SQLValue], mapping: EntityMapping) throws {
+        let state = object._$entityState
+        guard state.hasOriginalValues else { return }
+        let attributes = mapping.description.attributes
+        for index in attributes.indices where attributes[index].mergePolicy.kind != .lastWriterWins {
+            guard let original = state.originalAttributes[index] else { continue }
+            let offset = 1 + mapping.attributeColumnOffsets[index]
+            let merged = Array(row[offset..<offset + original.count])
+            guard merged != original else { continue }
+            state.originalAttributes[index] = merged
+            guard attributes[index].mergePolicy.kind == .counter, case .integer(let loaded) = original[0], case .integer(let total) = merged[0] else { continue }
+            var edited: [SQLValue] = []
+            try attributes[index].accessor.encode(object, into: &edited)
+            guard case .integer(let value) = edited[0] else { continue }
+            let (increment, overflowA) = value.subtractingReportingOverflow(loaded)
+            let (rebased, overflowB) = total.addingReportingOverflow(increment)
+            guard !overflowA, !overflowB else { continue }
+            try withObservedChange(of: object, keyPath: attributes[index].keyPath) {
+                try attributes[index].accessor.decode(object, from: [.integer(rebased)], at: 0)
+            }
+        }
+    }
+
     private func reload(_ object: any PersistentEntity, from row: [SQLValue], mapping: EntityMapping) throws {
         let state = object._$entityState
         // Only an object that has a registrar can have observers; only its values are compared
         // with the row, so that observers hear of the properties that really change.
         let isObserved = state.observationRegistrar != nil
         let attributes = mapping.description.attributes
+        try rebaseUnsavedMergedEdits(of: object, from: row, mapping: mapping)
         for index in attributes.indices where state.originalAttributes[index] == nil {
             guard isObserved else {
                 try mapping.decodeAttribute(index, of: object, from: row, objectID: object.objectID)

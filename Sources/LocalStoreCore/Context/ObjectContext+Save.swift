@@ -118,7 +118,10 @@ extension ObjectContext {
             for (index, original) in state.originalAttributes.sorted(by: { $0.key < $1.key }) {
                 var values: [SQLValue] = []
                 try entity.encodeAttribute(index, of: object, into: &values)
-                if values != original { change.attributes.append((entity.attributes[index].name, values)) }
+                if values != original {
+                    change.attributes.append((entity.attributes[index].name, values))
+                    change.previousValues.append(original)
+                }
             }
             for (index, original) in state.originalRelationships.sorted(by: { $0.key < $1.key }) {
                 let before = ids(original)

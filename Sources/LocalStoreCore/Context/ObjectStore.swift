@@ -127,6 +127,18 @@ public final class ObjectStore: Sendable {
         try Migrator(document: document, connection: connection, policy: policy).migrate()
     }
 
+    /// By entity and attribute, the column-value merges of `.custom` merge policies: the Swift
+    /// types' `merge(_:_:)`, which the sync engine calls. Empty for a store opened from a schema alone.
+    package var customAttributeMerges: [String: [String: @Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?]] {
+        var merges: [String: [String: @Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?]] = [:]
+        for mapping in typedSchema?.entities ?? [] {
+            for attribute in mapping.description.attributes {
+                if let merge = attribute.mergeColumnValues { merges[mapping.name, default: [:]][attribute.name] = merge }
+            }
+        }
+        return merges
+    }
+
     var schema: StoreSchema {
         guard let typedSchema else {
             preconditionFailure("LocalStore: the store at \(path) was opened from a schema alone; contexts need the entity types")

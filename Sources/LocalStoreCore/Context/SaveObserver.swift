@@ -17,6 +17,9 @@ package struct SavedObjectChange: Sendable {
     package var relationships: [(name: String, before: [UUID], after: [UUID])]
     /// For deletes: the object whose deletion this one follows from (itself, or the object a cascade started at).
     package var deletionRoot: UUID?
+    /// Updates: for each entry of `attributes`, the values as loaded or last saved (a counter's
+    /// increment is the difference; `.max`, `.min` and `.custom` attributes merge with them).
+    package var previousValues: [[SQLValue]] = []
 }
 
 /// Receives every save's changes inside the save's transaction, so what it records commits

@@ -63,6 +63,13 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
         /// in `allCases` order, the only values its column accepts besides `NULL` (when optional).
         /// Omitted for every other attribute, whose values are checked by column type alone.
         public var rawValues: [SQLValue]?
+        /// How concurrent writes merge (`@Attribute(merge:)`); omitted for last writer wins.
+        public var merge: AttributeMergePolicy.Kind?
+        /// For a `custom` merge, the name of the Swift type whose `merge(_:_:)` joins the values.
+        public var mergeType: String?
+
+        /// The merge policy's kind, last writer wins when none is recorded.
+        public var mergeKind: AttributeMergePolicy.Kind { merge ?? .lastWriterWins }
     }
 
     /// One column of an attribute.
@@ -123,7 +130,9 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
                         storage: attribute.storage, swiftType: attribute.swiftType, optional: attribute.isOptional,
                         unique: attribute.isUnique, indexed: attribute.isIndexed,
                         columns: attribute.columns.map { Column(name: $0.name, type: $0.type, nullable: $0.isNullable) },
-                        defaultValues: defaults, rawValues: attribute.rawValues)
+                        defaultValues: defaults, rawValues: attribute.rawValues,
+                        merge: attribute.mergePolicy.kind == .lastWriterWins ? nil : attribute.mergePolicy.kind,
+                        mergeType: attribute.mergePolicy.customTypeName)
                 },
                 relationships: mapping.relationships.map { relationship in
                     let description = relationship.description

@@ -26,6 +26,10 @@ public struct AttributeDescription: Sendable {
     /// The raw values a `.raw` attribute accepts, in `allCases` order, when its type is
     /// `CaseIterable`; `nil` for every other attribute. Sync refuses any other value on arrival.
     public let rawValues: [SQLValue]?
+    /// How concurrent writes merge across replicas (`@Attribute(merge:)`).
+    public let mergePolicy: AttributeMergePolicy
+    /// For a `.custom` merge policy, the Swift type's merge over column values.
+    package let mergeColumnValues: (@Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?)?
     let accessor: any AttributeAccessing
 
     /// Whether the attribute is declared `.unique`.

@@ -24,7 +24,7 @@ extension PropertyDescription {
         _ name: String, keyPath: AnyKeyPath & Sendable, coder: Coder, swiftType: String,
         get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void,
         options: [AttributeOption], persistentName: String?, originalName: String?, decodeFailure: DecodeFailurePolicy,
-        specializedCoding: SpecializedValueCoding? = nil
+        merge: AttributeMergePolicy = .lastWriterWins, specializedCoding: SpecializedValueCoding? = nil
     ) -> PropertyDescription {
         let base = persistentName ?? name
         let shapes = coder.columns
@@ -42,7 +42,21 @@ extension PropertyDescription {
             storage: coder.storage, isOptional: shapes.count == 1 ? shapes[0].isNullable : swiftType.hasSuffix("?"),
             swiftType: swiftType, columns: columns, keyPath: keyPath, compositionFields: fields, decodeFailure: decodeFailure,
             rawValues: (Coder.self as? any RawValuesProviding.Type)?.caseRawValues(),
+            mergePolicy: merge, mergeColumnValues: columnMerge(merge, coder: coder),
             accessor: TypedAttributeAccessor(get: get, set: set, coder: coder, specializedCoding: specializedCoding)))
+    }
+
+    /// For a `.custom` policy, the type's merge over the attribute's column values: what the sync
+    /// engine calls on replicas that have the Swift type. `nil` for other policies.
+    static func columnMerge<Coder: ValueCoder>(_ policy: AttributeMergePolicy, coder: Coder) -> (@Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?)? {
+        guard let merge = policy.customMerge else { return nil }
+        return { first, second in
+            guard let first = try? coder.decode(first, at: 0), let second = try? coder.decode(second, at: 0),
+                  let merged = merge(first, second) as? Coder.Value else { return nil }
+            var values: [SQLValue] = []
+            guard (try? coder.encode(merged, into: &values)) != nil else { return nil }
+            return values
+        }
     }
 
     /// Closures that move an attribute's value between the object and SQL values, made here, in
@@ -67,11 +81,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: DefaultCoder<Value>(), swiftType: "\(Value.self)",
                       get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
-                      specializedCoding: valueCodingClosures(DefaultCoder<Value>(), get: get, set: set))
+                      merge: merge, specializedCoding: valueCodingClosures(DefaultCoder<Value>(), get: get, set: set))
     }
 
     /// An attribute with `.raw` storage.
@@ -80,11 +94,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription where Value.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: RawCoder<Value>(), swiftType: "\(Value.self)",
                       get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
-                      specializedCoding: valueCodingClosures(RawCoder<Value>(), get: get, set: set))
+                      merge: merge, specializedCoding: valueCodingClosures(RawCoder<Value>(), get: get, set: set))
     }
 
     /// An optional attribute with `.raw` storage.
@@ -93,11 +107,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription where Wrapped.RawValue: AttributeValue {
         makeAttribute(name, keyPath: keyPath, coder: OptionalRawCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
                       get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
-                      specializedCoding: valueCodingClosures(OptionalRawCoder<Wrapped>(), get: get, set: set))
+                      merge: merge, specializedCoding: valueCodingClosures(OptionalRawCoder<Wrapped>(), get: get, set: set))
     }
 
     /// An attribute with `.codable` storage.
@@ -105,10 +119,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: CodableCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
+                      merge: merge)
     }
 
     /// An optional attribute with `.codable` storage.
@@ -116,10 +131,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: OptionalCodableCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
+                      merge: merge)
     }
 
     /// An attribute with `.composition` storage.
@@ -127,10 +143,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Value> & Sendable,
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: CompositionCoder<Value>(), swiftType: "\(Value.self)",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
+                      merge: merge)
     }
 
     /// An optional attribute with `.composition` storage.
@@ -138,10 +155,11 @@ extension PropertyDescription {
         _ name: String, keyPath: KeyPath<Root, Wrapped?> & Sendable,
         get: @escaping @Sendable (Root) -> Wrapped?, set: @escaping @Sendable (Root, Wrapped?) -> Void,
         options: [AttributeOption] = [], persistentName: String? = nil, originalName: String? = nil,
-        decodeFailure: DecodeFailurePolicy = .throwError
+        decodeFailure: DecodeFailurePolicy = .throwError, merge: AttributeMergePolicy = .lastWriterWins
     ) -> PropertyDescription {
         makeAttribute(name, keyPath: keyPath, coder: OptionalCompositionCoder<Wrapped>(), swiftType: "\(Wrapped.self)?",
-                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure)
+                      get: get, set: set, options: options, persistentName: persistentName, originalName: originalName, decodeFailure: decodeFailure,
+                      merge: merge)
     }
 
     /// A to-one relationship (`T?`).

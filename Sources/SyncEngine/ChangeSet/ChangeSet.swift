@@ -60,6 +60,9 @@ public enum Operation: Hashable, Sendable {
     /// `member`'s place in the ordered relationship of `id`: members sort by key, then by
     /// `(HLC, replica ID)` of the change set that placed them.
     case position(entity: String, id: UUID, relationship: String, member: UUID, key: String)
+    /// `delta` is added to a `.counter` attribute (`@Attribute(merge: .counter)`): the value is
+    /// the creation's value plus the deltas of every change set applied, in any order.
+    case increment(entity: String, id: UUID, attribute: String, delta: Int64)
 }
 
 /// A write's place in the total order of change sets: `(HLC, replica ID)`.

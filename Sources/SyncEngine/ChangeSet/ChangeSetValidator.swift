@@ -139,8 +139,11 @@ struct ChangeSetValidator: Sendable {
         let entity: String
         let name: String
         let columns: [Column]
+        /// How concurrent writes merge: a counter takes `increment`s, and a `set` only when its object is created.
+        let policy: AttributeMergePolicy.Kind
 
-        init(entity: String, name: String, columns: [Column]) {
+        init(entity: String, name: String, columns: [Column], policy: AttributeMergePolicy.Kind) {
+            self.policy = policy
             self.entity = entity
             self.name = name
             self.columns = columns
@@ -158,7 +161,7 @@ struct ChangeSetValidator: Sendable {
                 let rawValues = attribute.rawValues.map { RawValues(swiftType: attribute.swiftType, listed: $0) }
                 return (attribute.name, Attribute(entity: entity.name, name: attribute.name, columns: attribute.columns.map {
                     Column(name: $0.name, type: $0.type, isNullable: $0.nullable, rawValues: rawValues)
-                }))
+                }, policy: attribute.mergeKind))
             })
         }
         self.attributes = attributes
@@ -173,7 +176,13 @@ struct ChangeSetValidator: Sendable {
         // less than hashing them.
         var last: Attribute?
         for changeSet in changeSets {
+            var created: Set<UUID> = []
             for (index, operation) in changeSet.operations.enumerated() {
+                if case .create(_, let id) = operation { created.insert(id) }
+                if case .increment(let entity, let id, let name, _) = operation {
+                    try checkIncrement(entity, name, id, at: index, of: changeSet)
+                    continue
+                }
                 guard case .set(let entity, let id, let name, let values) = operation else { continue }
                 let attribute: Attribute
                 if let last, last.name == name, last.entity == entity {
@@ -183,6 +192,9 @@ struct ChangeSetValidator: Sendable {
                     attribute = known
                     last = known
                 }
+                guard attribute.policy != .counter || created.contains(id) else {
+                    throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText), a counter (merge: .counter): after its creation a counter takes only increment operations")
+                }
                 guard values.count == attribute.columns.count else {
                     throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
                 }
@@ -191,6 +203,12 @@ struct ChangeSetValidator: Sendable {
                 }
             }
         }
+    }
+
+    /// An `increment` must name a counter; an unknown attribute is left to the merge, which reports it.
+    private func checkIncrement(_ entity: String, _ name: String, _ id: UUID, at index: Int, of changeSet: ChangeSet) throws {
+        guard let attribute = attributes[entity]?[name], attribute.policy != .counter else { return }
+        throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) increments \(entity).\(name) of \(id.storageText), which is not a counter (merge: .\(attribute.policy.rawValue)); only a counter takes increments")
     }
 
     private static func place(_ index: Int, of changeSet: ChangeSet) -> String {

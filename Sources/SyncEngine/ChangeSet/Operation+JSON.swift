@@ -90,6 +90,14 @@ extension JSONWriter {
             writeString(literal: "position")
             writeKey("relationship")
             writeString(relationship)
+        case .increment(let entity, let id, let attribute, let delta):
+            writeKey("attribute")
+            writeString(attribute)
+            writeKey("delta")
+            writeInteger(delta)
+            writeEntityAndID(entity, id)
+            writeKey("op")
+            writeString(literal: "increment")
         }
         endObject()
     }
@@ -178,7 +186,7 @@ extension JSONReader {
 /// the operation is built at the end.
 private struct OperationFields {
     enum Field: Int {
-        case op, entity, id, attribute, values, root, relationship, target, observed, member, key
+        case op, entity, id, attribute, values, root, relationship, target, observed, member, key, delta
 
         init?(_ key: JSONStringValue) {
             // Most frequent first; a length mismatch rejects a name at once.
@@ -193,6 +201,7 @@ private struct OperationFields {
             else if key.matches("member") { self = .member }
             else if key.matches("key") { self = .key }
             else if key.matches("observed") { self = .observed }
+            else if key.matches("delta") { self = .delta }
             else { return nil }
         }
 
@@ -211,12 +220,13 @@ private struct OperationFields {
             case .observed: "observed"
             case .member: "member"
             case .key: "key"
+            case .delta: "delta"
             }
         }
     }
 
     enum Kind: String {
-        case create, set, delete, link, unlink, position
+        case create, set, delete, link, unlink, position, increment
     }
 
     var seen = 0
@@ -231,6 +241,7 @@ private struct OperationFields {
     var observed: [Dot]?
     var member: UUID?
     var key: String?
+    var delta: Int64?
 
     mutating func read(_ field: Field, from reader: inout JSONReader) throws {
         switch field {
@@ -243,8 +254,9 @@ private struct OperationFields {
             else if text.matches("position") { kind = .position }
             else if text.matches("unlink") { kind = .unlink }
             else if text.matches("delete") { kind = .delete }
+            else if text.matches("increment") { kind = .increment }
             else {
-                throw JSONReadError(message: "\(text.quoted) is not one of create, set, delete, link, unlink, position", offset: start)
+                throw JSONReadError(message: "\(text.quoted) is not one of create, set, delete, link, unlink, position, increment", offset: start)
             }
         case .entity: entity = try reader.readString()
         case .id: id = try reader.readUUID()
@@ -256,6 +268,7 @@ private struct OperationFields {
         case .member: member = try reader.readUUID()
         case .key: key = try reader.readString()
         case .observed: observed = try reader.readDots()
+        case .delta: delta = try reader.readInteger()
         }
     }
 
@@ -287,6 +300,8 @@ private struct OperationFields {
         case .position:
             return .position(entity: entity, id: id, relationship: try nonEmpty(relationship, "relationship"),
                              member: try required(member, "member"), key: try nonEmpty(key, "key"))
+        case .increment:
+            return .increment(entity: entity, id: id, attribute: try nonEmpty(attribute, "attribute"), delta: try required(delta, "delta"))
         }
     }
 }

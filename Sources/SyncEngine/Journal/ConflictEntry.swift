@@ -35,6 +35,8 @@ public struct ConflictEntry: Hashable, Sendable, Codable {
         /// Concurrent unlinks or deletes left a relationship below its `minCount`: the merge keeps
         /// the result, and the next save that changes the relationship must fix it.
         case belowMinCount = "below_min_count"
+        /// A counter's total left its column's range: the counter shows the range's bound.
+        case counterSaturated = "counter_saturated"
     }
 
     /// One side of a resolution: a value (`nil` for none) and the change set that wrote it.

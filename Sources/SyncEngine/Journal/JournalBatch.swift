@@ -192,6 +192,7 @@ struct JournalBatch: ~Copyable {
         case .cascadedDelete: 6
         case .voidedDelete: 7
         case .uniqueMerged: 8
+        case .counterSaturated: 9
         case .aboveMaxCount: 10
         case .belowMinCount: 11
         }
@@ -207,6 +208,7 @@ struct JournalBatch: ~Copyable {
         case 6: .cascadedDelete
         case 7: .voidedDelete
         case 8: .uniqueMerged
+        case 9: .counterSaturated
         case 10: .aboveMaxCount
         case 11: .belowMinCount
         default: nil

@@ -17,20 +17,56 @@ final class ChangeRecorder: SaveObserver {
 
     func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws -> Set<UUID> {
         let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true)
-        let operations = try operations(for: changes, engine: engine)
+        var policyRewrites: [PolicyRewrite] = []
+        let operations = try operations(for: changes, engine: engine, policyRewrites: &policyRewrites)
         guard !operations.isEmpty else { return [] }
         let changeSet = try ChangeSetTable.numberLocal(operations, replica: replicaID, wallClock: wallClock(), on: connection)
         try engine.applyLocalSave(changeSet, deletedValues: deletedValues(of: changes))
+        for rewrite in policyRewrites { try engine.rewriteLocally(rewrite.values, of: rewrite.attribute, of: rewrite.object) }
         // The change set row is stored after the metadata rows: a large save's blob fills the page
         // cache, and the metadata indexes written after it had to be read back from the file.
         // Materializing reads the row (the HLC of a delete), so then it goes first.
         guard !engine.touchedRoots.isEmpty || engine.touchesMergeBounds else {
             try engine.flushPendingWrites()
             try ChangeSetTable.store(changeSet, status: .pending, on: connection)
-            return []
+            return engine.locallyRewritten
         }
         try ChangeSetTable.store(changeSet, status: .pending, on: connection)
-        return try engine.materialize()
+        return try engine.materialize().union(engine.locallyRewritten)
+    }
+
+    /// A value a save wrote to an attribute with a merge policy that the policy replaces: a
+    /// `.max` attribute set below its stored value keeps the stored one.
+    struct PolicyRewrite {
+        var object: ObjectKey
+        var attribute: String
+        var values: [SQLValue]
+    }
+
+    /// The operation that records a save's new `values` of an attribute of an object that existed
+    /// before: a `set`, or for a counter an `increment` by the difference to the value as loaded
+    /// or last saved. `.max`, `.min` and `.custom` record the merge of both values, which is what
+    /// every replica then holds; when it differs from what the app wrote, the row is rewritten.
+    private func updateOperation(
+        _ object: ObjectKey, _ attribute: SyncSchema.Attribute?, name: String, values: [SQLValue], previous: [SQLValue]?,
+        policyRewrites: inout [PolicyRewrite]
+    ) throws -> Operation {
+        guard let attribute, attribute.policy != .lastWriterWins, let previous else {
+            return .set(entity: object.entity, id: object.id, attribute: name, values: values)
+        }
+        guard attribute.policy == .counter else {
+            let merged = MergeEngine.merged(previous, values, by: attribute, incomingWinsTie: true)
+            if merged != values { policyRewrites.append(PolicyRewrite(object: object, attribute: name, values: merged)) }
+            return .set(entity: object.entity, id: object.id, attribute: name, values: merged)
+        }
+        guard case .integer(let before)? = previous.first, case .integer(let after)? = values.first else {
+            throw SyncError(.schemaMismatch, "a save changed the counter \(object.entity).\(name) of \(object.id.storageText) from \(previous) to \(values); a counter holds an integer")
+        }
+        let (delta, overflow) = after.subtractingReportingOverflow(before)
+        guard !overflow else {
+            throw SyncError(.schemaMismatch, "a save changed the counter \(object.entity).\(name) of \(object.id.storageText) from \(before) to \(after), a difference no 64-bit increment holds")
+        }
+        return .increment(entity: object.entity, id: object.id, attribute: name, delta: delta)
     }
 
     /// The last saved column values of each deleted object, kept as its tombstone.
@@ -53,7 +89,7 @@ final class ChangeRecorder: SaveObserver {
     /// about ten operations per object, and concatenating per-kind arrays copied them all again.
     /// The passes go by index, and entities by their index in the schema: copying each change
     /// (or entity) in every pass retained and released all its fields, a tenth of a large save.
-    private func operations(for changes: [SavedObjectChange], engine: MergeEngine) throws -> [Operation] {
+    private func operations(for changes: [SavedObjectChange], engine: MergeEngine, policyRewrites: inout [PolicyRewrite]) throws -> [Operation] {
         let entityIndices = try self.entityIndices(of: changes)
         var operations: [Operation] = []
         operations.reserveCapacity(changes.reduce(0) { $0 + 1 + $1.attributes.count + $1.relationships.count })
@@ -62,8 +98,18 @@ final class ChangeRecorder: SaveObserver {
         }
         for index in changes.indices where changes[index].kind != .delete {
             let (entity, id) = (changes[index].entity, changes[index].objectID)
-            for attribute in changes[index].attributes {
-                operations.append(.set(entity: entity, id: id, attribute: attribute.name, values: attribute.values))
+            guard changes[index].kind == .update else {
+                for attribute in changes[index].attributes {
+                    operations.append(.set(entity: entity, id: id, attribute: attribute.name, values: attribute.values))
+                }
+                continue
+            }
+            let described = schema.entities[entityIndices[index]]
+            let previousValues = changes[index].previousValues
+            for (position, attribute) in changes[index].attributes.enumerated() {
+                operations.append(try updateOperation(
+                    ObjectKey(entity: entity, id: id), described.attribute(attribute.name), name: attribute.name, values: attribute.values,
+                    previous: position < previousValues.count ? previousValues[position] : nil, policyRewrites: &policyRewrites))
             }
         }
         // Both ends of a self-inverse edge change in one save; each edge operation is written once.

@@ -21,6 +21,9 @@ extension MergeEngine {
             if !isLocal { try write(values, to: attribute, of: object, in: entity, known: known) }
             return
         }
+        if attribute.policy == .counter {
+            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) of \(object.id.storageText), a counter: after its creation a counter takes only increments")
+        }
         let incoming = current.stamp
         if isLocal {
             // A local write's HLC is larger than every stamp this replica has seen: it always wins.
@@ -31,6 +34,10 @@ extension MergeEngine {
         if known.mayBeDeleted { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
         if !mergedDuplicates.isEmpty { try journalWriteToMergedDuplicate(object, attribute: name, values: values) }
         let previous = try fieldStamp(object, known, name) ?? known.creation
+        if attribute.policy != .lastWriterWins, attribute.policy != .custom || attribute.customMerge != nil {
+            try mergeByPolicy(values, into: attribute, of: object, in: entity, known: known, incoming: incoming, previous: previous)
+            return
+        }
         if incoming > previous {
             if !current.vector.covers(previous.dot) {
                 try journal(
@@ -53,7 +60,7 @@ extension MergeEngine {
 
     /// The entity and attribute a `set` names. The last pair is kept: a change set's sets name
     /// the same few again and again, and comparing two short names costs less than hashing them.
-    private func attributeOfSet(_ entityName: String, _ name: String) throws -> (SyncSchema.Entity, SyncSchema.Attribute) {
+    func attributeOfSet(_ entityName: String, _ name: String) throws -> (SyncSchema.Entity, SyncSchema.Attribute) {
         if let last = lastSetAttribute, last.attribute.name == name, last.entity.name == entityName {
             return (last.entity, last.attribute)
         }
@@ -67,7 +74,7 @@ extension MergeEngine {
 
     /// An update arriving after a concurrent delete of its object loses to it, as `delete` journals
     /// an update that arrived first: the journal gets the entry whichever came first.
-    private func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
+    func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
         var journaled: Set<Dot> = []
         for root in try DeleteTable.roots(deleting: object, on: connection) {
             guard !voided.contains(root), !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
@@ -87,13 +94,13 @@ extension MergeEngine {
         return known.storedFieldStamps?[name]
     }
 
-    private func notePendingWrite(_ object: ObjectKey, _ known: ObjectInfo) {
+    func notePendingWrite(_ object: ObjectKey, _ known: ObjectInfo) {
         guard !known.hasPendingWrites else { return }
         known.hasPendingWrites = true
         objectsWithPendingWrites.append((object, known))
     }
 
-    private func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, in entity: SyncSchema.Entity,
+    func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, in entity: SyncSchema.Entity,
                        known: ObjectInfo) throws {
         if known.hasRow {
             notePendingWrite(object, known)

@@ -75,6 +75,11 @@ final class MergeEngine {
     let isLocal: Bool
     var affected: Set<ObjectKey> = []
     var touchedRoots: Set<DeleteRoot> = []
+    /// Objects whose rows a local save's change set changed beyond what the app wrote (a
+    /// saturated counter, a `.max` write below the stored value): the saving context refreshes them.
+    var locallyRewritten: Set<UUID> = []
+    /// Whether `_sync_counter` exists, once an increment asked: most stores never saturate a counter.
+    var hasCounterTable: Bool?
     var objects: [ObjectKey: ObjectInfo] = [:]
     /// Column values of objects without a row, changed in this batch, to be written back at the end.
     var detachedValues: [ObjectKey: [String: SQLValue]] = [:]
@@ -165,6 +170,8 @@ final class MergeEngine {
             try unlink(ObjectKey(entity: entity, id: id), relationship: relationship, target: target, observed: observed)
         case .position(let entity, let id, let relationship, let member, let key):
             try position(ObjectKey(entity: entity, id: id), relationship: relationship, member: member, key: key)
+        case .increment(let entity, let id, let attribute, let delta):
+            try increment(ObjectKey(entity: entity, id: id), attribute: attribute, delta: delta)
         }
     }
 

@@ -19,11 +19,22 @@ struct SyncSchema: Sendable {
         let columns: [String]
         /// Where the columns are among the entity's attribute columns (`EntityTable.attributeColumns` of ``Entity/rows``).
         let columnOffsets: [Int]
+        /// How concurrent writes merge (`@Attribute(merge:)`).
+        let policy: AttributeMergePolicy.Kind
+        /// The type of the first column: a counter saturates at its range.
+        let columnType: AttributeType
+        /// A `.custom` policy's merge over column values, where the Swift type is known (apps);
+        /// `nil` on syncd and the `sync` CLI.
+        let customMerge: (@Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?)?
 
-        init(name: String, columns: [String], firstColumnOffset: Int) {
+        init(name: String, columns: [String], firstColumnOffset: Int, policy: AttributeMergePolicy.Kind = .lastWriterWins,
+             columnType: AttributeType = .int, customMerge: (@Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?)? = nil) {
             self.name = name
             self.columns = columns
             columnOffsets = Array(firstColumnOffset..<(firstColumnOffset + columns.count))
+            self.policy = policy
+            self.columnType = columnType
+            self.customMerge = customMerge
         }
     }
 
@@ -102,7 +113,9 @@ struct SyncSchema: Sendable {
     /// Whether some entity has a uniqueness key: merges skip the uniqueness work otherwise.
     let hasUniqueKeys: Bool
 
-    init(_ document: SchemaDocument) {
+    /// The schema of `document`; `customMerges` holds, by entity and attribute, the `.custom`
+    /// merges of the Swift types where the caller has them.
+    init(_ document: SchemaDocument, customMerges: [String: [String: @Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?]] = [:]) {
         self.document = document
         var entities: [Entity] = []
         for entity in document.entities {
@@ -118,7 +131,9 @@ struct SyncSchema: Sendable {
                 name: entity.name, table: entity.table,
                 attributes: entity.attributes.reduce(into: []) { attributes, attribute in
                     attributes.append(Attribute(name: attribute.name, columns: attribute.columns.map(\.name),
-                                                firstColumnOffset: attributes.reduce(0) { $0 + $1.columns.count }))
+                                                firstColumnOffset: attributes.reduce(0) { $0 + $1.columns.count },
+                                                policy: attribute.mergeKind, columnType: attribute.columns.first?.type ?? .int,
+                                                customMerge: customMerges[entity.name]?[attribute.name]))
                 },
                 relationships: relationships, rows: EntityTable(entity), uniqueKeys: entity.uniqueKeys))
         }

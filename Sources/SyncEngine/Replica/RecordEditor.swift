@@ -91,6 +91,9 @@ public final class RecordEditor {
     }
 
     /// Changes attributes of an existing object.
+    ///
+    /// A counter (`merge: .counter`) is not overwritten: the edit records an increment by the
+    /// difference between the given value and the value the object holds now, as an app's save does.
     public func update(_ entityName: String, id: UUID, values: [String: SQLValue]) throws {
         let entity = try entity(entityName)
         try requireExisting(entity, id)
@@ -99,8 +102,33 @@ public final class RecordEditor {
         let row = try stored.rows.attributeValues(of: id, on: connection) ?? []
         let current = Dictionary(uniqueKeysWithValues: stored.valuesByAttribute(row[...]).map { ($0.name, $0.values) })
         for (name, columns) in try attributeValues(entity, values, base: { current[$0.name] ?? $0.defaultValues }) {
-            sets.append(.set(entity: entityName, id: id, attribute: name, values: columns))
+            guard entity.attribute(named: name)?.mergeKind == .counter else {
+                sets.append(.set(entity: entityName, id: id, attribute: name, values: columns))
+                continue
+            }
+            guard case .integer(let now)? = current[name]?.first, case .integer(let wanted)? = columns.first else {
+                throw SyncError(.schemaMismatch, "\(entityName).\(name) of \(id.storageText) is a counter: give it an integer")
+            }
+            let (delta, overflow) = wanted.subtractingReportingOverflow(now)
+            guard !overflow else {
+                throw SyncError(.schemaMismatch, "\(entityName).\(name) of \(id.storageText) holds \(now): setting it to \(wanted) needs an increment no 64-bit integer holds")
+            }
+            if delta != 0 { try increment(entityName, id: id, attribute: name, by: delta) }
         }
+    }
+
+    /// Adds `delta` to the counter `attribute` (declared `merge: .counter`) of an existing object:
+    /// concurrent increments from other replicas add up with it.
+    public func increment(_ entityName: String, id: UUID, attribute name: String, by delta: Int64) throws {
+        let entity = try entity(entityName)
+        try requireExisting(entity, id)
+        guard let attribute = entity.attribute(named: name) else {
+            throw SyncError(.schemaMismatch, "\(entityName) has no attribute '\(name)'; it has \(entity.attributes.map(\.name).joined(separator: ", "))")
+        }
+        guard attribute.mergeKind == .counter else {
+            throw SyncError(.schemaMismatch, "\(entityName).\(name) is not a counter (merge: .\(attribute.mergeKind.rawValue)); only a counter takes increments")
+        }
+        sets.append(.increment(entity: entityName, id: id, attribute: name, delta: delta))
     }
 
     private func relationshipPair(_ entityName: String, _ name: String) throws -> (SchemaDocument.Entity, SyncSchema.Relationship) {

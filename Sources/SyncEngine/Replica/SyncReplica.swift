@@ -41,7 +41,7 @@ public final class SyncReplica: Sendable {
     init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64, newReplicaID: ReplicaID) throws {
         self.store = store
         self.wallClock = wallClock
-        schema = SyncSchema(store.schemaDocument)
+        schema = SyncSchema(store.schemaDocument, customMerges: store.customAttributeMerges)
         validator = ChangeSetValidator(store.schemaDocument)
         let connection = try store.openConnection()
         replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)

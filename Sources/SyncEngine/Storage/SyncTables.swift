@@ -22,6 +22,7 @@ import LocalStoreCore
 /// - ``DeleteTable``, ``VoidedDeleteTable``: deletes (explicit and by cascade) and voided delete roots.
 /// - ``ConflictTable``: the conflict journal (see ``ConflictJournal``).
 /// - ``UniqueMergeTable``: objects' creation values per uniqueness key, and the duplicates merges removed.
+/// - ``CounterTable``: the exact totals of saturated counters (created when one first saturates).
 /// - ``ServerLogTable``: a server's log of the change sets it stored, in application order.
 enum SyncTables {
     /// Creates every table and index that does not exist yet.

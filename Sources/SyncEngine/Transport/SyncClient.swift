@@ -441,7 +441,7 @@ public final class SyncClient: Sendable {
     /// The objects an operation writes to.
     static func objectIDs(_ operation: Operation) -> [UUID] {
         switch operation {
-        case .create(_, let id), .set(_, let id, _, _), .delete(_, let id, _): return [id]
+        case .create(_, let id), .set(_, let id, _, _), .delete(_, let id, _), .increment(_, let id, _, _): return [id]
         case .link(_, let id, _, let target), .unlink(_, let id, _, let target, _): return [id, target]
         case .position(_, let id, _, let member, _): return [id, member]
         }

@@ -37,6 +37,7 @@ enum ReferenceWireFormat {
         var observed: [DotObject]?
         var member: String?
         var key: String?
+        var delta: Int64?
 
         init(_ operation: SyncKit.Operation) {
             switch operation {
@@ -53,6 +54,8 @@ enum ReferenceWireFormat {
                 self.observed = observed.map { DotObject(replica: $0.replica.uuidString, seq: $0.seq) }
             case .position(let entity, let id, let relationship, let member, let key):
                 (op, self.entity, self.id, self.relationship, self.member, self.key) = ("position", entity, id.uuidString, relationship, member.uuidString, key)
+            case .increment(let entity, let id, let attribute, let delta):
+                (op, self.entity, self.id, self.attribute, self.delta) = ("increment", entity, id.uuidString, attribute, delta)
             }
         }
     }

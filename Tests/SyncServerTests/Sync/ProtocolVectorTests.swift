@@ -164,10 +164,10 @@ import SyncKit
 
     final class FixedClient {
         let replica: SyncReplica
-        init(_ id: ReplicaID, start: UInt64) throws {
+        init(_ id: ReplicaID, start: UInt64, entities: [any PersistentEntity.Type] = boardEntities) throws {
             let clock = TickingClock(start: start)
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("syncd-vector-\(UUID().uuidString).sqlite").path
-            let store = try ObjectStore(path: path, entities: boardEntities)
+            let store = try ObjectStore(path: path, entities: entities)
             replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: id)
             try replica.withConnection {
                 try $0.run("UPDATE _sync_state SET value = ? WHERE key = 'replica_key'", [.blob(Data(ProtocolVectorTests.fixedKey(of: id)))])

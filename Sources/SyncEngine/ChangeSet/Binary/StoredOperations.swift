@@ -16,7 +16,7 @@ import LocalStoreCore
 /// ```
 /// blob       := version=1, count varint, operation * count
 /// operation  := header byte, [name(entity), uuid(id)] unless header & 0x08, fields of the kind
-/// header     := kind (bits 0-2: create 0, set 1, delete 2, link 3, unlink 4, position 5)
+/// header     := kind (bits 0-2: create 0, set 1, delete 2, link 3, unlink 4, position 5, increment 6)
 ///               | 0x08: same entity and id as the operation before (the sets of one object)
 ///               | 0x10: delete only: the root is the object itself
 /// create     := nothing
@@ -25,6 +25,7 @@ import LocalStoreCore
 /// link       := name(relationship), uuid(target)
 /// unlink     := name(relationship), uuid(target), count varint, (uuid(replica), seq varint) * count
 /// position   := name(relationship), uuid(member), string(key)
+/// increment  := name(attribute), delta (signed varint: zigzag, then LEB128)
 /// name       := index varint into the names defined so far; the next index defines a new
 ///               name, whose string follows (entity, attribute and relationship names repeat
 ///               on nearly every operation)
@@ -36,7 +37,7 @@ enum StoredOperations {
     static let version: UInt8 = 1
 
     private enum Kind: UInt8 {
-        case create = 0, set, delete, link, unlink, position
+        case create = 0, set, delete, link, unlink, position, increment
     }
 
     private static let kindMask: UInt8 = 0x07
@@ -85,6 +86,10 @@ enum StoredOperations {
                 state.names.write(relationship, to: &writer)
                 writer.writeUUID(member)
                 writer.writeString(key)
+            case .increment(let entity, let id, let attribute, let delta):
+                state.writeHeader(.increment, entity, id, to: &writer)
+                state.names.write(attribute, to: &writer)
+                writer.writeSignedVarint(delta)
             }
         }
         return writer
@@ -170,6 +175,8 @@ enum StoredOperations {
                 case .position:
                     return .position(entity: entity, id: id, relationship: try readName(&reader, &names),
                                      member: try reader.readUUID(), key: try reader.readString())
+                case .increment:
+                    return .increment(entity: entity, id: id, attribute: try readName(&reader, &names), delta: try reader.readSignedVarint())
                 }
             }
             operations.append(operation)
