@@ -40,8 +40,9 @@ import Testing
 /// The entities with bounded relationships, as the count tests and the simulation use them.
 let boundedEntities: [any PersistentEntity.Type] = [TaskBoard.self, TaskCard.self, Deck.self, Slide.self, Crate.self, Sticker.self]
 let countEntities: [any PersistentEntity.Type] = syncEntities + boundedEntities
-/// What the simulation's replicas (and the change-capture check that replays them) hold.
-let simulationEntities: [any PersistentEntity.Type] = everyShapeEntities + boundedEntities
+/// What the simulation's replicas (and the change-capture check that replays them) hold: every
+/// relationship shape, bounded relationships and every merge policy.
+let simulationEntities: [any PersistentEntity.Type] = everyShapeEntities + boundedEntities + [Tally.self]
 
 /// The simulation's bounded relationships: a shared graph to start from, random edits, and the
 /// bounds every replica must show after a full exchange.

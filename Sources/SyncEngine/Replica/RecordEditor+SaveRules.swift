@@ -24,7 +24,7 @@ extension RecordEditor {
             switch operation {
             case .create(let entity, let id):
                 created.insert(ObjectKey(entity: entity, id: id))
-            case .set(let entity, let id, let attribute, _):
+            case .set(let entity, let id, let attribute, _), .increment(let entity, let id, let attribute, _):
                 attributes[ObjectKey(entity: entity, id: id), default: []].insert(attribute)
             case .link(let entity, let id, let relationship, let target), .unlink(let entity, let id, let relationship, let target, _):
                 touchRelationship(entity, id, relationship, target: target)

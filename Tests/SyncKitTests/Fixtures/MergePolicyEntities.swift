@@ -19,6 +19,3 @@ struct TagUnion: MergeableValue, Codable, Equatable, Sendable {
     @Attribute(merge: .counter) var hits: Int16 = 0
     @Attribute(storage: .codable, merge: .custom(TagUnion.self)) var marks: TagUnion = TagUnion()
 }
-
-/// The simulation's schema: every relationship shape, and every merge policy.
-let simulationEntities: [any PersistentEntity.Type] = everyShapeEntities + [Tally.self]
