@@ -139,8 +139,8 @@ import Testing
             #expect(try replica.fetch(Scoreboard.self, id)?.small == Int16.max, "small on \(name): 34000 shows Int16.max")
             let entry = try #require(try replica.journal(.counterSaturated).first, "saturation journaled on \(name)")
             #expect(entry.property == "small")
-            #expect(entry.winner?.value == "32767")
-            #expect(entry.loser.value == "34000")
+            #expect(entry.winner?.value == .integer(32767))
+            #expect(entry.loser.value == .integer(34000))
         }
         try trio.expectConverged()
 
