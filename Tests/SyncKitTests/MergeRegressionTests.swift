@@ -87,4 +87,47 @@ import SyncKit
             #expect(journal.first?.winner == nil)
         }
     }
+
+    /// A local unlink frees a one-to-one target that another, hidden claim still points at.
+    ///
+    /// A makes `first` lead `team`; B, concurrently and later, makes `second` lead it. Everyone
+    /// shows `second` (the later claim). B then takes `second` off the team, unlinking only its own
+    /// claim: `first`'s claim is live, so the team falls back to it (§3.4). Replicas that merge
+    /// B's unlink rewrite the claimants; B's own save must show the same, or B keeps a team
+    /// without leader that every other replica gives to `first` (simulation seed 6283).
+    @Test(arguments: FirstArrival.allCases)
+    func aLocalUnlinkLetsAHiddenOneToOneClaimShowOnTheSavingReplica(first: FirstArrival) throws {
+        let laterClock = FakeClock()
+        let a = try TestReplica(name: "a"), b = try TestReplica(clock: laterClock, name: "b"), observer = try TestReplica(name: "observer")
+        let team = Team(), firstLeader = Member(), secondLeader = Member()
+        team.name = "T"; firstLeader.name = "first"; secondLeader.name = "second"
+        for object in [firstLeader, secondLeader] { a.context.insert(object) }
+        a.context.insert(team)
+        try a.context.save()
+        for replica in [b, observer] { try replica.pull(from: a) }
+
+        try a.object(Member.self, firstLeader.objectID).leads = try a.object(Team.self, team.objectID)
+        try a.context.save()
+        laterClock.set(1_700_000_001_000)
+        try b.object(Member.self, secondLeader.objectID).leads = try b.object(Team.self, team.objectID)
+        try b.context.save()
+        try b.pull(from: a)
+        #expect(try b.object(Team.self, team.objectID).leader?.objectID == secondLeader.objectID, "the later claim shows")
+
+        try b.object(Member.self, secondLeader.objectID).leads = nil
+        try b.context.save()
+        #expect(try b.object(Team.self, team.objectID).leader?.objectID == firstLeader.objectID,
+                "on the saving replica the team falls back to the hidden claim")
+        #expect(try b.object(Member.self, firstLeader.objectID).leads?.objectID == team.objectID)
+
+        let (early, late) = first == .first ? (a, b) : (b, a)
+        try observer.pull(from: early)
+        try observer.pull(from: late)
+        try a.pull(from: b)
+        for (name, replica) in [("A", a), ("B", b), ("observer", observer)] {
+            #expect(try replica.digest() == b.digest(), "graph of \(name)")
+            #expect(try replica.integrityProblems() == [], "integrity of \(name)")
+            #expect(try replica.object(Team.self, team.objectID).leader?.objectID == firstLeader.objectID, "leader on \(name)")
+        }
+    }
 }

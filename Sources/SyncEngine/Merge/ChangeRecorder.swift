@@ -26,7 +26,7 @@ final class ChangeRecorder: SaveObserver {
         // The change set row is stored after the metadata rows: a large save's blob fills the page
         // cache, and the metadata indexes written after it had to be read back from the file.
         // Materializing reads the row (the HLC of a delete), so then it goes first.
-        guard !engine.touchedRoots.isEmpty || engine.touchesMergeBounds else {
+        guard !engine.touchedRoots.isEmpty || engine.mayRevealHiddenEdges else {
             try engine.flushPendingWrites()
             try ChangeSetTable.store(changeSet, status: .pending, on: connection)
             return engine.locallyRewritten

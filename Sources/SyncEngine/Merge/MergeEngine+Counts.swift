@@ -35,7 +35,7 @@ extension MergeEngine {
     /// there, both ends are rewritten when the save materializes.
     func touchMergeBounds(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) {
         guard isBoundedAtMerge(relationship) else { return }
-        touchesMergeBounds = true
+        mayRevealHiddenEdges = true
         affected.insert(source)
         affected.insert(target)
     }

@@ -114,10 +114,11 @@ final class MergeEngine {
     /// Per object and relationship with a `maxCount`, how many members linked by this batch the last
     /// materialization hid; a record edit counts them as members (see ``RecordEditor/checkSaveRules()``).
     var hiddenByMaxCount: [ObjectKey: [String: Int]] = [:]
-    /// Whether a local change set linked or unlinked through a relationship a `maxCount` may hide
-    /// members of: materializing then shows what the change frees (a hidden member) on this
-    /// replica too, as it does on every replica that merges the change set.
-    var touchesMergeBounds = false
+    /// Whether a local change set may free an edge this replica keeps hidden: it linked or
+    /// unlinked through a relationship a `maxCount` may hide members of, or unlinked a to-one whose
+    /// other live edges compete (§3.4, §3.7). Materializing then shows what the change frees on
+    /// this replica too, as it does on every replica that merges the change set.
+    var mayRevealHiddenEdges = false
     /// Per affected object and relationship with a `minCount`, its member count before materializing.
     var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
     /// Duplicates that uniqueness merges removed, with their survivors (`MergeEngine+Unique.swift`).
@@ -368,7 +369,25 @@ final class MergeEngine {
         for dot in observed {
             try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, root: root, on: connection)
         }
+        if isLocal, try unlinkMayRevealAnotherEdge(source, targetKey, relationship) {
+            mayRevealHiddenEdges = true
+            affected.insert(source)
+            affected.insert(targetKey)
+        }
         try touchEdge(source, targetKey, relationship)
+    }
+
+    /// Whether a local unlink through a to-one may let an edge the saving replica keeps hidden
+    /// show: another live edge of the source (the to-one falls back to it, §3.4), another source's
+    /// live claim on the target of a one-to-one, or another live edge at either end of a
+    /// self-inverse to-one. LocalStore only cleared the columns the app changed, so the saving
+    /// replica materializes then, as every replica that merges the change set does.
+    private func unlinkMayRevealAnotherEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> Bool {
+        guard relationship.kind == .toOne else { return false }
+        if !(try incidentEdges(of: source, relationship)).isEmpty { return true }
+        if relationship.isSelfInverse { return !(try incidentEdges(of: target, relationship)).isEmpty }
+        guard schema.inverse(of: relationship)?.kind == .toOne else { return false }
+        return !(try liveEdges(to: target, relationship)).isEmpty
     }
 
     /// The root of the delete of `object` in the current change set, if it deletes it.
