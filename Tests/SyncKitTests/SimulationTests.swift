@@ -57,7 +57,7 @@ import Testing
                 #expect(selfInverseBounds[kind, default: 0] > 0, "no \(kind.rawValue) on the bounded self-inverse Pal.pals in \(SimulationTests.seeds.count) seeds")
             }
         }
-        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer")
+        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
     }
 }
 
