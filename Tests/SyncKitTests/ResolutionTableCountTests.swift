@@ -37,8 +37,14 @@ import Testing
     @Relationship(inverse: "stickers", deleteRule: .nullify, maxCount: 1) var crates: Set<Crate> = []
 }
 
+/// A self-inverse to-many bounded both ways: a pal has one or two pals, and each edge counts at both ends.
+@Entity final class Pal {
+    var name: String = ""
+    @Relationship(inverse: "pals", deleteRule: .nullify, minCount: 1, maxCount: 2) var pals: Set<Pal> = []
+}
+
 /// The entities with bounded relationships, as the count tests and the simulation use them.
-let boundedEntities: [any PersistentEntity.Type] = [TaskBoard.self, TaskCard.self, Deck.self, Slide.self, Crate.self, Sticker.self]
+let boundedEntities: [any PersistentEntity.Type] = [TaskBoard.self, TaskCard.self, Deck.self, Slide.self, Crate.self, Sticker.self, Pal.self]
 let countEntities: [any PersistentEntity.Type] = syncEntities + boundedEntities
 /// What the simulation's replicas (and the change-capture check that replays them) hold: every
 /// relationship shape, bounded relationships and every merge policy.
@@ -57,6 +63,8 @@ extension Simulation {
         for _ in 0..<3 { _ = make(TaskCard()) }
         let slides = (0..<3).map { _ in make(Slide()) }
         deck.slides = [slides[0], slides[1]]
+        let pals = (0..<5).map { _ in make(Pal()) }
+        for (left, right) in [(0, 1), (1, 2), (3, 4)] { pals[left].pals.insert(pals[right]) }
         for _ in 0..<2 { _ = make(Crate()) }
         for _ in 0..<3 { _ = make(Sticker()) }
         board.name = "board"
@@ -68,7 +76,7 @@ extension Simulation {
         func pick<T>(_ objects: [T]) -> T? { objects.isEmpty ? nil : objects[Int.random(in: 0..<objects.count, using: &random)] }
         let cards = try context.fetchAll(TaskCard.self), slides = try context.fetchAll(Slide.self)
         let stickers = try context.fetchAll(Sticker.self)
-        switch Int.random(in: 0..<4, using: &random) {
+        switch Int.random(in: 0..<6, using: &random) {
         case 0:
             pick(cards)?.board = random.chance(0.3) ? nil : pick(try context.fetchAll(TaskBoard.self))
         case 1:
@@ -76,6 +84,21 @@ extension Simulation {
         case 2:
             if let sticker = pick(stickers), let crate = pick(try context.fetchAll(Crate.self)) {
                 if random.chance(0.6) { sticker.crates.insert(crate) } else { sticker.crates.remove(crate) }
+            }
+        case 3:
+            let pals = try context.fetchAll(Pal.self)
+            if let pal = pick(pals), let other = pick(pals), pal !== other {
+                if random.chance(0.6) { pal.pals.insert(other) } else { pal.pals.remove(other) }
+            }
+        case 4:
+            let pals = try context.fetchAll(Pal.self)
+            if let other = pick(pals), random.chance(0.5) {
+                let pal = Pal()
+                pal._$entityState.objectID = random.uuid()
+                context.insert(pal)
+                pal.pals.insert(other)
+            } else if let pal = pick(pals) {
+                context.delete(pal)
             }
         default:
             if let card = pick(cards), random.chance(0.5) { context.delete(card) } else if let slide = pick(slides) { context.delete(slide) }
@@ -89,6 +112,10 @@ extension Simulation {
         for deck in try reader.fetchAll(Deck.self) where deck.slides.count > 2 { return "deck \(deck.objectID) shows \(deck.slides.count) slides" }
         for crate in try reader.fetchAll(Crate.self) where crate.stickers.count > 2 { return "crate \(crate.objectID) shows \(crate.stickers.count) stickers" }
         for sticker in try reader.fetchAll(Sticker.self) where sticker.crates.count > 1 { return "sticker \(sticker.objectID) is on \(sticker.crates.count) crates" }
+        for pal in try reader.fetchAll(Pal.self) {
+            if pal.pals.count > 2 { return "pal \(pal.objectID) shows \(pal.pals.count) pals" }
+            if let other = pal.pals.first(where: { !$0.pals.contains(pal) }) { return "pal \(pal.objectID) shows \(other.objectID), which does not show it" }
+        }
         return nil
     }
 }
@@ -171,24 +198,12 @@ extension Simulation {
     @Test(arguments: ExchangeOrder.allCases)
     func syncdsEngineShowsTheSameCardsAsTheReplicas(order: ExchangeOrder) throws {
         let trio = try ReplicaTrio(entities: countEntities)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("count-engine-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        var engine: SQLiteDatasetEngine?
-        var base: [ChangeSet] = []
-        let (board, _, second) = try linkTwoCardsConcurrently(trio, later: .a) {
-            engine = try SQLiteDatasetEngine.create(at: path, schema: trio.a.store.schemaDocument)
-            base = try trio.a.replica.changeSets(missingFrom: VersionVector())
-            _ = try engine?.apply(base, pushedBy: try trio.a.replica.credentials())
-        }
-        let pushers = order == .aThenB ? [trio.a, trio.b] : [trio.b, trio.a]
-        for pusher in pushers {
-            let concurrent = try pusher.replica.changeSets(missingFrom: VersionVector()).filter { changeSet in
-                changeSet.dot.replica == pusher.replica.replicaID && !base.contains { $0.dot == changeSet.dot }
-            }
-            _ = try engine?.apply(concurrent, pushedBy: try pusher.replica.credentials())
-        }
+        var syncd: SyncdCopy?
+        defer { syncd?.remove() }
+        let (board, _, second) = try linkTwoCardsConcurrently(trio, later: .a) { syncd = try SyncdCopy(of: trio, name: "count-engine") }
+        try syncd?.push(from: order == .aThenB ? [trio.a, trio.b] : [trio.b, trio.a])
         try trio.exchange(order)
-        #expect(try TestReplica.digest(of: path) == trio.a.digest())
+        #expect(try syncd?.digest() == trio.a.digest())
         #expect(try trio.a.fetch(TaskBoard.self, board)?.cards.map(\.objectID) == [second])
     }
 

@@ -24,6 +24,7 @@ import Testing
         var failures: [String] = []
         var resolutions: [ConflictEntry.Kind: Int] = [:]
         var selfInverseResolutions = 0
+        var selfInverseBounds: [ConflictEntry.Kind: Int] = [:]
         for seed in SimulationTests.seeds {
             do {
                 var simulation = try Simulation(seed: seed)
@@ -32,6 +33,7 @@ import Testing
                     for entry in try replica.replica.conflicts() {
                         resolutions[entry.kind, default: 0] += 1
                         if entry.entity == "Peer" { selfInverseResolutions += 1 }
+                        if entry.entity == "Pal" { selfInverseBounds[entry.kind, default: 0] += 1 }
                     }
                 }
             } catch {
@@ -51,8 +53,11 @@ import Testing
                 #expect(resolutions[kind, default: 0] > 0, "no \(kind.rawValue) resolution in \(SimulationTests.seeds.count) seeds: \(resolutions)")
             }
             #expect(selfInverseResolutions > 0, "no resolution on the self-inverse relationships in \(SimulationTests.seeds.count) seeds")
+            for kind in [ConflictEntry.Kind.aboveMaxCount, .belowMinCount] {
+                #expect(selfInverseBounds[kind, default: 0] > 0, "no \(kind.rawValue) on the bounded self-inverse Pal.pals in \(SimulationTests.seeds.count) seeds")
+            }
         }
-        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer")
+        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
     }
 }
 

@@ -13,7 +13,8 @@ import LocalStoreCore
 ///   relationship that falls below its bound (`below_min_count`); the next save that changes it
 ///   must fix it.
 ///
-/// Self-inverse relationships are not bounded by merges.
+/// A self-inverse to-many ranks each end's edges the same way, and an edge shows only when it is
+/// within the `maxCount` earliest at both of its ends.
 extension MergeEngine {
     /// One object's side of a canonical relationship whose members a `maxCount` may hide.
     private struct Group: Hashable {
@@ -25,7 +26,8 @@ extension MergeEngine {
     /// Whether the edges of the canonical `relationship` may be hidden by a `maxCount`, its own or
     /// its inverse's.
     func isBoundedAtMerge(_ relationship: SyncSchema.Relationship) -> Bool {
-        guard relationship.isCanonical, !relationship.isSelfInverse else { return false }
+        guard relationship.isCanonical else { return false }
+        if relationship.isSelfInverse { return relationship.kind != .toOne && relationship.maxCount != nil }
         if relationship.kind != .toOne && relationship.maxCount != nil { return true }
         guard let inverse = schema.inverse(of: relationship) else { return false }
         return inverse.kind != .toOne && inverse.maxCount != nil
@@ -47,8 +49,17 @@ extension MergeEngine {
         var groups: Set<Group> = []
         for object in affected.sorted() {
             guard let entity = schema.entity(object.entity) else { continue }
-            for relationship in entity.relationships where !relationship.isSelfInverse {
-                if relationship.isCanonical {
+            for relationship in entity.relationships {
+                if relationship.isSelfInverse {
+                    // An edge shows by the ranks at both its ends: a change at one end (an edge, or
+                    // a partner appearing or going) reranks every partner it has or had, and so
+                    // every edge of those partners.
+                    guard isBoundedAtMerge(relationship) else { continue }
+                    groups.insert(Group(entity: relationship.entity, relationship: relationship.name, target: object))
+                    for (other, _) in try everyEdge(of: object, relationship) {
+                        groups.insert(Group(entity: relationship.entity, relationship: relationship.name, target: other))
+                    }
+                } else if relationship.isCanonical {
                     guard let inverse = schema.inverse(of: relationship), inverse.kind != .toOne, inverse.maxCount != nil else { continue }
                     for (other, _) in try everyEdge(of: object, relationship) {
                         groups.insert(Group(entity: relationship.entity, relationship: relationship.name, target: other))
@@ -60,6 +71,11 @@ extension MergeEngine {
         }
         for group in groups.sorted(by: { $0.target < $1.target }) {
             guard let canonical = schema.entity(group.entity)?.relationship(group.relationship) else { continue }
+            if canonical.isSelfInverse {
+                affected.insert(group.target)
+                for (other, _) in try incidentEdges(of: group.target, canonical) { affected.insert(other) }
+                continue
+            }
             for edge in try liveEdges(to: group.target, canonical) { affected.insert(ObjectKey(entity: group.entity, id: edge.source)) }
         }
     }
@@ -134,6 +150,43 @@ extension MergeEngine {
                            wasShown: shownBefore.contains(pairMember))
         }
         return members.filter(shown.contains)
+    }
+
+    /// Of `partners`, the live partners of `object` through the self-inverse to-many
+    /// `relationship`, those its `maxCount` lets show: each end ranks its partners by their
+    /// earliest live edge, then by identifier, and an edge shows only when it is within the
+    /// `maxCount` earliest at both ends, so both ends always agree. Each end journals the edges its
+    /// own bound hides.
+    func shownPartners(_ partners: Set<UUID>, of object: ObjectKey, _ relationship: SyncSchema.Relationship, entity: SyncSchema.Entity) throws -> Set<UUID> {
+        guard isBoundedAtMerge(relationship), let maximum = relationship.maxCount else { return partners }
+        var shown = partners
+        var hiddenHere: [(id: UUID, added: Stamp)] = []
+        for (rank, claim) in try rankedPartners(of: object, relationship).enumerated() where partners.contains(claim.id) {
+            let partner = ObjectKey(entity: object.entity, id: claim.id)
+            if rank >= maximum {
+                shown.remove(claim.id)
+                hiddenHere.append(claim)
+            } else if partner != object, !(try rankedPartners(of: partner, relationship).prefix(maximum).contains(where: { $0.id == object.id })) {
+                shown.remove(claim.id)
+            }
+        }
+        guard !hiddenHere.isEmpty else { return shown }
+        let shownBefore = Set(try EntityTable.members(of: object.id, in: entity.table, storage: relationship.storage, on: connection))
+        for claim in hiddenHere {
+            try noteHidden(owner: object, relationship.name, maximum: maximum, member: ObjectKey(entity: object.entity, id: claim.id),
+                           added: claim.added, wasShown: shownBefore.contains(claim.id))
+        }
+        return shown
+    }
+
+    /// The live partners of `object` through the self-inverse `relationship`, earliest link first
+    /// (then by identifier), each with the stamp of its earliest live edge.
+    private func rankedPartners(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(id: UUID, added: Stamp)] {
+        var claims: [UUID: Stamp] = [:]
+        for edge in try incidentEdges(of: object, relationship) where try isAlive(edge.other) {
+            claims[edge.other.id] = min(claims[edge.other.id] ?? edge.added, edge.added)
+        }
+        return Self.earliestFirst(claims)
     }
 
     /// Journals a hidden member when this batch hides it: it showed before, or its link arrived in

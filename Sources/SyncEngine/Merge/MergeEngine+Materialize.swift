@@ -167,6 +167,7 @@ extension MergeEngine {
                 // Both directions are stored, so each member's own rows are rewritten by its own pass.
                 var members: Set<UUID> = []
                 for (other, _) in try incidentEdges(of: object, relationship) where try isAlive(other) { members.insert(other.id) }
+                members = try shownPartners(members, of: object, relationship, entity: entity)
                 try EntityTable.replaceJoinRows(of: object.id, with: members.sorted { $0.storageText < $1.storageText },
                                                 storage: relationship.storage, on: connection)
             case .joinTable where relationship.storage.ownsJoinTable:
