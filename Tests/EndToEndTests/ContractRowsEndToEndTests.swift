@@ -8,6 +8,15 @@ import Testing
 /// How a rower feels; its cases' raw values are in the schema, so a value outside them is refused.
 enum RowerMood: String, CaseIterable, Sendable { case calm, keen, tired }
 
+/// Notes on a rower that replicas with the Swift type join as a set of lines.
+struct RowerNotes: MergeableValue, Codable, Equatable, Sendable {
+    var lines: [String] = []
+
+    static func merge(_ first: RowerNotes, _ second: RowerNotes) -> RowerNotes {
+        RowerNotes(lines: Array(Set(first.lines).union(second.lines)).sorted())
+    }
+}
+
 /// A rower, known by a unique handle and by first and last name together, with a best and a
 /// fastest time merged as extremes and a visit counter.
 @Entity final class Rower {
@@ -20,6 +29,7 @@ enum RowerMood: String, CaseIterable, Sendable { case calm, keen, tired }
     @Attribute(merge: .max) var best: Int = 0
     @Attribute(merge: .min) var fastest: Int = 1000
     @Attribute(merge: .counter) var visits: Int = 0
+    @Attribute(storage: .codable, merge: .custom(RowerNotes.self)) var notes: RowerNotes = RowerNotes()
     @Relationship(inverse: "rowers", deleteRule: .nullify) var boat: Boat?
 }
 
@@ -59,7 +69,8 @@ extension EndToEndTests {
     /// with that many new rowers; returns each boat's ID and its rowers' IDs.
     func seedBoats(in path: String, crews: [Int]) throws -> [(boat: String, rowers: [String])] {
         let store = try ObjectStore(path: path, entities: [Rower.self, Boat.self])
-        _ = try SyncReplica(store: store)
+        // The sync replica records the save as a change set, for `sync push` to send.
+        let replica = try SyncReplica(store: store)
         let context = try store.makeContext()
         var seeded: [(boat: String, rowers: [String])] = []
         for (boatIndex, size) in crews.enumerated() {
@@ -75,7 +86,7 @@ extension EndToEndTests {
             context.insert(boat)
             seeded.append((boat.objectID.uuidString, rowerIDs))
         }
-        try context.save()
+        try withExtendedLifetime(replica) { try context.save() }
         return seeded
     }
 
@@ -127,19 +138,20 @@ extension EndToEndTests {
             let rowers = try cli(replica, "list", "Rower")
             #expect(rowers.contains(handleKept) && rowers.contains(nameKept), "\(replica): \(rowers)")
             #expect(!rowers.contains(handleMerged) && !rowers.contains(nameMerged), "\(replica): \(rowers)")
-            // One merge per key on every replica, since each applies both creations.
+            // One merge per duplicate on every replica, since each applies both creations; the
+            // entry names the entity's keys.
             let merges = try journal(replica, kind: "unique_merged")
-            for (property, duplicate, survivor) in [("handle", handleMerged, handleKept), ("(first, last)", nameMerged, nameKept)] {
-                let entries = merges.filter { $0["property"] as? String == property }
-                #expect(entries.count == 1, "\(replica): \(merges)")
-                guard let entry = entries.first else { continue }
-                #expect(entry["objectID"] as? String == duplicate)
+            #expect(merges.count == 2, "\(replica): \(merges)")
+            for (duplicate, survivor) in [(handleMerged, handleKept), (nameMerged, nameKept)] {
+                let entry = try #require(merges.first { $0["object"] as? String == duplicate }, "\(replica): \(merges)")
+                #expect(entry["property"] as? String == "handle, (first, last)", "\(entry)")
                 #expect((entry["winner"] as? [String: Any])?["value"] as? String == survivor, "\(entry)")
-                let values = loserValue(entry) as? [String: Any]
-                #expect(values?["id"] as? String == duplicate, "the duplicate's values as a JSON object: \(entry)")
+                let values = try #require(loserValue(entry) as? [String: Any], "the duplicate's values as a JSON object: \(entry)")
+                #expect(values["id"] as? String == duplicate, "\(values)")
             }
-            let handleValues = try #require(merges.first { $0["property"] as? String == "handle" }.flatMap(loserValue) as? [String: Any])
+            let handleValues = try #require(merges.first { $0["object"] as? String == handleMerged }.flatMap(loserValue) as? [String: Any])
             #expect(handleValues["handle"] as? String == "ann" && handleValues["level"] as? Int == 2, "\(handleValues)")
+            #expect(handleValues["first"] is NSNull, "\(handleValues)")
         }
     }
 
@@ -164,6 +176,23 @@ extension EndToEndTests {
     }
 
     @Test(arguments: ExchangeOrder.allCases)
+    func aCustomPolicyIsMergedByTheLatestWriteWithoutTheSwiftTypeAndStoresAgree(_ order: ExchangeOrder) throws {
+        let replicas = try makeRowingReplicas()
+        let (a, b) = (replicas[0], replicas[1])
+        let rower = try cli(a, "put", "Rower", "handle=lin", #"notes={"lines":["base"]}"#)
+        try shareStart(replicas)
+        try cli(a, "put", "Rower", rower, #"notes={"lines":["base","from A"]}"#)
+        try cli(b, "put", "Rower", rower, #"notes={"lines":["base","from B"]}"#)
+        try exchange(replicas, order)
+
+        // The CLI has no `RowerNotes`, so §3.1 decides (§7): B's later write, on every replica.
+        for replica in replicas {
+            let notes = String(describing: try object(replica, "Rower", rower)["notes"] ?? "none")
+            #expect(notes.contains("from B") && !notes.contains("from A"), "\(replica): \(notes)")
+        }
+    }
+
+    @Test(arguments: ExchangeOrder.allCases)
     func concurrentLinksBeyondMaxCountShowTheEarliestAndJournalTheHiddenOne(_ order: ExchangeOrder) throws {
         let replicas = try makeRowingReplicas()
         let (a, b) = (replicas[0], replicas[1])
@@ -182,7 +211,7 @@ extension EndToEndTests {
             #expect(hidden["boat"] as? String == nil, "a hidden member's to-one is empty: \(hidden)")
             let entries = try journal(replica, kind: "above_max_count")
             #expect(entries.count == 1, "\(replica): \(entries)")
-            #expect(entries.first?["objectID"] as? String == seeded.boat && entries.first?["property"] as? String == "rowers")
+            #expect(entries.first?["object"] as? String == seeded.boat && entries.first?["property"] as? String == "rowers")
             #expect(entries.first.flatMap(loserValue) as? String == later, "\(entries)")
         }
     }
@@ -201,7 +230,7 @@ extension EndToEndTests {
             #expect((try object(replica, "Boat", seeded.boat)["rowers"] as? [String])?.isEmpty == true)
             let entries = try journal(replica, kind: "below_min_count")
             #expect(entries.count == 1, "\(replica): \(entries)")
-            #expect(entries.first?["objectID"] as? String == seeded.boat && entries.first?["property"] as? String == "rowers")
+            #expect(entries.first?["object"] as? String == seeded.boat && entries.first?["property"] as? String == "rowers")
             #expect(entries.first.flatMap(loserValue) is NSNull, "\(entries)")
         }
         // An edit leaving the relationship alone goes through; one changing it must bring it back.
@@ -230,16 +259,16 @@ extension EndToEndTests {
         let spare = try cli(a, "put", "Rower", "handle=spare")
         try shareStart(replicas)
 
-        try expectRefusal(a, ["put", "Rower", "handle=ann"], saying: ["unique_violation", "Rower.handle must be unique", "'ann'"])
+        try expectRefusal(a, ["put", "Rower", "handle=ann"], saying: ["uniqueViolation", "Rower.handle must be unique", "'ann'"])
         try expectRefusal(a, ["put", "Rower", spare, "handle=ann"], saying: ["Rower.handle must be unique", "'ann'", spare])
         try expectRefusal(a, ["put", "Rower", "handle=other", "first=Ann", "last=Lee"], saying: ["Rower.(first, last) must be unique", "Ann", "Lee"])
         try expectRefusal(a, ["link", "Rower", spare, "boat", full.boat],
-                          saying: ["count_violation", "Boat.rowers of \(full.boat) has 3 member(s), more than its maxCount 2"])
+                          saying: ["countViolation", "Boat.rowers of \(full.boat) has 3 member(s), more than its maxCount 2"])
         try expectRefusal(a, ["unlink", "Boat", single.boat, "rowers", single.rowers[0]],
                           saying: ["Boat.rowers of \(single.boat) has 0 member(s), fewer than its minCount 1"])
         try expectRefusal(a, ["delete", "Rower", single.rowers[0]], saying: ["fewer than its minCount 1"])
         try expectRefusal(a, ["delete", "Boat", full.boat],
-                          saying: ["delete_denied", "cannot delete Boat \(full.boat): its relationship 'rowers' (delete rule deny) still holds 2 object(s)"])
+                          saying: ["deleteDenied", "cannot delete Boat \(full.boat): its relationship 'rowers' (delete rule deny) still holds 2 object(s)"])
 
         // Nothing refused reaches the server: B pulls nothing new.
         try cli(a, "push")
