@@ -69,12 +69,13 @@ start_instance() {
 
 for index in 0 1 2; do ports[$index]="$(free_port)"; start_instance "$index"; done
 { read -r url; read -r ca; } < <("$root/scripts/nginx.sh" start "${ports[@]}")
+[ -n "${url:-}" ] && [ -f "${ca:-}" ] || die "nginx did not start"
 cat "$system_bundle" "$ca" >"$work/bundle.pem"
 dataset="proof-$RANDOM$RANDOM"
 export SYNC_TOKEN
 SYNC_TOKEN="$("$bin/syncd" token add --dataset "$dataset" --database "$database" 2>/dev/null)"
 
-client() { unshare -m "$0" --in-namespace "$work/bundle.pem" "$bin/sync" --store "$work/client-$1.sqlite" "${@:2}"; }
+client() { unshare -m "$root/scripts/deploy-proof.sh" --in-namespace "$work/bundle.pem" "$bin/sync" --store "$work/client-$1.sqlite" "${@:2}"; }
 
 # The clients share a board: the first creates it, the others pull it before editing.
 for index in $(seq 1 $clients); do
