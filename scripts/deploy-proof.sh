@@ -41,7 +41,7 @@ declare -a ports pids
 cleanup() {
     for pid in "${pids[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
     "$root/scripts/nginx.sh" stop || true
-    rm -rf "$work"
+    [ -n "${DEPLOY_PROOF_KEEP:-}" ] && echo "deploy-proof: kept $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
 
