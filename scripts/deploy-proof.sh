@@ -45,14 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-    done
-    die "no free port found"
-}
+# shellcheck source=lib/free-port.sh
+source "$root/scripts/lib/free-port.sh"
 
 start_instance() {
     local index="$1"

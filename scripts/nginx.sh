@@ -19,14 +19,9 @@ state="$root/.build-nginx"
 template="$root/deploy/nginx-syncd.conf"
 die() { echo "nginx.sh: $*" >&2; exit 1; }
 
-install_nginx() {
-    [ "$(uname -s)" = "Linux" ] || die "install nginx (on PATH), e.g. brew install nginx"
-    echo "nginx.sh: installing nginx" >&2
-    local sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends nginx >/dev/null
-}
+# shellcheck source=lib/apt-install.sh
+source "$root/scripts/lib/apt-install.sh"
+install_nginx() { apt_install nginx "install nginx (on PATH), e.g. brew install nginx"; }
 
 find_nginx() {
     command -v nginx 2>/dev/null && return 0
@@ -34,14 +29,8 @@ find_nginx() {
     return 1
 }
 
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-    done
-    die "no free port found"
-}
+# shellcheck source=lib/free-port.sh
+source "$root/scripts/lib/free-port.sh"
 
 # A CA valid for a day and a server certificate it signs, naming 127.0.0.1 and localhost.
 make_certificates() {
