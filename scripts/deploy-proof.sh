@@ -11,7 +11,8 @@
 # trust the test's certificate authority the way FoundationNetworking on Linux allows: through the
 # system bundle. Each client runs in a private mount namespace (unshare, root) in which
 # /etc/ssl/certs/ca-certificates.crt is the system bundle plus the test CA; without root or
-# unshare the proof is skipped. DEPLOY_PROOF_SECONDS sets how long the clients edit (default 15).
+# unshare the proof is skipped. DEPLOY_PROOF_SECONDS sets how long the clients edit (default 15);
+# DEPLOY_PROOF_KEEP=1 keeps the stores and instance logs for inspection.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
