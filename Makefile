@@ -11,10 +11,14 @@ run: bootstrap
 
 # Builds and runs every test; the PostgreSQL storage's tests run against a private server that
 # scripts/postgres.sh installs (apt) if needed, starts on a free port and removes afterwards.
+# Then the deployment's proof (scripts/deploy-proof.sh): three syncd instances on that database
+# behind nginx over TLS, eight sync clients, one instance killed and restarted.
 test: bootstrap
 	swift build --build-tests
 	OBJECTSYNC_POSTGRES_URL="$$(scripts/postgres.sh start)" && export OBJECTSYNC_POSTGRES_URL && \
-	status=0 && { swift test --skip-build || status=$$?; } && scripts/postgres.sh stop && exit $$status
+	status=0 && { swift test --skip-build || status=$$?; } && \
+	{ scripts/deploy-proof.sh "$$(swift build --show-bin-path)" || status=$$?; } && \
+	scripts/postgres.sh stop && exit $$status
 
 # The documentation of LocalStore, SyncKit and SyncServer, built with the toolchain's docc into
 # .build-docs/; fails on any warning docc reports (scripts/docs.sh).

@@ -24,14 +24,9 @@ find_binaries() {
     return 1
 }
 
-install_postgres() {
-    [ "$(uname -s)" = "Linux" ] || die "install PostgreSQL (initdb and pg_ctl on PATH), e.g. brew install postgresql"
-    echo "postgres.sh: installing postgresql" >&2
-    local sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq postgresql >/dev/null
-}
+# shellcheck source=lib/apt-install.sh
+source "$root/scripts/lib/apt-install.sh"
+install_postgres() { apt_install postgresql "install PostgreSQL (initdb and pg_ctl on PATH), e.g. brew install postgresql"; }
 
 # Runs a command as the cluster's owner: the `postgres` user when running as root.
 as_owner() {
@@ -50,14 +45,8 @@ is_running() {
     as_owner "$bin/pg_ctl" -D "$cluster" status >/dev/null 2>&1
 }
 
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-    done
-    die "no free port found"
-}
+# shellcheck source=lib/free-port.sh
+source "$root/scripts/lib/free-port.sh"
 
 start() {
     if is_running; then cat "$state/url"; return 0; fi

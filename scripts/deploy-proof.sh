@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The deployment's end-to-end proof: three syncd instances on one PostgreSQL database behind
+# nginx terminating TLS (deploy/nginx-syncd.conf, through scripts/nginx.sh), eight `sync` clients
+# editing and syncing over HTTPS for a bounded time while one instance is SIGKILLed and
+# restarted. Then every store must hold the same objects, the shared log every change set exactly
+# once, and every client exactly the change sets of the log (a skipped cursor would lose some).
+#
+#   scripts/deploy-proof.sh BIN_DIR    BIN_DIR holds syncd and sync (e.g. .build/debug)
+#
+# The database is $OBJECTSYNC_POSTGRES_URL (scripts/postgres.sh start prints one). The clients
+# trust the test's certificate authority the way FoundationNetworking on Linux allows: through the
+# system bundle. Each client runs in a private mount namespace (unshare, root) in which
+# /etc/ssl/certs/ca-certificates.crt is the system bundle plus the test CA; without root or
+# unshare the proof is skipped. DEPLOY_PROOF_SECONDS sets how long the clients edit (default 15);
+# DEPLOY_PROOF_KEEP=1 keeps the stores and instance logs for inspection.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+system_bundle=/etc/ssl/certs/ca-certificates.crt
+die() { echo "deploy-proof: $*" >&2; exit 1; }
+
+# A client process: `client BUNDLE SYNC_ARGS...` in a private mount namespace.
+if [ "${1:-}" = "--in-namespace" ]; then
+    shift
+    bundle="$1"; shift
+    mount --bind "$bundle" "$system_bundle"
+    exec "$@"
+fi
+
+[ "$#" -eq 1 ] || die "usage: scripts/deploy-proof.sh BIN_DIR"
+bin="$(cd "$1" && pwd)"
+database="${OBJECTSYNC_POSTGRES_URL:-}"
+[ -n "$database" ] || die "set OBJECTSYNC_POSTGRES_URL (scripts/postgres.sh start prints one)"
+if [ "$(uname -s)" != "Linux" ] || [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || [ ! -f "$system_bundle" ]; then
+    echo "deploy-proof: skipped (needs Linux, root and unshare to give the clients the test CA)" >&2
+    exit 0
+fi
+seconds="${DEPLOY_PROOF_SECONDS:-15}"
+clients=8
+work="$(mktemp -d "${TMPDIR:-/tmp}/objectsync-deploy-proof.XXXXXX")"
+declare -a ports pids
+cleanup() {
+    for pid in "${pids[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
+    "$root/scripts/nginx.sh" stop || true
+    [ -n "${DEPLOY_PROOF_KEEP:-}" ] && echo "deploy-proof: kept $work" >&2 || rm -rf "$work"
+}
+trap cleanup EXIT
+
+# shellcheck source=lib/free-port.sh
+source "$root/scripts/lib/free-port.sh"
+
+start_instance() {
+    local index="$1"
+    "$bin/syncd" serve --database "$database" --data "$work/instance-$index" --port "${ports[$index]}" \
+        >>"$work/instance-$index.log" 2>&1 &
+    pids[$index]=$!
+    for _ in $(seq 1 100); do
+        grep -q "listening" "$work/instance-$index.log" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    cat "$work/instance-$index.log" >&2
+    die "syncd instance $index did not start"
+}
+
+for index in 0 1 2; do ports[$index]="$(free_port)"; start_instance "$index"; done
+{ read -r url; read -r ca; } < <("$root/scripts/nginx.sh" start "${ports[@]}")
+[ -n "${url:-}" ] && [ -f "${ca:-}" ] || die "nginx did not start"
+cat "$system_bundle" "$ca" >"$work/bundle.pem"
+dataset="proof-$RANDOM$RANDOM"
+export SYNC_TOKEN
+SYNC_TOKEN="$("$bin/syncd" token add --dataset "$dataset" --database "$database" 2>/dev/null)"
+
+client() { unshare -m "$root/scripts/deploy-proof.sh" --in-namespace "$work/bundle.pem" "$bin/sync" --store "$work/client-$1.sqlite" "${@:2}"; }
+
+# The clients share a board: the first creates it, the others pull it before editing.
+for index in $(seq 1 $clients); do
+    client "$index" init --schema "$root/Protocol/examples/boards-schema.json" --server "$url" --dataset "$dataset" >/dev/null
+done
+board="$(client 1 put Board title=Shared)"
+client 1 push >/dev/null
+for index in $(seq 2 $clients); do client "$index" pull >/dev/null; done
+
+# Each client: a new card per round, every other round an edit of the shared board (concurrent
+# last-writer-wins edits), then a full sync. A sync refused while an instance is down is retried
+# by the next round (the CLI retries network errors and 5xx itself too).
+edit_loop() {
+    local index="$1" round=0 end=$((SECONDS + seconds))
+    while [ "$SECONDS" -lt "$end" ]; do
+        round=$((round + 1))
+        client "$index" put Card "text=client-$index-$round" "points=$round" >/dev/null
+        [ $((round % 2)) -eq 0 ] && client "$index" put Board "$board" "title=client-$index-$round" >/dev/null
+        client "$index" pull --push >/dev/null 2>>"$work/client-$index.errors" || echo "round $round failed" >>"$work/client-$index.errors"
+    done
+}
+declare -a loops
+for index in $(seq 1 $clients); do edit_loop "$index" & loops+=($!); done
+
+# The second instance dies (SIGKILL, in the middle of whatever pushes it is handling) a third of
+# the way through, and comes back with the same data directory a few seconds later.
+sleep $((seconds / 3))
+kill -KILL "${pids[1]}"
+wait "${pids[1]}" 2>/dev/null || true
+killed_requests="$(grep -c 'POST /v1/datasets' "$work/instance-1.log" || true)"
+sleep 3
+start_instance 1
+for loop in "${loops[@]}"; do wait "$loop"; done
+
+# Everyone pushes what is left, then everyone pulls what the others pushed.
+for index in $(seq 1 $clients); do client "$index" pull --push >/dev/null; done
+for index in $(seq 1 $clients); do client "$index" pull >/dev/null; done
+
+for index in $(seq 1 $clients); do
+    client "$index" list Board >"$work/client-$index.boards"
+    client "$index" list Card >"$work/client-$index.cards"
+    client "$index" log | awk '{print $1}' | sort >"$work/client-$index.dots"
+    client "$index" log | awk '$1 ~ /^'"$(client "$index" status | awk '/replica/ {print $NF; exit}')"'/ && $3 != "acknowledged" {print}' >"$work/client-$index.unacknowledged"
+done
+
+python3 - "$url" "$ca" "$dataset" "$SYNC_TOKEN" "$work" "$clients" <<'PY'
+import json, ssl, sys, urllib.request
+url, ca, dataset, token, work, clients = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
+context = ssl.create_default_context(cafile=ca)
+dots, after, digest = [], "0", None
+while True:
+    query = f"after={after}&limit=500" + (f"&afterDigest={digest}" if digest else "")
+    request = urllib.request.Request(f"{url}/v1/datasets/{dataset}/changesets?{query}",
+                                     headers={"Authorization": f"Bearer {token}"})
+    page = json.load(urllib.request.urlopen(request, context=context))
+    dots += [f"{c['replica']}:{c['seq']}".lower() for c in page["changeSets"]["changeSets"]]
+    after, digest = page["cursor"], page.get("cursorDigest")
+    if not page["more"]:
+        break
+failures = []
+if len(dots) != len(set(dots)):
+    failures.append(f"the log holds {len(dots) - len(set(dots))} change sets more than once")
+if int(after) != len(dots):
+    failures.append(f"the log ends at cursor {after} but holds {len(dots)} change sets")
+log = set(dots)
+reference = None
+for index in range(1, clients + 1):
+    held = {line.strip().lower() for line in open(f"{work}/client-{index}.dots") if ":" in line}
+    if held != log:
+        failures.append(f"client {index} holds {len(held - log)} change sets the log lacks and lacks {len(log - held)} of the log's")
+    unacknowledged = open(f"{work}/client-{index}.unacknowledged").read().strip()
+    if unacknowledged:
+        failures.append(f"client {index} has change sets the server never acknowledged: {unacknowledged[:200]}")
+    state = open(f"{work}/client-{index}.boards").read() + open(f"{work}/client-{index}.cards").read()
+    if reference is None:
+        reference = state
+    elif state != reference:
+        failures.append(f"client {index}'s objects differ from client 1's")
+for failure in failures:
+    print("deploy-proof: " + failure, file=sys.stderr)
+print(f"deploy-proof: {len(dots)} change sets in the log, {clients} clients identical" if not failures else "", file=sys.stderr)
+sys.exit(1 if failures else 0)
+PY
+echo "deploy-proof: passed (3 instances behind nginx over TLS, $clients clients for ${seconds}s, instance 2 killed after answering $killed_requests pushes and restarted)" >&2
