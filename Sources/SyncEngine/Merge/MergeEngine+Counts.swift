@@ -85,6 +85,13 @@ extension MergeEngine {
     /// chosen edge (§3.4) points at `target`, with that edge's stamp; a to-many source with its
     /// earliest live edge to `target`.
     private func rankedSources(at target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(id: UUID, added: Stamp)] {
+        if let ranked = rankedSourcesByTarget[target]?[relationship.name] { return ranked }
+        let ranked = try rankSources(at: target, relationship)
+        rankedSourcesByTarget[target, default: [:]][relationship.name] = ranked
+        return ranked
+    }
+
+    private func rankSources(at target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(id: UUID, added: Stamp)] {
         var claims: [UUID: Stamp] = [:]
         for edge in try liveEdges(to: target, relationship) {
             let source = ObjectKey(entity: relationship.entity, id: edge.source)

@@ -11,6 +11,7 @@ extension MergeEngine {
         try flushPendingWrites()
         try resolveDeletes()
         hiddenByMaxCount = [:]
+        rankedSourcesByTarget = [:]
         try addMaxCountGroups()
         try recordCountsBeforeMaterializing()
         var changed = rewrittenAttributes

@@ -114,6 +114,10 @@ final class MergeEngine {
     /// Per object and relationship with a `maxCount`, how many members linked by this batch the last
     /// materialization hid; a record edit counts them as members (see ``RecordEditor/checkSaveRules()``).
     var hiddenByMaxCount: [ObjectKey: [String: Int]] = [:]
+    /// The ranked sources at each bounded target, per relationship, for the materialization in
+    /// progress: every member of a group asks for the same ranking, which the edges (unchanged
+    /// while rows are written) decide.
+    var rankedSourcesByTarget: [ObjectKey: [String: [(id: UUID, added: Stamp)]]] = [:]
     /// Whether a local change set may free an edge this replica keeps hidden: it linked or
     /// unlinked through a relationship a `maxCount` may hide members of, or unlinked a to-one whose
     /// other live edges compete (§3.4, §3.7). Materializing then shows what the change frees on
