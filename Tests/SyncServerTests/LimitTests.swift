@@ -102,14 +102,14 @@ struct LimitTests {
             newcomer.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try newcomer.readResponse().status == 200)
             let displaced = clients.removeFirst()
-            #expect(displaced.waitForClose(timeout: 3))
+            #expect(displaced.waitForClose(timeout: 10))
             #expect(displaced.unreadBytes.isEmpty, "an idle connection is closed without a response")
             #expect(server.statistics.shedConnections == 1)
 
             // Connections whose requests are with the handler are never displaced.
             clients.append(newcomer)
             for client in clients { client.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n") }
-            #expect(waitUntil(timeout: 3) { server.statistics.activeRequests == 3 })
+            #expect(waitUntil(timeout: 10) { server.statistics.activeRequests == 3 })
             let extra = try RawHTTPClient(port: server.port)
             let refused = try extra.readResponse()
             #expect(refused.status == 503)
