@@ -50,6 +50,14 @@ enum ConflictsCommand {
             return "\(object) lost a \(entry.property ?? "reference") to something deleted on another replica at the same time"
         case .voidedDelete:
             return "deleting \(object) was undone: another replica added to it at the same time"
+        case .uniqueMerged:
+            return "\(object) was merged into an object created earlier with the same \(entry.property ?? "unique value")"
+        case .counterSaturated:
+            return "\(object) \(entry.property ?? "?") went beyond its range and shows its bound"
+        case .aboveMaxCount:
+            return "\(object) has more \(entry.property ?? "members") than it allows; the latest one added is hidden"
+        case .belowMinCount:
+            return "\(object) has fewer \(entry.property ?? "members") than it needs after a merge"
         }
     }
 
