@@ -130,4 +130,56 @@ import SyncKit
             #expect(try replica.object(Team.self, team.objectID).leader?.objectID == firstLeader.objectID, "leader on \(name)")
         }
     }
+
+    /// A member moved away by a concurrent link that wins its to-one leaves its old owner
+    /// renumbered, though no operation of the winning change set names that owner.
+    ///
+    /// B moves `moved` into `first` after `stay`; A, having seen it, appends `appended` after
+    /// `moved`. C, later and concurrently with both, moves `moved` into `second`. C's link wins
+    /// `moved.team` (§3.4) without unlinking B's edge, which C never saw. Every replica, whatever
+    /// arrived first, must number `first` as `stay`, `appended` (positions 0 and 1): a replica that
+    /// held `moved` at position 1 must not keep `appended` at 2 (simulation seeds 660 and 2496).
+    @Test(arguments: FirstArrival.allCases)
+    func aMemberMovedAwayByAConcurrentLinkLeavesItsOldOwnerRenumbered(first: FirstArrival) throws {
+        let laterClock = FakeClock()
+        let a = try TestReplica(name: "a"), b = try TestReplica(name: "b"), c = try TestReplica(clock: laterClock, name: "c")
+        let observer = try TestReplica(name: "observer")
+        let firstTeam = Team(), secondTeam = Team(), stay = Member(), moved = Member()
+        firstTeam.name = "first"; secondTeam.name = "second"; stay.name = "stay"; moved.name = "moved"
+        firstTeam.addToMembers(stay)
+        a.context.insert(moved)
+        for object in [firstTeam, secondTeam] { a.context.insert(object) }
+        try a.context.save()
+        for replica in [b, c, observer] { try replica.pull(from: a) }
+
+        try b.object(Team.self, firstTeam.objectID).addToMembers(try b.object(Member.self, moved.objectID))
+        try b.context.save()
+        try a.pull(from: b)
+        let appended = Member()
+        appended.name = "appended"
+        a.context.insert(appended)
+        try a.object(Team.self, firstTeam.objectID).addToMembers(appended)
+        try a.context.save()
+        #expect(try a.object(Team.self, firstTeam.objectID).members.map(\.name) == ["stay", "moved", "appended"])
+
+        laterClock.set(1_700_000_001_000)
+        try c.object(Member.self, moved.objectID).team = try c.object(Team.self, secondTeam.objectID)
+        try c.context.save()
+
+        let (early, late) = first == .first ? (a, c) : (c, a)
+        try observer.pull(from: early)
+        try observer.pull(from: late)
+        try a.pull(from: c)
+        try c.pull(from: a)
+        try b.pull(from: a)
+        try b.pull(from: c)
+        for (name, replica) in [("A", a), ("B", b), ("C", c), ("observer", observer)] {
+            #expect(try replica.digest() == c.digest(), "graph of \(name)")
+            #expect(try replica.integrityProblems() == [], "integrity of \(name)")
+            #expect(try replica.object(Team.self, firstTeam.objectID).members.map(\.name) == ["stay", "appended"], "first team on \(name)")
+            #expect(try replica.object(Team.self, secondTeam.objectID).members.map(\.name) == ["moved"], "second team on \(name)")
+        }
+        let positions = try TestReplica.digest(of: a.path).split(separator: "\n").filter { $0.contains("'appended'") }
+        #expect(positions.count == 1 && positions[0].contains("| 1 |"), "appended is numbered 1 on A: \(positions)")
+    }
 }

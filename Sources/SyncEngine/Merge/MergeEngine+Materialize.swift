@@ -154,6 +154,14 @@ extension MergeEngine {
                 } else {
                     target = nil
                 }
+                if positionColumn != nil, let inverse = schema.inverse(of: relationship),
+                   let previous = try EntityTable.members(of: object.id, in: entity.table, storage: relationship.storage, on: connection).first,
+                   previous != positionOwner ?? target {
+                    // The owner this object leaves renumbers the members it keeps. It may be
+                    // named by no operation of the batch: a concurrent link that wins the to-one
+                    // moves the object away from an owner only an earlier change set linked.
+                    reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: previous))
+                }
                 try entity.rows.setForeignKey(column, of: object.id, to: target, on: connection)
                 if let positionColumn {
                     if let inverse = schema.inverse(of: relationship), let owner = positionOwner ?? target {
