@@ -54,4 +54,11 @@ func runMain(_ arguments: [String]) async -> Int32 {
     }
 }
 
-exit(await runMain(Array(CommandLine.arguments.dropFirst())))
+let status = await runMain(Array(CommandLine.arguments.dropFirst()))
+// The process ends without running exit handlers. FoundationNetworking tears its curl handles
+// down on a worker thread while the process exits, and the exit handlers of the TLS and LDAP
+// libraries libcurl loads free state that teardown still uses: an occasional crash after a
+// sync that succeeded (swift-corelibs-foundation issue 5469). Output goes straight to the file
+// descriptors (stdio is flushed below) and every transaction has committed when a command returns.
+fflush(nil)
+_exit(status)
