@@ -32,6 +32,13 @@ let package = Package(
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
 
+        // libcurl, for requests to an https server that trusts a private certificate authority
+        // (FoundationNetworking on Linux offers no way to name one).
+        .systemLibrary(
+            name: "CLibcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
         // The object store. Everything below the macros builds without swift-syntax, so the
         // engine, the server and the CLI never wait for it.
         .target(name: "SQLiteDatabase", dependencies: ["CSQLite", "Codecs"]),
@@ -50,7 +57,7 @@ let package = Package(
         .target(name: "LocalStore", dependencies: ["LocalStoreCore", "LocalStoreMacros"]),
 
         // Sync: the engine works on the stored schema only; SyncKit adds the macros for apps.
-        .target(name: "SyncEngine", dependencies: ["LocalStoreCore", "Codecs"]),
+        .target(name: "SyncEngine", dependencies: ["LocalStoreCore", "Codecs", "CLibcurl"]),
         .target(name: "SyncKit", dependencies: ["LocalStore", "SyncEngine"]),
 
         // The server: a sync-agnostic HTTP/1.1 server, and the sync routes on top of it.

@@ -14,6 +14,8 @@ if [ "$(uname -s)" = "Linux" ]; then
     # libpq for syncd's PostgreSQL storage, found through pkg-config (the server is installed
     # only by the tests, scripts/postgres.sh).
     [ -f /usr/include/postgresql/libpq-fe.h ] || missing+=(libpq-dev)
+    # libcurl's headers for SyncKit's requests to servers behind a private certificate authority.
+    [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/aarch64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing+=(libcurl4-openssl-dev)
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
     command -v curl >/dev/null 2>&1 || missing+=(curl)

@@ -8,32 +8,18 @@
 #   scripts/deploy-proof.sh BIN_DIR    BIN_DIR holds syncd and sync (e.g. .build/debug)
 #
 # The database is $OBJECTSYNC_POSTGRES_URL (scripts/postgres.sh start prints one). The clients
-# trust the test's certificate authority the way FoundationNetworking on Linux allows: through the
-# system bundle. Each client runs in a private mount namespace (unshare, root) in which
-# /etc/ssl/certs/ca-certificates.crt is the system bundle plus the test CA; without root or
-# unshare the proof fails with that message. DEPLOY_PROOF_SECONDS sets how long the clients edit (default 15);
+# trust the test's certificate authority through `sync init --ca-file`, as a deployment behind a
+# private CA would. DEPLOY_PROOF_SECONDS sets how long the clients edit (default 15);
 # DEPLOY_PROOF_KEEP=1 keeps the stores and instance logs for inspection.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-system_bundle=/etc/ssl/certs/ca-certificates.crt
 die() { echo "deploy-proof: $*" >&2; exit 1; }
-
-# A client process: `client BUNDLE SYNC_ARGS...` in a private mount namespace.
-if [ "${1:-}" = "--in-namespace" ]; then
-    shift
-    bundle="$1"; shift
-    mount --bind "$bundle" "$system_bundle"
-    exec "$@"
-fi
 
 [ "$#" -eq 1 ] || die "usage: scripts/deploy-proof.sh BIN_DIR"
 bin="$(cd "$1" && pwd)"
 database="${OBJECTSYNC_POSTGRES_URL:-}"
 [ -n "$database" ] || die "set OBJECTSYNC_POSTGRES_URL (scripts/postgres.sh start prints one)"
-if [ "$(uname -s)" != "Linux" ] || [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || [ ! -f "$system_bundle" ]; then
-    die "needs Linux, root and unshare (util-linux) to give the clients the test CA in a private mount namespace; run make test as root"
-fi
 seconds="${DEPLOY_PROOF_SECONDS:-15}"
 clients=8
 work="$(mktemp -d "${TMPDIR:-/tmp}/objectsync-deploy-proof.XXXXXX")"
@@ -64,16 +50,22 @@ start_instance() {
 for index in 0 1 2; do ports[$index]="$(free_port)"; start_instance "$index"; done
 { read -r url; read -r ca; } < <("$root/scripts/nginx.sh" start "${ports[@]}")
 [ -n "${url:-}" ] && [ -f "${ca:-}" ] || die "nginx did not start"
-cat "$system_bundle" "$ca" >"$work/bundle.pem"
 dataset="proof-$RANDOM$RANDOM"
 export SYNC_TOKEN
 SYNC_TOKEN="$("$bin/syncd" token add --dataset "$dataset" --database "$database" 2>/dev/null)"
 
-client() { unshare -m "$root/scripts/deploy-proof.sh" --in-namespace "$work/bundle.pem" "$bin/sync" --store "$work/client-$1.sqlite" "${@:2}"; }
+client() { "$bin/sync" --store "$work/client-$1.sqlite" "${@:2}"; }
+
+# Without the CA a client is refused by TLS, not let through.
+"$bin/sync" --store "$work/untrusting.sqlite" init --schema "$root/Protocol/examples/boards-schema.json" --server "$url" --dataset "$dataset" >/dev/null
+if "$bin/sync" --store "$work/untrusting.sqlite" pull >/dev/null 2>"$work/untrusting.errors"; then
+    die "a client without --ca-file synced with a server whose certificate the system does not trust"
+fi
+grep -q -i "certificate" "$work/untrusting.errors" || die "a client without --ca-file failed for another reason: $(cat "$work/untrusting.errors")"
 
 # The clients share a board: the first creates it, the others pull it before editing.
 for index in $(seq 1 $clients); do
-    client "$index" init --schema "$root/Protocol/examples/boards-schema.json" --server "$url" --dataset "$dataset" >/dev/null
+    client "$index" init --schema "$root/Protocol/examples/boards-schema.json" --server "$url" --dataset "$dataset" --ca-file "$ca" >/dev/null
 done
 board="$(client 1 put Board title=Shared)"
 client 1 push >/dev/null

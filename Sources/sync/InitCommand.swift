@@ -6,8 +6,8 @@ import SyncEngine
 let initCommand = Command(CommandDescription(
     name: "init", summary: "create a store from a schema and configure its server",
     synopses: [
-        "[<store>] --schema <json-file> --server <url> --dataset <name> [--token-file <path> | --token - | --token <token>]",
-        "[<store>] --snapshot --server <url> --dataset <name> [--token-file <path> | --token - | --token <token>]",
+        "[<store>] --schema <json-file> --server <url> --dataset <name> [--token-file <path> | --token - | --token <token>] [--ca-file <pem>]",
+        "[<store>] --snapshot --server <url> --dataset <name> [--token-file <path> | --token - | --token <token>] [--ca-file <pem>]",
     ],
     discussion: """
         Creates the store file (default: --store, $SYNC_STORE, else ./sync.sqlite) from a schema
@@ -23,6 +23,10 @@ let initCommand = Command(CommandDescription(
         '--token -', or from the environment variable SYNC_TOKEN. '--token TOKEN' works too, but
         a command line is visible to every user of the machine (ps, /proc), so prefer the others.
         The store file keeps the token; it and its -wal/-shm files get mode 0600 (owner only).
+
+        For an https server whose certificate a private certificate authority signed, --ca-file
+        names a PEM file of the authorities to trust instead of the system's; the store
+        remembers it (as an absolute path) for every later push and pull.
         """,
     options: [
         .value("schema", valueName: "FILE", "the schema JSON (SchemaDocument)"),
@@ -31,6 +35,7 @@ let initCommand = Command(CommandDescription(
         .value("token-file", valueName: "PATH", "read the dataset's bearer token ('syncd token add') from the file PATH"),
         .value("token", valueName: "TOKEN", "the bearer token itself ('-' reads it from standard input); default: $SYNC_TOKEN"),
         .flag("snapshot", "start from the server's snapshot instead of a schema file"),
+        .value("ca-file", valueName: "PEM", "trust the certificate authorities in this PEM file instead of the system's (https)"),
     ],
     positionals: [PositionalDescription("store", .optional)]
 )) { arguments, storePath in
@@ -49,11 +54,12 @@ let initCommand = Command(CommandDescription(
     guard HTTPTransport.isValidDatasetName(dataset) else {
         throw arguments.usageError("--dataset '\(dataset)' is not a dataset name (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')")
     }
+    var configuration = SyncClient.Configuration(serverURL: url, dataset: dataset, token: token)
+    configuration.certificateAuthorities = try certificateAuthorities(arguments)
     if fromSnapshot {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw RuntimeError("a file already exists at '\(path)'; --snapshot creates a new store")
         }
-        var configuration = SyncClient.Configuration(serverURL: url, dataset: dataset, token: token)
         configuration.backoff = Backoff(initial: .milliseconds(250), maximum: .seconds(4), maxAttempts: 4)
         let snapshot: HTTPTransport.Snapshot
         do {
@@ -90,8 +96,24 @@ let initCommand = Command(CommandDescription(
         }
         throw RuntimeError("cannot \(existed ? "open" : "create") the store '\(path)': \(Output.describe(error))")
     }
-    try SyncClient.Configuration(serverURL: url, dataset: dataset, token: token).save(in: replica)
+    try configuration.save(in: replica)
     Output.line("\(existed ? "updated" : "created") store \(path) (replica \(replica.replicaID.uuidString), server \(url.absoluteString), dataset \(dataset))")
+}
+
+/// The absolute path of `--ca-file`, after checking it holds a PEM certificate.
+private func certificateAuthorities(_ arguments: ParsedCommand) throws -> URL? {
+    guard let path = arguments.value("ca-file") else { return nil }
+    let file = URL(fileURLWithPath: path).standardizedFileURL
+    let text: String
+    do {
+        text = try String(contentsOf: file, encoding: .utf8)
+    } catch {
+        throw RuntimeError("cannot read the certificate authorities file '\(path)': \(error.localizedDescription)")
+    }
+    guard text.contains("-----BEGIN CERTIFICATE-----") else {
+        throw RuntimeError("'\(path)' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+    }
+    return file
 }
 
 /// Where `sync init` takes the bearer token from: `--token-file`, `--token -` (standard input),

@@ -51,6 +51,7 @@ let statusCommand = Command(CommandDescription(
             "lastSync": state.lastSuccessfulSync.map { .string(Output.date($0)) } ?? .null,
             "server": configuration.map { .string($0.serverURL.absoluteString) } ?? .null,
             "dataset": configuration.map { .string($0.dataset) } ?? .null,
+            "certificateAuthorities": configuration?.certificateAuthorities.map { .string($0.path) } ?? .null,
         ]
         Output.line(JSONValue.object(object).string)
     } else {
@@ -63,6 +64,7 @@ let statusCommand = Command(CommandDescription(
             last sync: \(state.lastSuccessfulSync.map(Output.date) ?? "never")
             server: \(configuration?.serverURL.absoluteString ?? "none")
             dataset: \(configuration?.dataset ?? "none")
+            certificate authorities: \(configuration?.certificateAuthorities?.path ?? "the system's")
             cursor: \(state.cursor)
             """)
     }

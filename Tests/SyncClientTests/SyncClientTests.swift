@@ -5,12 +5,12 @@ import SyncKit
 
 /// The HTTP client against `FakeSyncServer`, a protocol-v1 stub on a real loopback HTTP server.
 @Suite(.serialized) struct SyncClientTests {
-    @Test func pushThenPullMovesChangeSetsBetweenReplicas() async throws {
+    @Test(arguments: RequestPath.allCases) func pushThenPullMovesChangeSetsBetweenReplicas(through path: RequestPath) async throws {
         let server = FakeSyncServer()
         try server.start()
         let a = try ClientReplica(), b = try ClientReplica()
         try a.addNotes(3)
-        let clientA = a.client(server), clientB = b.client(server)
+        let clientA = a.client(server, through: path), clientB = b.client(server, through: path)
         #expect(clientA.status.pendingCount == 3)
 
         let pushed = try await clientA.sync()
@@ -79,16 +79,16 @@ import SyncKit
         #expect(try SyncClient.StoredState.read(from: b.replica).cursor == "5")
     }
 
-    @Test func droppedConnectionResumesFromTheLastAppliedPage() async throws {
+    @Test(arguments: RequestPath.allCases) func droppedConnectionResumesFromTheLastAppliedPage(through path: RequestPath) async throws {
         let server = FakeSyncServer()
         try server.start()
         let a = try ClientReplica(), b = try ClientReplica()
         try a.addNotes(5)
-        try await a.client(server).push()
+        try await a.client(server, through: path).push()
 
         // The server dies while answering the second page.
         server.inject(GET, "changesets", query: "after=2", .dropConnection)
-        let clientB = b.client(server, backoff: Backoff(initial: .milliseconds(10), maxAttempts: 2, jitter: { 0 })) { $0.pullPageSize = 2 }
+        let clientB = b.client(server, through: path, backoff: Backoff(initial: .milliseconds(10), maxAttempts: 2, jitter: { 0 })) { $0.pullPageSize = 2 }
         await #expect {
             try await clientB.pull()
         } throws: { error in
@@ -111,14 +111,14 @@ import SyncKit
         #expect(clientB.status.lastError == nil)
     }
 
-    @Test func retriesServerErrorsWithBackoffThenSucceeds() async throws {
+    @Test(arguments: RequestPath.allCases) func retriesServerErrorsWithBackoffThenSucceeds(through path: RequestPath) async throws {
         let server = FakeSyncServer()
         try server.start()
         let a = try ClientReplica()
         try a.addNotes(1)
         server.inject(POST, "changesets", .error(status: 503, code: "unavailable", message: "try later"), times: 2)
         let sleeper = Sleeper()
-        let report = try await a.client(server, sleeper: sleeper).sync()
+        let report = try await a.client(server, through: path, sleeper: sleeper).sync()
         #expect(report.pushed == 1)
         #expect(server.requests(POST, "changesets").count == 3)
         // Equal jitter with the source fixed at 0.5: 3/4 of 100 ms, then of 200 ms.
@@ -138,7 +138,7 @@ import SyncKit
         #expect(server.requests(PUT, "schema").count == 3)
     }
 
-    @Test func pushIsMarkedSentBeforeSendingAndIdempotentOnRetry() async throws {
+    @Test(arguments: RequestPath.allCases) func pushIsMarkedSentBeforeSendingAndIdempotentOnRetry(through path: RequestPath) async throws {
         let server = FakeSyncServer()
         try server.start()
         let a = try ClientReplica()
@@ -149,7 +149,7 @@ import SyncKit
         server.inject(POST, "changesets", .handleThenFail(status: 502), observe: {
             sentDuringRequest.withLock { $0 = (try? replica.localChangeSets(status: .sent).count) ?? -1 }
         })
-        let report = try await a.client(server).sync()
+        let report = try await a.client(server, through: path).sync()
         #expect(sentDuringRequest.withLock { $0 } == 2)
         #expect(report.pushed == 0)
         #expect(report.alreadyOnServer == 2)
@@ -157,7 +157,7 @@ import SyncKit
         #expect(try a.replica.unacknowledgedCount() == 0)
     }
 
-    @Test func refusalsMapToTypedErrorsWithoutRetry() async throws {
+    @Test(arguments: RequestPath.allCases) func refusalsMapToTypedErrorsWithoutRetry(through path: RequestPath) async throws {
         let server = FakeSyncServer()
         try server.start()
         let a = try ClientReplica()
@@ -165,51 +165,51 @@ import SyncKit
         let sleeper = Sleeper()
 
         await #expect(throws: SyncClientError.unauthorized("missing or invalid bearer token")) {
-            try await a.client(server, token: "wrong", sleeper: sleeper).sync()
+            try await a.client(server, through: path, token: "wrong", sleeper: sleeper).sync()
         }
         #expect(server.requests.count == 1)
 
         server.state.withLock { $0.incompatibility = "entity Note: attribute title changed type from string to integer" }
         await #expect(throws: SyncClientError.schemaIncompatible("entity Note: attribute title changed type from string to integer")) {
-            try await a.client(server, sleeper: sleeper).sync()
+            try await a.client(server, through: path, sleeper: sleeper).sync()
         }
         server.state.withLock { $0.incompatibility = nil }
 
         server.inject(POST, "changesets", .error(status: 403, code: "forbidden", message: "the token belongs to another dataset"))
         await #expect(throws: SyncClientError.forbidden("the token belongs to another dataset")) {
-            try await a.client(server, sleeper: sleeper).sync()
+            try await a.client(server, through: path, sleeper: sleeper).sync()
         }
         server.inject(POST, "changesets", .error(status: 409, code: "causality_violation", message: "missing X:1...2"))
         await #expect(throws: SyncClientError.causality("missing X:1...2")) {
-            try await a.client(server, sleeper: sleeper).sync()
+            try await a.client(server, through: path, sleeper: sleeper).sync()
         }
         server.inject(POST, "changesets", .error(status: 422, code: "clock_skew", message: "HLC is 400 s ahead", extra: ["serverTime": "1700000000000"]))
         await #expect(throws: SyncClientError.clockSkew(serverTime: Date(timeIntervalSince1970: 1_700_000_000), message: "HLC is 400 s ahead")) {
-            try await a.client(server, sleeper: sleeper).sync()
+            try await a.client(server, through: path, sleeper: sleeper).sync()
         }
         server.inject(POST, "changesets", .error(status: 422, code: "schema_mismatch", message: "no entity Nope"))
         await #expect(throws: SyncClientError.schemaMismatch("no entity Nope")) {
-            try await a.client(server, sleeper: sleeper).sync()
+            try await a.client(server, through: path, sleeper: sleeper).sync()
         }
         server.inject(GET, "changesets", .error(status: 400, code: "bad_request", message: "what"))
         await #expect(throws: SyncClientError.server(code: "bad_request", message: "what", status: 400)) {
-            try await a.client(server, sleeper: sleeper).pull()
+            try await a.client(server, through: path, sleeper: sleeper).pull()
         }
         #expect(sleeper.recorded.isEmpty, "4xx are never retried")
         #expect(server.requests(POST, "changesets").count == 4)
         // Every refusal left the change set pending (sent, not acknowledged) for the next sync.
         #expect(try a.replica.unacknowledgedCount() == 1)
-        #expect(try await a.client(server).sync().pushed == 1)
+        #expect(try await a.client(server, through: path).sync().pushed == 1)
     }
 
-    @Test func unreachableServerIsANetworkError() async throws {
+    @Test(arguments: RequestPath.allCases) func unreachableServerIsANetworkError(through path: RequestPath) async throws {
         let server = FakeSyncServer()
         try server.start()
         server.stop()
         let a = try ClientReplica()
         try a.addNotes(1)
         let sleeper = Sleeper()
-        let client = a.client(server, sleeper: sleeper)
+        let client = a.client(server, through: path, sleeper: sleeper)
         await #expect {
             try await client.sync()
         } throws: { error in

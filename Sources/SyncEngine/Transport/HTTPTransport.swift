@@ -15,6 +15,9 @@ public struct HTTPTransport: Sendable {
     public let dataset: String
     let token: String
     let session: URLSession
+    /// A PEM file of the certificate authorities an https server is checked against instead of
+    /// the system's; `nil` trusts the system's (through ``session``).
+    let certificateAuthorities: URL?
     let backoff: Backoff
     let requestTimeout: Duration
     let sleep: @Sendable (Duration) async throws -> Void
@@ -22,18 +25,30 @@ public struct HTTPTransport: Sendable {
     /// Creates a transport.
     ///
     /// - Parameters:
+    ///   - certificateAuthorities: a PEM file of the certificate authorities to check an https
+    ///     server against instead of the system's (a private CA); requests then go through
+    ///     libcurl rather than `session`.
     ///   - sleep: waits between retries; tests inject one that records instead of waiting.
     public init(
-        serverURL: URL, dataset: String, token: String, session: URLSession, backoff: Backoff = Backoff(),
+        serverURL: URL, dataset: String, token: String, session: URLSession, certificateAuthorities: URL? = nil, backoff: Backoff = Backoff(),
         requestTimeout: Duration = .seconds(60), sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.serverURL = serverURL
         self.dataset = dataset
         self.token = token
         self.session = session
+        self.certificateAuthorities = certificateAuthorities
         self.backoff = backoff
         self.requestTimeout = requestTimeout
         self.sleep = sleep
+    }
+
+    /// A transport for the server, dataset, token, certificate authorities, retries and timeout
+    /// of a client's `configuration`.
+    init(_ configuration: SyncClient.Configuration, session: URLSession, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+        self.init(serverURL: configuration.serverURL, dataset: configuration.dataset, token: configuration.token, session: session,
+                  certificateAuthorities: configuration.certificateAuthorities, backoff: configuration.backoff,
+                  requestTimeout: configuration.requestTimeout, sleep: sleep)
     }
 
     /// Whether `name` is a dataset name the protocol accepts: 1-64 of `[A-Za-z0-9._-]`, not starting with `.`.
@@ -243,7 +258,11 @@ public struct HTTPTransport: Sendable {
         if Task.isCancelled { throw HTTPFailure(error: .cancelled) }
         let data: Data, response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            if let certificateAuthorities {
+                (data, response) = try await CurlHTTPClient.send(request, certificateAuthorities: certificateAuthorities)
+            } else {
+                (data, response) = try await session.data(for: request)
+            }
         } catch let error as URLError where error.code == .cancelled {
             throw HTTPFailure(error: .cancelled)
         } catch is CancellationError {

@@ -20,9 +20,7 @@ extension SyncClient {
         guard !FileManager.default.fileExists(atPath: path) else { throw .local("a file already exists at \(path)") }
         let ownSession = session == nil ? URLSession(configuration: .ephemeral) : nil
         defer { ownSession?.finishTasksAndInvalidate() }
-        let transport = HTTPTransport(
-            serverURL: configuration.serverURL, dataset: configuration.dataset, token: configuration.token,
-            session: session ?? ownSession!, backoff: configuration.backoff, requestTimeout: configuration.requestTimeout, sleep: sleep)
+        let transport = HTTPTransport(configuration, session: session ?? ownSession!, sleep: sleep)
         let snapshot = try await transport.snapshot()
         // Writing and opening the store blocks on file and SQLite calls: off the cooperative pool.
         try await run(on: DispatchQueue(label: "SyncClient.snapshot", qos: .utility)) { () throws(SyncClientError) in

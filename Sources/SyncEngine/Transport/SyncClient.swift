@@ -44,6 +44,11 @@ public final class SyncClient: Sendable {
         public var backoff: Backoff = Backoff()
         /// Time allowed for one request.
         public var requestTimeout: Duration = .seconds(60)
+        /// A PEM file of the certificate authorities an `https` server's certificate is checked
+        /// against instead of the system's: for a server behind a private certificate authority.
+        /// `nil` (the default) trusts the system's. Requests then go through libcurl, because
+        /// `URLSession` on Linux cannot be told which authorities to trust.
+        public var certificateAuthorities: URL?
 
         /// Syncs with `dataset` on the server at `serverURL`, authenticated by `token`, with the
         /// default batch sizes, retries and timeout.
@@ -57,10 +62,13 @@ public final class SyncClient: Sendable {
         public static func stored(in replica: SyncReplica) throws -> Configuration? {
             guard let server = try replica.setting(SettingKey.server), let url = URL(string: server),
                   let dataset = try replica.setting(SettingKey.dataset) else { return nil }
-            return Configuration(serverURL: url, dataset: dataset, token: try replica.setting(SettingKey.token) ?? "")
+            var configuration = Configuration(serverURL: url, dataset: dataset, token: try replica.setting(SettingKey.token) ?? "")
+            configuration.certificateAuthorities = try replica.setting(SettingKey.certificateAuthorities).map { URL(fileURLWithPath: $0) }
+            return configuration
         }
 
-        /// Saves server URL, dataset and token in the store file (so tools like `sync` find them).
+        /// Saves server URL, dataset, token and certificate authorities file in the store file
+        /// (so tools like `sync` find them).
         ///
         /// The token is a secret: the store file and its `-wal`/`-shm` files are first given mode
         /// `0600` (owner only), whatever the umask was when they were created.
@@ -69,6 +77,7 @@ public final class SyncClient: Sendable {
             try replica.setSetting(SettingKey.server, serverURL.absoluteString)
             try replica.setSetting(SettingKey.dataset, dataset)
             try replica.setSetting(SettingKey.token, token)
+            try replica.setSetting(SettingKey.certificateAuthorities, certificateAuthorities?.path)
         }
 
         /// Identifies the server log a cursor belongs to.
@@ -110,6 +119,7 @@ public final class SyncClient: Sendable {
         static let cursorSource = "sync.cursorSource"
         static let lastSync = "sync.lastSync"
         static let schema = "sync.schema"
+        static let certificateAuthorities = "sync.certificateAuthorities"
     }
 
     /// The replica this client syncs.
@@ -145,10 +155,7 @@ public final class SyncClient: Sendable {
         self.replica = replica
         self.configuration = configuration
         ownsSession = session == nil
-        transport = HTTPTransport(
-            serverURL: configuration.serverURL, dataset: configuration.dataset, token: configuration.token,
-            session: session ?? URLSession(configuration: .ephemeral), backoff: configuration.backoff,
-            requestTimeout: configuration.requestTimeout, sleep: sleep)
+        transport = HTTPTransport(configuration, session: session ?? URLSession(configuration: .ephemeral), sleep: sleep)
         storeQueue = DispatchQueue(label: "SyncClient.store \(replica.replicaID.uuidString)", qos: .utility)
         let stored = try? StoredState.read(from: replica)
         state = Mutex(State(status: SyncStatus(

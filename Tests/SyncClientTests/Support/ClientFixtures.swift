@@ -2,6 +2,7 @@ import Foundation
 import SyncKit
 import Synchronization
 import TestSupport
+import Testing
 
 @Entity final class Folder {
     var name: String = ""
@@ -52,14 +53,29 @@ final class ClientReplica {
         return try reader.fetchAll(Note.self).map(\.title).sorted()
     }
 
-    func client(_ server: FakeSyncServer, token: String? = nil, backoff: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1), maxAttempts: 3, jitter: { 0.5 }),
+    func client(_ server: FakeSyncServer, through path: RequestPath = .urlSession, token: String? = nil, backoff: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1), maxAttempts: 3, jitter: { 0.5 }),
                 sleeper: Sleeper = Sleeper(), configure: (inout SyncClient.Configuration) -> Void = { _ in }) -> SyncClient {
         var configuration = SyncClient.Configuration(serverURL: server.url, dataset: server.dataset, token: token ?? server.token)
         configuration.backoff = backoff
         configuration.requestTimeout = .seconds(10)
+        if path == .libcurl { configuration.certificateAuthorities = RequestPath.certificateAuthorities }
         configure(&configuration)
         return SyncClient(replica: replica, configuration: configuration, sleep: { try await sleeper.sleep($0) })
     }
+}
+
+/// Which HTTP stack a client's requests go through: `URLSession`, or libcurl (taken when the
+/// configuration names certificate authorities; over plain http the file is never read).
+enum RequestPath: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case urlSession, libcurl
+    var testDescription: String { rawValue }
+
+    /// A PEM file for ``SyncClient/Configuration/certificateAuthorities``.
+    static let certificateAuthorities: URL = {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("objectsync-test-authorities-\(UUID().uuidString).pem")
+        try? Data("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n".utf8).write(to: file)
+        return file
+    }()
 }
 
 /// Records the delays a client asks for and returns at once (or really sleeps, if told to).

@@ -1,0 +1,139 @@
+import CLibcurl
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends one request through libcurl, trusting the certificate authorities of a PEM file
+/// instead of the system's.
+///
+/// `URLSession` on Linux offers no way to name certificate authorities, so a server behind a
+/// private one (a company CA, a test deployment) is reached this way when
+/// ``SyncClient/Configuration/certificateAuthorities`` is set. The transfer blocks a thread of
+/// its own, never one of Swift's cooperative pool, and stops when the calling task is cancelled.
+enum CurlHTTPClient {
+    /// Initializes libcurl once, before any handle exists.
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    /// The threads transfers block.
+    private static let queue = DispatchQueue(label: "SyncKit.CurlHTTPClient", attributes: .concurrent)
+
+    /// Why a transfer failed, in libcurl's words.
+    struct TransferError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What one transfer collects as libcurl hands it over.
+    private final class Transfer: @unchecked Sendable {
+        // Written only by libcurl's callbacks on the transfer's thread, read after it returns.
+        var body = Data()
+        var headerLines: [String] = []
+        let cancelled = Atomic<Bool>(false)
+    }
+
+    /// Sends `request` (method, URL, headers, body, `timeoutInterval`), trusting only the
+    /// certificate authorities in the PEM file at `certificateAuthorities`.
+    static func send(_ request: URLRequest, certificateAuthorities: URL) async throws -> (Data, HTTPURLResponse) {
+        let transfer = Transfer()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    continuation.resume(with: Result { try perform(request, certificateAuthorities: certificateAuthorities, into: transfer) })
+                }
+            }
+        } onCancel: {
+            transfer.cancelled.store(true, ordering: .relaxed)
+        }
+    }
+
+    private static func perform(_ request: URLRequest, certificateAuthorities: URL, into transfer: Transfer) throws -> (Data, HTTPURLResponse) {
+        guard let url = request.url else { throw TransferError(description: "the request has no URL") }
+        guard initialized, let handle = curl_easy_init() else { throw TransferError(description: "libcurl could not be initialized") }
+        defer { curl_easy_cleanup(handle) }
+        var headers: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headers) }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { headers = curl_slist_append(headers, "\(name): \(value)") }
+        // A body goes out at once: no `Expect: 100-continue` round trip.
+        headers = curl_slist_append(headers, "Expect:")
+
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        let method = request.httpMethod ?? "GET"
+        let body = request.httpBody ?? Data()
+        var failure = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let code: CURLcode = url.absoluteString.withCString { urlText in
+            certificateAuthorities.path.withCString { authorities in
+                method.withCString { methodText in
+                    body.withUnsafeBytes { bodyBytes in
+                        failure.withUnsafeMutableBufferPointer { failureBuffer in
+                            var setup = CURLE_OK
+                            func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
+                            set(clibcurl_set_pointer(handle, CURLOPT_URL, urlText))
+                            set(clibcurl_set_pointer(handle, CURLOPT_CAINFO, authorities))
+                            set(clibcurl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+                            set(clibcurl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+                            // Signals would hit whichever thread runs; timeouts work without them.
+                            set(clibcurl_set_long(handle, CURLOPT_NOSIGNAL, 1))
+                            set(clibcurl_set_pointer(handle, CURLOPT_ERRORBUFFER, failureBuffer.baseAddress))
+                            set(clibcurl_set_pointer(handle, CURLOPT_HTTPHEADER, headers))
+                            set(clibcurl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(max(1, request.timeoutInterval) * 1000)))
+                            if method == "GET" {
+                                set(clibcurl_set_long(handle, CURLOPT_HTTPGET, 1))
+                            } else {
+                                set(clibcurl_set_pointer(handle, CURLOPT_CUSTOMREQUEST, methodText))
+                                if request.httpBody != nil {
+                                    set(clibcurl_set_size(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyBytes.count)))
+                                    // An empty body still needs a valid pointer; libcurl reads none of it.
+                                    set(clibcurl_set_pointer(handle, CURLOPT_POSTFIELDS, bodyBytes.baseAddress ?? UnsafeRawPointer(methodText)))
+                                }
+                            }
+                            set(clibcurl_set_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                                let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+                                if let data { transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count) }
+                                return size * count
+                            })
+                            set(clibcurl_set_pointer(handle, CURLOPT_WRITEDATA, context))
+                            set(clibcurl_set_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                                let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+                                if let data {
+                                    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+                                    let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                                    // A new status line (after a 100 Continue or a redirect) starts the headers over.
+                                    if line.hasPrefix("HTTP/") { transfer.headerLines = [] } else if !line.isEmpty { transfer.headerLines.append(line) }
+                                }
+                                return size * count
+                            })
+                            set(clibcurl_set_pointer(handle, CURLOPT_HEADERDATA, context))
+                            set(clibcurl_set_progress_callback(handle) { context, _, _, _, _ in
+                                // Non-zero aborts the transfer: the task was cancelled.
+                                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
+                            })
+                            set(clibcurl_set_pointer(handle, CURLOPT_XFERINFODATA, context))
+                            set(clibcurl_set_long(handle, CURLOPT_NOPROGRESS, 0))
+                            guard setup == CURLE_OK else { return setup }
+                            return curl_easy_perform(handle)
+                        }
+                    }
+                }
+            }
+        }
+        if transfer.cancelled.load(ordering: .relaxed) { throw CancellationError() }
+        guard code == CURLE_OK else {
+            let detail = String(decoding: failure.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw TransferError(description: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
+        }
+        var status = 0
+        _ = clibcurl_response_code(handle, &status)
+        var fields: [String: String] = [:]
+        for line in transfer.headerLines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
+        }
+        guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+            throw TransferError(description: "libcurl returned no response")
+        }
+        return (transfer.body, response)
+    }
+}
