@@ -139,6 +139,29 @@ import SyncKit
         #expect(badSchema.status == 1)
         #expect(badSchema.stderr.contains("is not a store schema"))
         #expect(!FileManager.default.fileExists(atPath: path))
+        let missingAuthorities = try cli.run("init", path, "--schema", schemaPath, "--server", "https://x", "--dataset", "d", "--token", "t",
+                                             "--ca-file", directory.appendingPathComponent("absent.pem").path)
+        #expect(missingAuthorities.status == 1)
+        #expect(missingAuthorities.stderr.contains("cannot read the certificate authorities file"))
+        let notPEM = try cli.run("init", path, "--schema", schemaPath, "--server", "https://x", "--dataset", "d", "--token", "t", "--ca-file", notJSON)
+        #expect(notPEM.status == 1)
+        #expect(notPEM.stderr.contains("holds no PEM certificate"), "\(notPEM.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func initRemembersTheCertificateAuthoritiesFile() throws {
+        let path = directory.appendingPathComponent("private-ca.sqlite").path
+        let authorities = directory.appendingPathComponent("ca.pem")
+        try Data("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".utf8).write(to: authorities)
+        // A relative path is stored absolute, so later commands find it from any directory.
+        let created = try cli.run("init", path, "--schema", schemaPath, "--server", "https://127.0.0.1:9", "--dataset", "notes", "--token", "t",
+                                  "--ca-file", "ca.pem", in: directory)
+        #expect(created.status == 0, "\(created.stderr)")
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run("--store", path, "status", "--json").stdout.utf8)) as? [String: Any])
+        #expect(status["certificateAuthorities"] as? String == authorities.standardizedFileURL.path)
+        let plain = try initStore("system-ca.sqlite")
+        let text = try cli.run("--store", plain, "status")
+        #expect(text.stdout.contains("certificate authorities: the system's"))
     }
 
     @Test func pushToAnUnreachableServerFailsWithARuntimeError() throws {
