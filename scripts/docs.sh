@@ -65,7 +65,7 @@ for library in "${libraries[@]}"; do
     rm -rf "${graphs:?}/$library" "$output/$library.doccarchive"
     mkdir -p "$graphs/$library"
     "$symbolgraph_extract" -module-name "$library" -target "$target_triple" ${platform_flags[@]+"${platform_flags[@]}"} \
-        -I "$modules" -I Sources/CSQLite -I Sources/CEpoll -I Sources/CPostgreSQL ${libpq_includes[@]+"${libpq_includes[@]}"} \
+        -I "$modules" -I Sources/CSQLite -I Sources/CEpoll -I Sources/CPostgreSQL -I Sources/CLibcurl ${libpq_includes[@]+"${libpq_includes[@]}"} \
         -minimum-access-level public -skip-synthesized-members \
         -experimental-allowed-reexported-modules="$(reexported_modules "$library")" \
         -output-dir "$graphs/$library"

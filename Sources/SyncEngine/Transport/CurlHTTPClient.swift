@@ -1,4 +1,4 @@
-import CLibcurl
+internal import CLibcurl
 import Foundation
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -76,7 +76,13 @@ enum CurlHTTPClient {
                             set(clibcurl_set_long(handle, CURLOPT_NOSIGNAL, 1))
                             set(clibcurl_set_pointer(handle, CURLOPT_ERRORBUFFER, failureBuffer.baseAddress))
                             set(clibcurl_set_pointer(handle, CURLOPT_HTTPHEADER, headers))
-                            set(clibcurl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(max(1, request.timeoutInterval) * 1000)))
+                            // `timeoutInterval` as URLSession reads it: how long to wait for the
+                            // connection and then for more data, not a limit on the whole transfer
+                            // (a large pull page or snapshot may take longer).
+                            let timeout = max(1, request.timeoutInterval)
+                            set(clibcurl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000)))
+                            set(clibcurl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+                            set(clibcurl_set_long(handle, CURLOPT_LOW_SPEED_TIME, Int(timeout.rounded(.up))))
                             if method == "GET" {
                                 set(clibcurl_set_long(handle, CURLOPT_HTTPGET, 1))
                             } else {
