@@ -12,8 +12,14 @@ import LocalStoreCore
 ///
 /// Engines serialize their own writes and reads; a server may call them from any thread.
 public protocol DatasetEngine: AnyObject, Sendable {
-    /// The schema of the dataset's store.
+    /// The schema of the dataset's store as this engine last knew it (no I/O).
     var schema: SchemaDocument { get }
+
+    /// The dataset's schema as its storage holds it now: a storage shared by several servers
+    /// may hold one another server registered, which the engine takes first.
+    ///
+    /// - Throws: when the storage cannot be read.
+    func currentSchema() throws -> SchemaDocument
 
     /// The highest seq applied from every replica.
     func versionVector() throws -> VersionVector
@@ -65,6 +71,9 @@ public protocol DatasetEngine: AnyObject, Sendable {
 }
 
 extension DatasetEngine {
+    /// ``schema``: an engine whose storage only it writes always knows the current schema.
+    public func currentSchema() throws -> SchemaDocument { schema }
+
     /// The log after `cursor`, trusting the cursor (see ``readLog(after:digest:limit:excluding:)``).
     public func readLog(after cursor: Int64, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
         try readLog(after: cursor, digest: nil, limit: limit, excluding: excluding)

@@ -152,7 +152,7 @@ package final class DatasetStore: @unchecked Sendable {
 
     /// The registered schema, or `nil` before the first registration.
     package func schema() throws -> SchemaDocument? {
-        try engineIfRegistered()?.schema
+        try engineIfRegistered()?.currentSchema()
     }
 
     /// Registers `json` (a LocalStore `SchemaDocument`): creates the store the first time, accepts
@@ -162,7 +162,7 @@ package final class DatasetStore: @unchecked Sendable {
         writeLock.lock()
         defer { writeLock.unlock() }
         let current = try engineIfRegistered()
-        if let current, current.schema.versionHash == document.versionHash {
+        if let current, try current.currentSchema().versionHash == document.versionHash {
             return (current.schema, .unchanged)
         }
         let engine: any DatasetEngine

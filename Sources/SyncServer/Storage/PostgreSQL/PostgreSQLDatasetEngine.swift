@@ -152,10 +152,13 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
 
     // MARK: DatasetEngine
 
-    /// The dataset's current schema: one registered through another instance is taken by the
-    /// cache first. When PostgreSQL cannot be asked, the cache's schema (the last one known).
-    var schema: SchemaDocument {
-        try? refreshSchema()
+    /// The schema the cache holds: the one last registered that this instance knows of.
+    var schema: SchemaDocument { currentCache.schema }
+
+    /// The schema registered in PostgreSQL now: one registered through another instance is
+    /// taken by the cache first.
+    func currentSchema() throws -> SchemaDocument {
+        try refreshSchema()
         return currentCache.schema
     }
 
