@@ -21,6 +21,9 @@ public protocol DatasetEngine: AnyObject, Sendable {
     /// - Throws: when the storage cannot be read.
     func currentSchema() throws -> SchemaDocument
 
+    /// Every schema the dataset was registered with, oldest first; the last is the current one.
+    func schemaVersions() throws -> [SchemaVersion]
+
     /// The highest seq applied from every replica.
     func versionVector() throws -> VersionVector
 
@@ -118,6 +121,20 @@ public struct ValidatedBatch: Sendable {
         try validator.validate(changeSets)
         self.changeSets = changeSets
         self.schemaVersionHash = schemaVersionHash
+    }
+}
+
+/// One schema a dataset was registered with (``DatasetEngine/schemaVersions()``).
+public struct SchemaVersion: Sendable {
+    /// The schema document; its `versionHash` names the version.
+    public var schema: SchemaDocument
+    /// When the server first held it; `nil` when it held it before it kept a history.
+    public var registeredAt: Date?
+
+    /// A version of `schema`, registered at `registeredAt`.
+    public init(schema: SchemaDocument, registeredAt: Date?) {
+        self.schema = schema
+        self.registeredAt = registeredAt
     }
 }
 

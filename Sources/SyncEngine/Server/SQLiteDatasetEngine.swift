@@ -18,7 +18,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     /// registration never committed (the server died during it) is still unregistered.
     public static func open(at path: String) throws -> SQLiteDatasetEngine? {
         guard try ObjectStore.storedSchema(at: path) != nil else { return nil }
-        return try SQLiteDatasetEngine(replica: SyncReplica(store: try ObjectStore(existingAt: path)))
+        return try SQLiteDatasetEngine(replica: SyncReplica(store: try ObjectStore(existingAt: path)), isNew: false)
     }
 
     /// Creates the store file at `path` with `schema`, or migrates it to `schema` (additive
@@ -26,16 +26,27 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     ///
     /// - Throws: ``StoreError`` `.migrationImpossible` or `.invalidSchema`, leaving the file as it was.
     public static func create(at path: String, schema: SchemaDocument) throws -> SQLiteDatasetEngine {
-        try SQLiteDatasetEngine(replica: SyncReplica(store: try ObjectStore(path: path, schema: schema, policy: .additiveOnly)))
+        let existed = FileManager.default.fileExists(atPath: path)
+        return try SQLiteDatasetEngine(replica: SyncReplica(store: try ObjectStore(path: path, schema: schema, policy: .additiveOnly)),
+                                       isNew: !existed)
     }
 
-    private init(replica: SyncReplica) throws {
+    private init(replica: SyncReplica, isNew: Bool) throws {
         self.replica = replica
         path = replica.store.path
         try replica.withConnection { connection in
             try ServerLogTable.install(on: connection)
             try ServerReplicaKeyTable.install(on: connection)
+            try ServerSchemaHistoryTable.install(on: connection)
+            let hadHistory = try !ServerSchemaHistoryTable.versions(on: connection).isEmpty
+            // A store from before the history was kept has its schema recorded without a time.
+            try ServerSchemaHistoryTable.record(replica.store.schemaDocument, registeredAt: isNew || hadHistory ? Date() : nil, on: connection)
         }
+    }
+
+    /// Every schema the store was registered with, oldest first.
+    public func schemaVersions() throws -> [SchemaVersion] {
+        try replica.withConnection { try ServerSchemaHistoryTable.versions(on: $0) }
     }
 
     /// The store's version vector.
@@ -96,6 +107,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         let copy = try SQLiteConnection(path: path)
         let end = try ServerLogTable.end(on: copy)
         try ServerReplicaKeyTable.removeFromCopy(on: copy)
+        try ServerSchemaHistoryTable.removeFromCopy(on: copy)
         try SyncStateTable.removeReplicaKey(on: copy)
         // Last: it compacts the copy, so the removed keys leave no trace in free pages.
         try ServerLogTable.removeFromCopy(on: copy)

@@ -3,9 +3,10 @@ import Foundation
 import SyncEngine
 
 /// `PUT /v1/datasets/{dataset}/schema` registers (or additively migrates) a dataset's schema;
-/// `GET` returns it.
+/// `GET` returns it; `GET .../schema/versions` returns every version it was registered with.
 enum SchemaRoutes {
     static let pattern = "/v1/datasets/{dataset}/schema"
+    static let versionsPattern = "/v1/datasets/{dataset}/schema/versions"
 
     static func register(in router: inout Router, _ context: RouteContext) {
         router.add(.put, pattern, admission: context.datasetAdmission(for: .readWrite)) { request, parameters in
@@ -17,6 +18,21 @@ enum SchemaRoutes {
             let dataset = try context.authorizedDataset(request, parameters)
             guard let document = try dataset.schema() else { throw DatasetError.schemaNotRegistered(dataset: dataset.name) }
             return .json(data: try document.jsonData())
+        }
+        router.add(.get, versionsPattern, admission: context.datasetAdmission) { request, parameters in
+            let dataset = try context.authorizedDataset(request, parameters)
+            let versions = try dataset.schemaVersions()
+            guard let current = versions.last else { throw DatasetError.schemaNotRegistered(dataset: dataset.name) }
+            let entries: [JSONValue] = try versions.map { version in
+                .object([
+                    "versionHash": .string(version.schema.versionHash),
+                    "registeredAt": version.registeredAt.map { .string($0.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))) } ?? .null,
+                    "schema": .encoded(try version.schema.jsonData()),
+                ])
+            }
+            return .json(data: JSONValue.object([
+                "dataset": .string(dataset.name), "current": .string(current.schema.versionHash), "versions": .array(entries),
+            ]).data)
         }
     }
 }

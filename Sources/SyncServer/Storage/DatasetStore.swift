@@ -155,6 +155,11 @@ package final class DatasetStore: @unchecked Sendable {
         try engineIfRegistered()?.currentSchema()
     }
 
+    /// Every schema the dataset was registered with, oldest first (empty before the first registration).
+    package func schemaVersions() throws -> [SchemaVersion] {
+        try engineIfRegistered()?.schemaVersions() ?? []
+    }
+
     /// Registers `json` (a LocalStore `SchemaDocument`): creates the store the first time, accepts
     /// the same schema again, migrates to an additive change, refuses anything else.
     package func registerSchema(_ json: Data) throws -> (document: SchemaDocument, registration: Registration) {

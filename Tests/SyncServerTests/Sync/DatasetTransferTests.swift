@@ -34,6 +34,28 @@ import Testing
         #expect(throws: DatasetTransfer.TransferError.self) { try DatasetTransfer.importDataset("main", from: file, databaseURL: url) }
     }
 
+    @Test func theSchemaHistoryMovesWithTheDataset() throws {
+        let sqlite = try ServerFixture(storage: .sqlite)
+        let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())
+        try sqlite.registerSchema(try document.jsonData())
+        try sqlite.registerSchema(try rehashed(try addingCardColor(to: document)))
+        var file = Data()
+        _ = try DatasetTransfer.export(dataset: "main", dataDirectory: sqlite.directory) { file += $0 }
+        let postgres = try ServerFixture(storage: .postgreSQL)
+        _ = try DatasetTransfer.importDataset("main", from: file, databaseURL: try #require(postgres.database?.url))
+
+        func versions(_ server: ServerFixture) throws -> [[String: String]] {
+            let response = server.send(.get, "/v1/datasets/main/schema/versions")
+            #expect(response.status == .ok)
+            return try #require(response.json["versions"] as? [[String: Any]]).map { version in
+                ["hash": version["versionHash"] as? String ?? "", "at": version["registeredAt"] as? String ?? "null"]
+            }
+        }
+        let exported = try versions(sqlite)
+        #expect(exported.count == 2)
+        #expect(try versions(postgres) == exported, "both versions, with the times the SQLite server first held them")
+    }
+
     @Test func aTruncatedExportIsRefusedAndImportsNothing() throws {
         let (sqlite, _, _) = try PullRouteTests.populated(storage: .sqlite)
         var lines: [Data] = []

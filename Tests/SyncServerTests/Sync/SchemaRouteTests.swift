@@ -49,6 +49,37 @@ import Testing
         #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == newHash)
     }
 
+    @Test(arguments: ServerStorage.allCases) func versionsListEveryRegisteredSchemaOldestFirst(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
+        let unregistered = server.send(.get, "/v1/datasets/main/schema/versions")
+        #expect(unregistered.status == .notFound && unregistered.errorCode == "schema_not_registered")
+
+        let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())
+        let before = Date()
+        try server.registerSchema(try document.jsonData())
+        try server.registerSchema(try document.jsonData())
+        let changed = try rehashed(try addingCardColor(to: document))
+        try server.registerSchema(changed)
+        let newHash = try SchemaDocument(jsonData: changed).versionHash
+
+        let response = server.send(.get, "/v1/datasets/main/schema/versions")
+        #expect(response.status == .ok)
+        #expect(response.json["dataset"] as? String == "main")
+        #expect(response.json["current"] as? String == newHash)
+        let versions = try #require(response.json["versions"] as? [[String: Any]])
+        // The same schema registered twice is one version.
+        #expect(versions.map { $0["versionHash"] as? String } == [document.versionHash, newHash])
+        let oldest = try #require(versions.first?["schema"])
+        #expect(try SchemaDocument(jsonData: JSONSerialization.data(withJSONObject: oldest)) == document)
+        for version in versions {
+            let time = try #require((version["registeredAt"] as? String).flatMap { try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) })
+            #expect(time >= before.addingTimeInterval(-1) && time <= Date().addingTimeInterval(1), "registeredAt \(time)")
+        }
+        // The history is the server's own: a client's snapshot does not carry it.
+        let tables = try ServerFixture.tableNames(at: server.snapshotFile())
+        #expect(!tables.contains("_server_schema_history"), "\(tables)")
+    }
+
     @Test(arguments: ServerStorage.allCases) func incompatibleChangeIs409NamingTheDifferenceAndChangesNothing(storage: ServerStorage) throws {
         let server = try ServerFixture(storage: storage)
         let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())

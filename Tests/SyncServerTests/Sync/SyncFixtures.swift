@@ -193,6 +193,13 @@ final class ServerFixture {
         try service.registry.dataset("main").requireEngine().versionVector()
     }
 
+    /// The names of the tables of the store file at `path`.
+    static func tableNames(at path: String) throws -> [String] {
+        try SQLiteConnection(path: path, readOnly: true).rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap {
+            if case .text(let name) = $0[0] { name } else { nil }
+        }
+    }
+
     /// Every row of every entity and join table of `path`, sorted, as text.
     static func entityRows(at path: String) throws -> [String] {
         let connection = try SQLiteConnection(path: path, readOnly: true)

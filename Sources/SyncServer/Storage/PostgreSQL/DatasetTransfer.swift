@@ -8,7 +8,8 @@ import SyncEngine
 /// `syncd dataset export` writes it, `syncd dataset import` reads it.
 ///
 /// The file is text, one JSON object per line: first a header (format, dataset, the schema
-/// document as base64, the registered replica keys, and the log's end: cursor and digest), then
+/// document as base64, the schema history, the registered replica keys, and the log's end:
+/// cursor and digest), then
 /// each logged change set in log order, as a one-change-set batch of the wire format. The
 /// imported log gets the same cursors and digests, so clients keep pulling where they were.
 package enum DatasetTransfer {
@@ -42,9 +43,14 @@ package enum DatasetTransfer {
         }
         var keys: [String: String] = [:]
         for credentials in try engine.registeredReplicaKeys() { keys[credentials.replica.storageText] = LowercaseHex.encode(credentials.key) }
+        // Oldest first, each as base64 with its time in milliseconds (null when unknown).
+        let versions: [[String: Any]] = try engine.schemaVersions().map { version in
+            ["schema": try version.schema.jsonData().base64EncodedString(),
+             "registeredAt": version.registeredAt.map { NSNumber(value: Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? NSNull()]
+        }
         let header: [String: Any] = [
             "format": format, "version": 1, "dataset": dataset, "schema": try engine.schema.jsonData().base64EncodedString(),
-            "replicaKeys": keys, "cursor": String(end.cursor), "digest": end.digest.description,
+            "schemaVersions": versions, "replicaKeys": keys, "cursor": String(end.cursor), "digest": end.digest.description,
         ]
         try output(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]) + Data("\n".utf8))
         for changeSet in changeSets {
@@ -68,6 +74,20 @@ package enum DatasetTransfer {
             throw TransferError(description: "the file is not a syncd dataset export (its first line is not a version 1 header)")
         }
         let schema = try SchemaDocument(jsonData: schemaJSON)
+        // The history (absent from exports of servers that kept none): every version before
+        // the current one, with the time its server first held it.
+        var history: [SchemaVersion] = []
+        for (index, entry) in ((header["schemaVersions"] as? [[String: Any]]) ?? []).enumerated() {
+            guard let text = entry["schema"] as? String, let json = Data(base64Encoded: text),
+                  let version = try? SchemaDocument(jsonData: json) else {
+                throw TransferError(description: "the export's schema version \(index + 1) is damaged")
+            }
+            let registeredAt = (entry["registeredAt"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) }
+            history.append(SchemaVersion(schema: version, registeredAt: registeredAt))
+        }
+        if let last = history.last, last.schema.versionHash != schema.versionHash {
+            throw TransferError(description: "the export's schema history does not end with its schema \(schema.versionHash)")
+        }
         var entries: [(MirroredLogEntry, ChangeSet)] = []
         var position = LogPosition(cursor: 0, digest: .empty)
         for line in lines.dropFirst() {
@@ -91,7 +111,10 @@ package enum DatasetTransfer {
             if try PostgreSQLTables.schema(of: dataset, on: connection) != nil {
                 throw TransferError(description: "dataset '\(dataset)' already exists in \(connection.displayURL); import only creates datasets")
             }
-            try PostgreSQLTables.setSchema(schema, of: dataset, on: connection)
+            for version in history.dropLast() {
+                try PostgreSQLTables.appendSchemaHistory(version.schema, of: dataset, registeredAt: version.registeredAt, on: connection)
+            }
+            try PostgreSQLTables.setSchema(schema, of: dataset, registeredAt: history.last?.registeredAt, on: connection)
             for (replicaText, keyText) in keys.sorted(by: { $0.key < $1.key }) {
                 guard let replica = UUID(storageText: replicaText), let key = LowercaseHex.decode(keyText),
                       key.count == ReplicaCredentials.keyLength else {

@@ -162,6 +162,11 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
         return currentCache.schema
     }
 
+    /// Every schema the dataset was registered with, from PostgreSQL, oldest first.
+    func schemaVersions() throws -> [SchemaVersion] {
+        try pool.withConnection { try PostgreSQLTables.schemaVersions(of: dataset, on: $0) }
+    }
+
     /// Brings the cache to the schema registered in PostgreSQL when another instance changed it.
     private func refreshSchema() throws {
         let sql = "SELECT version_hash FROM syncd_dataset WHERE name = $1"

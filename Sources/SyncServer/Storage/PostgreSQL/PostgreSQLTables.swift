@@ -82,15 +82,40 @@ enum PostgreSQLTables {
         return try SchemaDocument(jsonData: Data(json.utf8))
     }
 
-    /// Records `schema` as `dataset`'s current schema and appends it to the history.
-    static func setSchema(_ schema: SchemaDocument, of dataset: String, on connection: PostgreSQLConnection) throws {
+    /// Every schema `dataset` was registered with, oldest first.
+    static func schemaVersions(of dataset: String, on connection: PostgreSQLConnection) throws -> [SchemaVersion] {
+        let sql = "SELECT version_hash, (extract(epoch FROM registered_at) * 1000)::bigint, schema_json "
+            + "FROM syncd_schema_history WHERE dataset = $1 ORDER BY registered_at"
+        return try connection.execute(sql, [dataset]).map { row in
+            guard let hash = row[0], let json = row[2], let schema = try? SchemaDocument(jsonData: Data(json.utf8)), schema.versionHash == hash else {
+                throw SyncError(.notSyncable, "dataset \(dataset): syncd_schema_history holds a damaged entry (\(row[0] ?? "NULL"))")
+            }
+            let registeredAt = row[1].flatMap { Int64($0) }.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            return SchemaVersion(schema: schema, registeredAt: registeredAt)
+        }
+    }
+
+    /// Records `schema` as `dataset`'s current schema and appends it to the history, as
+    /// registered at `registeredAt` (now when `nil`).
+    static func setSchema(_ schema: SchemaDocument, of dataset: String, registeredAt: Date? = nil,
+                          on connection: PostgreSQLConnection) throws {
         let json = String(decoding: try schema.jsonData(), as: UTF8.self)
         try connection.execute("""
             INSERT INTO syncd_dataset (name, schema_json, version_hash) VALUES ($1, $2, $3)
             ON CONFLICT (name) DO UPDATE SET schema_json = excluded.schema_json, version_hash = excluded.version_hash
             """, [dataset, json, schema.versionHash])
-        try connection.execute("INSERT INTO syncd_schema_history (dataset, version_hash, schema_json) VALUES ($1, $2, $3)",
-                               [dataset, schema.versionHash, json])
+        try appendSchemaHistory(schema, of: dataset, registeredAt: registeredAt, on: connection)
+    }
+
+    /// Appends `schema` to `dataset`'s schema history without making it current (an imported
+    /// older version), as registered at `registeredAt` (now when `nil`).
+    static func appendSchemaHistory(_ schema: SchemaDocument, of dataset: String, registeredAt: Date?,
+                                    on connection: PostgreSQLConnection) throws {
+        let milliseconds = registeredAt.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) }
+        try connection.execute("""
+            INSERT INTO syncd_schema_history (dataset, version_hash, schema_json, registered_at)
+            VALUES ($1, $2, $3, coalesce(to_timestamp($4::bigint / 1000.0), now()))
+            """, [dataset, schema.versionHash, String(decoding: try schema.jsonData(), as: UTF8.self), milliseconds])
     }
 }
 
