@@ -32,8 +32,9 @@ let statusCommand = Command(CommandDescription(
     name: "status", summary: "show replica ID, version vector, pending changes, last sync and server",
     discussion: """
         Shows the store's replica ID, version vector, the number of local change sets the
-        server has not acknowledged, when it last synced, and its server, dataset and cursor.
-        Does not contact the server.
+        server has not acknowledged, when it last synced, its server, dataset and cursor, and
+        the sync history the file holds (change sets by outbox state, field stamps, edges,
+        deletes, tombstones, journal entries, bytes in use). Does not contact the server.
         """,
     options: [.flag("json", "print one JSON object instead of lines")]
 )) { arguments, storePath in
@@ -43,7 +44,9 @@ let statusCommand = Command(CommandDescription(
     let vector = try replica.versionVector()
     let pending = try replica.unacknowledgedCount()
     let conflicts = try replica.conflictCount()
+    let history = try replica.heldHistory()
     if arguments.isSet("json") {
+        func count(_ value: Int) -> JSONValue { .integer(Int64(value)) }
         let object: [String: JSONValue] = [
             "store": .string(storePath), "replica": .string(replica.replicaID.uuidString),
             "pending": .integer(Int64(pending)), "conflicts": .integer(Int64(conflicts)),
@@ -52,6 +55,14 @@ let statusCommand = Command(CommandDescription(
             "server": configuration.map { .string($0.serverURL.absoluteString) } ?? .null,
             "dataset": configuration.map { .string($0.dataset) } ?? .null,
             "certificateAuthorities": configuration?.certificateAuthorities.map { .string($0.path) } ?? .null,
+            "history": .object([
+                "changeSets": count(history.changeSets), "pending": count(history.pending), "sent": count(history.sent),
+                "acknowledged": count(history.acknowledged), "remote": count(history.remote),
+                "deleteRecords": count(history.deleteRecords), "tombstones": count(history.tombstones),
+                "fieldStamps": count(history.fieldStamps), "edgeAdditions": count(history.edgeAdditions),
+                "edgeRemovals": count(history.edgeRemovals), "journalEntries": count(history.journalEntries),
+                "fileBytes": .integer(history.fileBytes),
+            ]),
         ]
         Output.line(JSONValue.object(object).string)
     } else {
@@ -66,6 +77,9 @@ let statusCommand = Command(CommandDescription(
             dataset: \(configuration?.dataset ?? "none")
             certificate authorities: \(configuration?.certificateAuthorities?.path ?? "the system's")
             cursor: \(state.cursor)
+            history: \(history.changeSets) change sets (own: \(history.pending) pending, \(history.sent) sent, \(history.acknowledged) acknowledged; \(history.remote) from others)
+                     \(history.fieldStamps) field stamps, \(history.edgeAdditions) edge additions, \(history.edgeRemovals) removals, \(history.deleteRecords) deletes, \(history.tombstones) tombstones
+                     \(history.journalEntries) journal entries, \(history.fileBytes) bytes in use
             """)
     }
 }

@@ -122,6 +122,27 @@ import SyncKit
         #expect(after["server"] as? String == "http://127.0.0.1:10")
     }
 
+    @Test func statusShowsTheHistoryTheStoreHolds() throws {
+        let path = try initStore("history.sqlite")
+        func history() throws -> [String: Any] {
+            let status = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run("--store", path, "status", "--json").stdout.utf8)) as? [String: Any])
+            return try #require(status["history"] as? [String: Any])
+        }
+        #expect(try history()["changeSets"] as? Int == 0)
+        let folder = try cli.run("--store", path, "put", "Folder", "name=Inbox").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let note = try cli.run("--store", path, "put", "Note", "title=a").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try cli.run("--store", path, "put", "Note", note, "title=b").status == 0)
+        #expect(try cli.run("--store", path, "link", "Note", note, "folder", folder).status == 0)
+        #expect(try cli.run("--store", path, "delete", "Folder", folder).status == 0)
+        let held = try history()
+        #expect(held["changeSets"] as? Int == 5 && held["pending"] as? Int == 5 && held["remote"] as? Int == 0)
+        #expect(held["fieldStamps"] as? Int == 1, "the title written after its creation")
+        #expect(held["edgeAdditions"] as? Int == 1 && held["edgeRemovals"] as? Int == 1, "the link, removed by the folder's cascade")
+        #expect(held["deleteRecords"] as? Int == 2 && held["tombstones"] as? Int == 2, "the folder and the note it cascaded to")
+        #expect((held["fileBytes"] as? Int ?? 0) > 0)
+        #expect(try cli.run("--store", path, "status").stdout.contains("history: 5 change sets (own: 5 pending"))
+    }
+
     @Test func initChecksItsArguments() throws {
         let path = directory.appendingPathComponent("bad.sqlite").path
         let noSchema = try cli.run("init", path, "--server", "http://x", "--dataset", "d", "--token", "t")
