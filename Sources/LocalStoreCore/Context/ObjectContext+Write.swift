@@ -172,22 +172,11 @@ extension ObjectContext {
     /// Rewrites the join-table rows of changed many-to-many relationships, from the side that owns the table.
     private func writeJoinRows(of object: any PersistentEntity) throws {
         let state = object._$entityState
-        for relationship in mapping(for: object).relationships {
-            guard relationship.storage.ownsJoinTable,
-                  case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn) = relationship.storage else { continue }
+        for relationship in mapping(for: object).relationships where relationship.storage.ownsJoinTable {
             guard state.status == .inserted || state.originalRelationships[relationship.index] != nil else { continue }
-            let ownerID = SQLValue.text(object.objectID.storageText)
-            if state.status != .inserted {
-                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [ownerID])
-            }
-            var columns = [ownerColumn, memberColumn]
-            if let positionColumn { columns.append(positionColumn) }
-            let sql = "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
-            for (index, member) in relationship.description.accessor.members(of: object).enumerated() {
-                var values = [ownerID, .text((member as! any PersistentEntity).objectID.storageText)]
-                if positionColumn != nil { values.append(.integer(Int64(index))) }
-                try connection.run(sql, values)
-            }
+            let members = relationship.description.accessor.members(of: object).map { ($0 as! any PersistentEntity).objectID }
+            try EntityTable.replaceJoinRows(of: object.objectID, with: members, storage: relationship.storage,
+                                            isNewOwner: state.status == .inserted, on: connection)
         }
     }
 

@@ -167,14 +167,17 @@ package struct EntityTable: Sendable {
     }
 
     /// Replaces the join rows of `owner` in the join table this side owns with `members`, in
-    /// that order (numbered when the table has positions).
+    /// that order (numbered when the table has positions). `isNewOwner` skips deleting the rows
+    /// an object saved for the first time cannot have.
     package static func replaceJoinRows(
-        of owner: UUID, with members: [UUID], storage: RelationshipStorage, on connection: SQLiteConnection
+        of owner: UUID, with members: [UUID], storage: RelationshipStorage, isNewOwner: Bool = false, on connection: SQLiteConnection
     ) throws {
         guard storage.ownsJoinTable, case .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn) = storage else { return }
         let quoted = quoteIdentifier(table)
         let ownerIdentifier = SQLValue.text(owner.storageText)
-        try connection.run("DELETE FROM \(quoted) WHERE \(quoteIdentifier(ownerColumn)) = ?", [ownerIdentifier])
+        if !isNewOwner {
+            try connection.run("DELETE FROM \(quoted) WHERE \(quoteIdentifier(ownerColumn)) = ?", [ownerIdentifier])
+        }
         let columns = [ownerColumn, memberColumn] + (positionColumn.map { [$0] } ?? [])
         let sql = "INSERT INTO \(quoted) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(placeholders(columns.count)))"
         for (index, member) in members.enumerated() {
