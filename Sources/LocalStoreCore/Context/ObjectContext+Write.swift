@@ -181,17 +181,7 @@ extension ObjectContext {
     }
 
     private func deleteRow(of object: any PersistentEntity) throws {
-        let mapping = mapping(for: object)
-        let id = SQLValue.text(object.objectID.storageText)
-        try connection.run("DELETE FROM \(quoteIdentifier(mapping.table)) WHERE \(EntityTable.quotedIdentifierColumn) = ?", [id])
-        for relationship in mapping.relationships {
-            guard case .joinTable(let table, let ownerColumn, let memberColumn, _) = relationship.storage else { continue }
-            try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(ownerColumn)) = ?", [id])
-            // A self-inverse pair is stored both ways: the rows naming the object as member go too.
-            if relationship.description.isSelfInverse(of: mapping.name) {
-                try connection.run("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(memberColumn)) = ?", [id])
-            }
-        }
+        try mapping(for: object).rows.deleteRow(object.objectID, on: connection)
     }
 
     /// Runs `body`, the INSERT or UPDATE of one object's row, turning a uniqueness failure into an

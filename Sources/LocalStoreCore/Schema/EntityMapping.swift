@@ -49,6 +49,9 @@ final class EntityMapping: Sendable {
     /// Whether a relationship has a `minCount` or `maxCount` for saves to check.
     let hasCountedRelationships: Bool
 
+    /// The storage layer's statements on the entity's table and join tables.
+    let rows: EntityTable
+
     init(description: EntityDescription, table: String, columns: [ColumnDescription], attributeColumnOffsets: [Int], relationships: [RelationshipMapping]) {
         self.description = description
         self.table = table
@@ -75,6 +78,8 @@ final class EntityMapping: Sendable {
         ownsJoinTables = relationships.contains {
             $0.storage.ownsJoinTable
         }
+        rows = EntityTable(entity: description.name, table: table, attributeColumns: columns.prefix(attributeColumnCount).map(\.name),
+                           relationships: relationships.map { ($0.description.name, $0.storage, $0.description.isSelfInverse(of: description.name)) })
     }
 
     var name: String { description.name }

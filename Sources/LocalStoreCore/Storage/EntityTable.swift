@@ -41,15 +41,23 @@ package struct EntityTable: Sendable {
     private let existsSQL: String
 
     package init(_ entity: SchemaDocument.Entity) {
-        self.entity = entity.name
-        table = entity.table
-        attributeColumns = entity.attributes.flatMap { $0.columns.map(\.name) }
-        relationships = entity.relationships.map { ($0.name, $0.storage) }
-        selfInverseJoinTables = entity.relationships.compactMap { relationship in
-            guard relationship.isSelfInverse(of: entity.name), case .joinTable(let table, _, let memberColumn, _) = relationship.storage else { return nil }
+        self.init(entity: entity.name, table: entity.table, attributeColumns: entity.attributes.flatMap { $0.columns.map(\.name) },
+                  relationships: entity.relationships.map { ($0.name, $0.storage, $0.isSelfInverse(of: entity.name)) })
+    }
+
+    /// The table of `entity` stored in `table`: its attribute columns in table order, and its
+    /// relationships with where each is stored and whether it is self-inverse.
+    package init(entity: String, table: String, attributeColumns: [String],
+                 relationships: [(name: String, storage: RelationshipStorage, isSelfInverse: Bool)]) {
+        self.entity = entity
+        self.table = table
+        self.attributeColumns = attributeColumns
+        self.relationships = relationships.map { ($0.name, $0.storage) }
+        selfInverseJoinTables = relationships.compactMap { relationship in
+            guard relationship.isSelfInverse, case .joinTable(let table, _, let memberColumn, _) = relationship.storage else { return nil }
             return (table, memberColumn)
         }
-        quotedTable = quoteIdentifier(entity.table)
+        quotedTable = quoteIdentifier(table)
         quotedAttributeColumns = attributeColumns.map(quoteIdentifier)
         let identifierAndAttributes = ([EntityTable.quotedIdentifierColumn] + quotedAttributeColumns).joined(separator: ", ")
         selectIdentifierAndAttributes = "SELECT \(identifierAndAttributes) FROM \(quotedTable)"
