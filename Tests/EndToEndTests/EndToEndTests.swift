@@ -141,6 +141,18 @@ import Testing
         #expect(listed.contains("voided_delete"))
     }
 
+    @Test func theClientReadsTheDatasetsSchemaVersions() async throws {
+        let replica = try makeInProcessReplica("versions.sqlite")
+        await #expect(throws: SyncClientError.self) { try await replica.client.transport.fetchSchemaVersions() }
+        let before = Date()
+        try await replica.client.sync()
+        let versions = try await replica.client.transport.fetchSchemaVersions()
+        #expect(versions.map(\.schema.versionHash) == [replica.store.schemaDocument.versionHash])
+        #expect(versions.first?.schema == replica.store.schemaDocument)
+        let registeredAt = try #require(versions.first?.registeredAt)
+        #expect(registeredAt >= before.addingTimeInterval(-1) && registeredAt <= Date().addingTimeInterval(1), "registeredAt \(registeredAt)")
+    }
+
     @Test func aServerRestartMidRunLosesNothing() async throws {
         let c = try makeInProcessReplica("c.sqlite")
         let b = try makeCLIReplica("b.sqlite", schemaFrom: c.store)

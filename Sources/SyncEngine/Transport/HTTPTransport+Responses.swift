@@ -108,6 +108,64 @@ extension HTTPTransport {
         }
     }
 
+    /// Decodes `GET .../schema/versions`: every registered version, oldest first.
+    static func decodeSchemaVersions(_ data: Data) throws(SyncClientError) -> [SchemaVersion] {
+        do {
+            return try JSONReader.read(data) { reader in
+                var versions: [SchemaVersion]?
+                _ = try reader.beginObject()
+                while let key = try reader.nextKey() {
+                    guard key.matches("versions") else {
+                        try reader.skipValue()
+                        continue
+                    }
+                    try JSONReadError.checkFirst(versions, "versions", reader)
+                    var list: [SchemaVersion] = []
+                    try reader.beginArray()
+                    while try reader.nextElement() {
+                        list.append(try JSONReadError.at(.index(list.count)) { try decodeSchemaVersion(&reader) })
+                    }
+                    versions = list
+                }
+                guard let versions, !versions.isEmpty else {
+                    throw JSONReadError(message: "the schema versions response needs a non-empty 'versions'", offset: 0)
+                }
+                return versions
+            }
+        } catch {
+            throw .invalidResponse("the schema versions response is malformed: \(error)")
+        }
+    }
+
+    /// One element of `versions`: `{"versionHash", "registeredAt": ISO 8601 or null, "schema": {...}}`.
+    private static func decodeSchemaVersion(_ reader: inout JSONReader) throws -> SchemaVersion {
+        let start = try reader.beginObject()
+        var schema: SchemaDocument?
+        var registeredAt: Date?
+        while let key = try reader.nextKey() {
+            if key.matches("schema") {
+                // The document is taken as sent: its bytes go to the schema decoder, which checks its hash.
+                reader.skipWhitespace()
+                let first = reader.offset
+                try reader.skipValue()
+                let bytes = Data(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(reader.input)[first..<reader.offset]))
+                schema = try SchemaDocument(jsonData: bytes)
+            } else if key.matches("registeredAt") {
+                if !reader.readNullIfPresent() {
+                    let text = try reader.readString()
+                    guard let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) else {
+                        throw reader.failure("registeredAt '\(text)' is not an ISO 8601 time")
+                    }
+                    registeredAt = date
+                }
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard let schema else { throw JSONReadError(message: "a schema version needs 'schema'", offset: start) }
+        return SchemaVersion(schema: schema, registeredAt: registeredAt)
+    }
+
     /// What an error response's body says: `{"error": {"code", "message", …extra}}`.
     struct ErrorBody {
         var code: String

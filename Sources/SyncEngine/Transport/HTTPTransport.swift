@@ -81,6 +81,12 @@ public struct HTTPTransport: Sendable {
         try await send("GET", path: "schema")
     }
 
+    /// `GET /v1/datasets/{dataset}/schema/versions`: every schema the dataset was registered
+    /// with, oldest first; the last is the current one.
+    public func fetchSchemaVersions() async throws(SyncClientError) -> [SchemaVersion] {
+        try HTTPTransport.decodeSchemaVersions(try await send("GET", path: "schema/versions"))
+    }
+
     /// What a push stored.
     public struct PushResult: Sendable, Equatable {
         /// Change sets the server stored now.
