@@ -24,6 +24,7 @@ package final class Metrics: @unchecked Sendable {
     private var durationSum: Double = 0
     private var durationCount: UInt64 = 0
     private var changeSetsStored: [String: UInt64] = [:]
+    private var logEnds: [String: Int64] = [:]
     private var requestBytes: UInt64 = 0
     private var responseBytes: UInt64 = 0
     private var openConnections: (@Sendable () -> Int)?
@@ -53,6 +54,14 @@ package final class Metrics: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Notes that `dataset`'s log reaches at least `cursor` (seen by a push, or by a pull that
+    /// read to the end): the log's length, as this instance last saw it.
+    package func recordLogEnd(dataset: String, cursor: Int64) {
+        lock.lock()
+        if cursor > logEnds[dataset, default: 0] { logEnds[dataset] = cursor }
+        lock.unlock()
+    }
+
     /// Where `syncd_open_connections` comes from (the HTTP server's statistics).
     package func setOpenConnectionsSource(_ source: @escaping @Sendable () -> Int) {
         lock.lock()
@@ -64,7 +73,7 @@ package final class Metrics: @unchecked Sendable {
     package func exposition() -> String {
         lock.lock()
         let requests = self.requests, bucketCounts = self.bucketCounts, durationSum = self.durationSum
-        let durationCount = self.durationCount, changeSetsStored = self.changeSetsStored
+        let durationCount = self.durationCount, changeSetsStored = self.changeSetsStored, logEnds = self.logEnds
         let requestBytes = self.requestBytes, responseBytes = self.responseBytes, openConnections = self.openConnections
         lock.unlock()
 
@@ -86,6 +95,11 @@ package final class Metrics: @unchecked Sendable {
         lines.append("# TYPE syncd_changesets_stored_total counter")
         for (dataset, count) in changeSetsStored.sorted(by: { $0.key < $1.key }) {
             lines.append("syncd_changesets_stored_total{dataset=\"\(Metrics.escape(dataset))\"} \(count)")
+        }
+        lines.append("# HELP syncd_log_change_sets Change sets in each dataset's log, as this instance last saw its end (by a push, or a pull that read to the end).")
+        lines.append("# TYPE syncd_log_change_sets gauge")
+        for (dataset, cursor) in logEnds.sorted(by: { $0.key < $1.key }) {
+            lines.append("syncd_log_change_sets{dataset=\"\(Metrics.escape(dataset))\"} \(cursor)")
         }
         lines.append("# HELP syncd_request_bytes_total Bytes of requests received.")
         lines.append("# TYPE syncd_request_bytes_total counter")

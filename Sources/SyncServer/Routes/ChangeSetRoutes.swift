@@ -17,6 +17,7 @@ enum ChangeSetRoutes {
             let dataset = try context.authorizedDataset(request, parameters, for: .readWrite)
             let result = try dataset.push(request.body, pushedBy: try pusher(of: request))
             context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
+            context.metrics.recordLogEnd(dataset: dataset.name, cursor: result.cursor)
             func dots(_ dots: [Dot]) -> JSONValue {
                 .array(dots.map { .object(["replica": .string($0.replica.storageText), "seq": .unsignedInteger($0.seq)]) })
             }
@@ -29,6 +30,7 @@ enum ChangeSetRoutes {
             let dataset = try context.authorizedDataset(request, parameters)
             let query = try PullQuery(request)
             let page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: query.limit, excluding: query.exclude)
+            if !page.more { context.metrics.recordLogEnd(dataset: dataset.name, cursor: page.cursor) }
             let batch: Data
             if page.changeSets.isEmpty, let emptyBatch {
                 batch = emptyBatch

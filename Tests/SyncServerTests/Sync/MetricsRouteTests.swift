@@ -33,6 +33,8 @@ import Testing
             #"syncd_request_duration_seconds_bucket{le="+Inf"} 2"#,
             "syncd_request_duration_seconds_count 2",
             #"syncd_changesets_stored_total{dataset="main"} 1"#,
+            "# TYPE syncd_log_change_sets gauge",
+            #"syncd_log_change_sets{dataset="main"} 1"#,
             "syncd_request_bytes_total 130",
             "syncd_response_bytes_total 476",
             "syncd_open_connections 3",
