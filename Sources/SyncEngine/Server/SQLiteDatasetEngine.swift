@@ -38,7 +38,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
             try ServerLogTable.install(on: connection)
             try ServerReplicaKeyTable.install(on: connection)
             try ServerSchemaHistoryTable.install(on: connection)
-            let hadHistory = try !ServerSchemaHistoryTable.versions(on: connection).isEmpty
+            let hadHistory = try !ServerSchemaHistoryTable.isEmpty(on: connection)
             // A store from before the history was kept has its schema recorded without a time.
             try ServerSchemaHistoryTable.record(replica.store.schemaDocument, registeredAt: isNew || hadHistory ? Date() : nil, on: connection)
         }

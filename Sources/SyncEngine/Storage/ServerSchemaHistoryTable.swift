@@ -25,6 +25,11 @@ enum ServerSchemaHistoryTable {
                            [.text(schema.versionHash), time, .text(String(decoding: try schema.jsonData(), as: UTF8.self))])
     }
 
+    /// Whether no version is recorded (a new store, or one from before the history was kept).
+    static func isEmpty(on connection: SQLiteConnection) throws -> Bool {
+        try connection.rows("SELECT 1 FROM _server_schema_history LIMIT 1").isEmpty
+    }
+
     /// Every version, oldest first.
     ///
     /// - Throws: ``SyncError`` `.notSyncable` when a stored schema cannot be read.

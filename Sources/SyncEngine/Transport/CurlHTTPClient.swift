@@ -59,73 +59,67 @@ enum CurlHTTPClient {
 
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         let method = request.httpMethod ?? "GET"
-        let body = request.httpBody ?? Data()
-        var failure = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let code: CURLcode = url.absoluteString.withCString { urlText in
-            certificateAuthorities.path.withCString { authorities in
-                method.withCString { methodText in
-                    body.withUnsafeBytes { bodyBytes in
-                        failure.withUnsafeMutableBufferPointer { failureBuffer in
-                            var setup = CURLE_OK
-                            func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
-                            set(clibcurl_set_pointer(handle, CURLOPT_URL, urlText))
-                            set(clibcurl_set_pointer(handle, CURLOPT_CAINFO, authorities))
-                            set(clibcurl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
-                            set(clibcurl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
-                            // Signals would hit whichever thread runs; timeouts work without them.
-                            set(clibcurl_set_long(handle, CURLOPT_NOSIGNAL, 1))
-                            set(clibcurl_set_pointer(handle, CURLOPT_ERRORBUFFER, failureBuffer.baseAddress))
-                            set(clibcurl_set_pointer(handle, CURLOPT_HTTPHEADER, headers))
-                            // `timeoutInterval` as URLSession reads it: how long to wait for the
-                            // connection and then for more data, not a limit on the whole transfer
-                            // (a large pull page or snapshot may take longer).
-                            let timeout = max(1, request.timeoutInterval)
-                            set(clibcurl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000)))
-                            set(clibcurl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
-                            set(clibcurl_set_long(handle, CURLOPT_LOW_SPEED_TIME, Int(timeout.rounded(.up))))
-                            if method == "GET" {
-                                set(clibcurl_set_long(handle, CURLOPT_HTTPGET, 1))
-                            } else {
-                                set(clibcurl_set_pointer(handle, CURLOPT_CUSTOMREQUEST, methodText))
-                                if request.httpBody != nil {
-                                    set(clibcurl_set_size(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyBytes.count)))
-                                    // An empty body still needs a valid pointer; libcurl reads none of it.
-                                    set(clibcurl_set_pointer(handle, CURLOPT_POSTFIELDS, bodyBytes.baseAddress ?? UnsafeRawPointer(methodText)))
-                                }
-                            }
-                            set(clibcurl_set_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-                                let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-                                if let data { transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count) }
-                                return size * count
-                            })
-                            set(clibcurl_set_pointer(handle, CURLOPT_WRITEDATA, context))
-                            set(clibcurl_set_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-                                let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-                                if let data {
-                                    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-                                    let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                                    // A new status line (after a 100 Continue or a redirect) starts the headers over.
-                                    if line.hasPrefix("HTTP/") { transfer.headerLines = [] } else if !line.isEmpty { transfer.headerLines.append(line) }
-                                }
-                                return size * count
-                            })
-                            set(clibcurl_set_pointer(handle, CURLOPT_HEADERDATA, context))
-                            set(clibcurl_set_progress_callback(handle) { context, _, _, _, _ in
-                                // Non-zero aborts the transfer: the task was cancelled.
-                                Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
-                            })
-                            set(clibcurl_set_pointer(handle, CURLOPT_XFERINFODATA, context))
-                            set(clibcurl_set_long(handle, CURLOPT_NOPROGRESS, 0))
-                            guard setup == CURLE_OK else { return setup }
-                            return curl_easy_perform(handle)
-                        }
-                    }
-                }
+        // Read by libcurl until the transfer ends, unlike the string options, which it copies.
+        let failure = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        failure.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        defer { failure.deallocate() }
+        var setup = CURLE_OK
+        func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
+        set(url.absoluteString.withCString { clibcurl_set_pointer(handle, CURLOPT_URL, $0) })
+        set(certificateAuthorities.path.withCString { clibcurl_set_pointer(handle, CURLOPT_CAINFO, $0) })
+        set(clibcurl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+        set(clibcurl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+        // Signals would hit whichever thread runs; timeouts work without them.
+        set(clibcurl_set_long(handle, CURLOPT_NOSIGNAL, 1))
+        set(clibcurl_set_pointer(handle, CURLOPT_ERRORBUFFER, failure))
+        set(clibcurl_set_pointer(handle, CURLOPT_HTTPHEADER, headers))
+        // `timeoutInterval` as URLSession reads it: how long to wait for the connection and then
+        // for more data, not a limit on the whole transfer (a large pull page or snapshot may
+        // take longer).
+        let timeout = max(1, request.timeoutInterval)
+        set(clibcurl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000)))
+        set(clibcurl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+        set(clibcurl_set_long(handle, CURLOPT_LOW_SPEED_TIME, Int(timeout.rounded(.up))))
+        if method == "GET" {
+            set(clibcurl_set_long(handle, CURLOPT_HTTPGET, 1))
+        } else {
+            set(method.withCString { clibcurl_set_pointer(handle, CURLOPT_CUSTOMREQUEST, $0) })
+        }
+        set(clibcurl_set_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            if let data { transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count) }
+            return size * count
+        })
+        set(clibcurl_set_pointer(handle, CURLOPT_WRITEDATA, context))
+        set(clibcurl_set_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            if let data {
+                let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                // A new status line (after a 100 Continue or a redirect) starts the headers over.
+                if line.hasPrefix("HTTP/") { transfer.headerLines = [] } else if !line.isEmpty { transfer.headerLines.append(line) }
             }
+            return size * count
+        })
+        set(clibcurl_set_pointer(handle, CURLOPT_HEADERDATA, context))
+        set(clibcurl_set_progress_callback(handle) { context, _, _, _, _ in
+            // Non-zero aborts the transfer: the task was cancelled.
+            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
+        })
+        set(clibcurl_set_pointer(handle, CURLOPT_XFERINFODATA, context))
+        set(clibcurl_set_long(handle, CURLOPT_NOPROGRESS, 0))
+        let code: CURLcode = (request.httpBody ?? Data()).withUnsafeBytes { body in
+            if method != "GET", request.httpBody != nil {
+                set(clibcurl_set_size(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                // The body is read during the transfer, from here. An empty one still needs a valid
+                // pointer; libcurl reads none of it.
+                set(clibcurl_set_pointer(handle, CURLOPT_POSTFIELDS, body.baseAddress ?? UnsafeRawPointer(failure)))
+            }
+            return setup == CURLE_OK ? curl_easy_perform(handle) : setup
         }
         if transfer.cancelled.load(ordering: .relaxed) { throw CancellationError() }
         guard code == CURLE_OK else {
-            let detail = String(decoding: failure.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let detail = String(decoding: UnsafeBufferPointer(start: failure, count: strlen(failure)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw TransferError(description: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
         }
         var status = 0
