@@ -2,6 +2,7 @@ import Foundation
 @testable import LocalStoreCore
 @testable import SyncEngine
 import SyncKit
+import TestSupport
 import Testing
 
 /// The guarantees of CONTRACT.md §2 that single batches must keep: idempotence, causality,
@@ -204,9 +205,70 @@ import Testing
             case .positionInUnorderedRelationship: .position(entity: "Label", id: label, relationship: "members", member: member, key: "V")
             }
         }
+
+        /// Whether a newer schema could have written the operation (it names an entity, attribute
+        /// or relationship the replicas' schema lacks): a client keeps it, a server refuses it.
+        var namesWhatANewerSchemaHas: Bool {
+            [.unknownEntity, .unknownAttribute, .unknownRelationship].contains(self)
+        }
     }
 
-    @Test(arguments: Malformed.allCases)
+    /// A well-formed change set, then `malformed`'s in another by the same author, for replica `b`
+    /// which holds one member linked to one label.
+    struct MalformedBatch {
+        let good: ChangeSet
+        let bad: ChangeSet
+        let member: UUID
+        let newcomer: UUID
+
+        init(_ malformed: Malformed, member: UUID, label: UUID, vector: VersionVector) {
+            let author = UUID()
+            newcomer = UUID()
+            self.member = member
+            good = ChangeSet(
+                dot: Dot(replica: author, seq: 1), hlc: HLC(milliseconds: ReplicaTrio.base + 5_000, counter: 0),
+                vector: VersionVector([author: 1]).merging(vector),
+                operations: [.create(entity: "Member", id: newcomer), .set(entity: "Member", id: newcomer, attribute: "name", values: [.text("new")]),
+                             .set(entity: "Member", id: newcomer, attribute: "level", values: [.integer(0)]),
+                             .set(entity: "Member", id: newcomer, attribute: "note", values: [.null]),
+                             .set(entity: "Member", id: member, attribute: "level", values: [.integer(3)])])
+            bad = ChangeSet(
+                dot: Dot(replica: author, seq: 2), hlc: HLC(milliseconds: ReplicaTrio.base + 6_000, counter: 0),
+                vector: VersionVector([author: 2]).merging(vector),
+                operations: [.set(entity: "Member", id: newcomer, attribute: "level", values: [.integer(1)]),
+                             malformed.operation(member: member, label: label)])
+        }
+    }
+
+    /// What a newer schema wrote is applied for what the client's schema knows and kept whole
+    /// (relayed as it came); a server, whose schema is the newest, refuses it and changes nothing.
+    @Test(arguments: Malformed.allCases.filter(\.namesWhatANewerSchemaHas))
+    func whatANewerSchemaWroteIsKeptByAClientAndRefusedByAServer(_ malformed: Malformed) throws {
+        let clock = FakeClock()
+        let a = try TestReplica(clock: clock, name: "a")
+        let b = try TestReplica(clock: clock, name: "b")
+        let member = Member(), label = Label()
+        member.addToLabels(label)
+        a.context.insert(member)
+        try a.context.save()
+        try b.pull(from: a)
+        let batch = MalformedBatch(malformed, member: member.objectID, label: label.objectID, vector: try b.replica.versionVector())
+
+        let serverFile = TemporaryStoreFile(prefix: "guarantee-server")
+        let server = try SyncReplica(serving: try ObjectStore(path: serverFile.path, entities: syncEntities))
+        _ = try server.apply(try a.replica.changeSets(missingFrom: VersionVector()))
+        let serverVector = try server.versionVector()
+        let error = try #require(throws: SyncError.self) { try server.apply([batch.good, batch.bad]) }
+        #expect(error.code == .schemaMismatch && error.message.contains("\(batch.bad.dot)"), "\(error)")
+        #expect(try server.versionVector() == serverVector)
+
+        #expect(try b.replica.apply([batch.good, batch.bad]).applied == [batch.good.dot, batch.bad.dot])
+        #expect(try b.fetch(Member.self, batch.newcomer)?.level == 1)
+        #expect(try b.replica.keptChangeSetCount() == 1)
+        #expect(try b.replica.changeSets(missingFrom: a.replica.versionVector()).last == batch.bad)
+    }
+
+    @Test(arguments: Malformed.allCases.filter { !$0.namesWhatANewerSchemaHas })
     func aMalformedChangeSetIsRefusedWithSchemaMismatchAndNothingChanges(_ malformed: Malformed) throws {
         let clock = FakeClock()
         let a = try TestReplica(clock: clock, name: "a")
@@ -222,20 +284,8 @@ import Testing
         let vectorBefore = try b.replica.versionVector()
 
         // A well-formed change set first, so the refusal must undo it too.
-        let author = UUID()
-        let newcomer = UUID()
-        let good = ChangeSet(
-            dot: Dot(replica: author, seq: 1), hlc: HLC(milliseconds: ReplicaTrio.base + 5_000, counter: 0),
-            vector: VersionVector([author: 1]).merging(vectorBefore),
-            operations: [.create(entity: "Member", id: newcomer), .set(entity: "Member", id: newcomer, attribute: "name", values: [.text("new")]),
-                         .set(entity: "Member", id: newcomer, attribute: "level", values: [.integer(0)]),
-                         .set(entity: "Member", id: newcomer, attribute: "note", values: [.null]),
-                         .set(entity: "Member", id: member.objectID, attribute: "level", values: [.integer(3)])])
-        let bad = ChangeSet(
-            dot: Dot(replica: author, seq: 2), hlc: HLC(milliseconds: ReplicaTrio.base + 6_000, counter: 0),
-            vector: VersionVector([author: 2]).merging(vectorBefore),
-            operations: [.set(entity: "Member", id: newcomer, attribute: "level", values: [.integer(1)]),
-                         malformed.operation(member: member.objectID, label: label.objectID)])
+        let batch = MalformedBatch(malformed, member: member.objectID, label: label.objectID, vector: vectorBefore)
+        let (good, bad, newcomer) = (batch.good, batch.bad, batch.newcomer)
         #expect {
             try b.replica.apply([good, bad])
         } throws: { error in

@@ -194,7 +194,7 @@ struct Simulation {
             // Through the wire format, as a real exchange would go.
             let encoded = try ChangeSetCoding.encode(batch, base: try to.replica.versionVector())
             let decoded = try ChangeSetCoding.decode(encoded).changeSets
-            if random.chance(0.05) { try expectRefusedWhole(decoded, withUnknownMoodBy: to) }
+            if random.chance(0.05) { try expectRefusedWhole(decoded, withMisTypedMoodBy: to) }
             _ = try to.replica.apply(decoded)
             previous = batch
             start += size
@@ -202,11 +202,12 @@ struct Simulation {
         try to.context.refresh()
     }
 
-    /// `batch` with one `set` of a mood no case has appended to its last change set is refused
-    /// with `schema_mismatch`, and `replica` keeps its version vector.
-    func expectRefusedWhole(_ batch: [ChangeSet], withUnknownMoodBy replica: TestReplica) throws {
+    /// `batch` with one `set` of a mood of the wrong type (an integer where a case's text raw value
+    /// belongs) appended to its last change set is refused with `schema_mismatch`, and `replica`
+    /// keeps its version vector.
+    func expectRefusedWhole(_ batch: [ChangeSet], withMisTypedMoodBy replica: TestReplica) throws {
         var forged = batch
-        forged[forged.count - 1].operations.append(.set(entity: "Peer", id: UUID(), attribute: "mood", values: [.text("asleep")]))
+        forged[forged.count - 1].operations.append(.set(entity: "Peer", id: UUID(), attribute: "mood", values: [.integer(7)]))
         let before = try replica.replica.versionVector()
         let error = try #require(throws: SyncError.self) { try replica.replica.apply(forged) }
         #expect(error.code == .schemaMismatch && error.message.contains("Peer.mood"), "\(error)")

@@ -73,7 +73,7 @@ import TestSupport
         try a.replica.mark([Dot(replica: a.replica.replicaID, seq: 1)], as: .acknowledged)
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_format")
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_edge_removal")
-        try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge")
+        try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge; DROP TABLE _sync_kept")
         try SQLiteConnection(path: a.path).execute(
             "ALTER TABLE _sync_changeset DROP COLUMN authenticator; DELETE FROM _sync_state WHERE key = 'replica_key'")
 
@@ -95,7 +95,7 @@ import TestSupport
         // Every table of the older layout is as it was but for the authenticator column; the later
         // formats' tables were added.
         let layoutAfter = try StoreFormatTests.syncLayout(at: a.path)
-        #expect(layoutAfter.filter { row in ["_sync_edge_removal", "_sync_unique_"].allSatisfy { !(row[1].textValue ?? "").hasPrefix($0) } }.map { row in
+        #expect(layoutAfter.filter { row in ["_sync_edge_removal", "_sync_unique_", "_sync_kept"].allSatisfy { !(row[1].textValue ?? "").hasPrefix($0) } }.map { row in
             row.map { value in value.textValue.map { SQLValue.text($0.replacingOccurrences(of: ", authenticator BLOB", with: "")) } ?? value }
         } == layoutBefore)
         #expect(try reopened.localChangeSets(status: .pending).allSatisfy { try ChangeSetAuthenticator.isAuthentic($0, key: reopened.replicaKey()) })

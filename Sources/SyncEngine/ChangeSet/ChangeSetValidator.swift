@@ -153,6 +153,11 @@ struct ChangeSetValidator: Sendable {
     /// Entity name → attribute name → attribute.
     private let attributes: [String: [String: Attribute]]
 
+    /// The attribute `name` of `entity`, if the schema has it.
+    func attribute(_ entity: String, _ name: String) -> Attribute? {
+        attributes[entity]?[name]
+    }
+
     /// A validator of the attributes `document` declares.
     init(_ document: SchemaDocument) {
         var attributes: [String: [String: Attribute]] = [:]

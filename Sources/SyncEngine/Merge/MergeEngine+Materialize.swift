@@ -72,7 +72,10 @@ extension MergeEngine {
 
     private func insertRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
         let values = try detachedColumns(of: object)
-        try entity.rows.insertRow(object.id, attributeValues: entity.rows.attributeColumns.map { values[$0] ?? .null }, on: connection)
+        let defaults = entity.defaultColumnValues
+        try entity.rows.insertRow(object.id, attributeValues: entity.rows.attributeColumns.enumerated().map { index, column in
+            values[column] ?? (index < defaults.count ? defaults[index] : .null)
+        }, on: connection)
         try flushPendingInserts()
         try ObjectMetadataTable.setTombstone(nil, of: object, on: connection)
         objects[object]?.hasRow = true

@@ -82,9 +82,15 @@ struct SyncSchema: Sendable {
         let rows: EntityTable
         /// The uniqueness keys (`.unique` attributes, then `#Unique` keys) that merges resolve (CONTRACT.md §3.8).
         let uniqueKeys: [UniqueKey]
+        /// Each attribute column's default value, in `EntityTable.attributeColumns` order: what a
+        /// created object holds in a column its change set does not set (one written by an older
+        /// app, whose schema lacks the attribute).
+        let defaultColumnValues: [SQLValue]
 
-        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], rows: EntityTable, uniqueKeys: [UniqueKey] = []) {
+        init(name: String, table: String, attributes: [Attribute], relationships: [Relationship], rows: EntityTable,
+             uniqueKeys: [UniqueKey] = [], defaultColumnValues: [SQLValue] = []) {
             self.name = name
+            self.defaultColumnValues = defaultColumnValues
             self.uniqueKeys = uniqueKeys
             self.table = table
             self.attributes = attributes
@@ -135,7 +141,8 @@ struct SyncSchema: Sendable {
                                                 policy: attribute.mergeKind, columnType: attribute.columns.first?.type ?? .int,
                                                 customMerge: customMerges[entity.name]?[attribute.name]))
                 },
-                relationships: relationships, rows: EntityTable(entity), uniqueKeys: entity.uniqueKeys))
+                relationships: relationships, rows: EntityTable(entity), uniqueKeys: entity.uniqueKeys,
+                defaultColumnValues: entity.attributes.flatMap(\.defaultValues)))
         }
         self.entities = entities
         hasUniqueKeys = entities.contains { !$0.uniqueKeys.isEmpty }

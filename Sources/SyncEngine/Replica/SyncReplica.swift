@@ -21,6 +21,9 @@ public final class SyncReplica: Sendable {
     let schema: SyncSchema
     /// Checks the values of arriving change sets against the schema.
     let validator: ChangeSetValidator
+    /// Leaves out of a merge what the schema does not know (a newer app's), which is kept; `nil`
+    /// on a server, whose schema is the newest and which refuses what it does not know.
+    let projection: ChangeSetProjection?
     /// How many batches ``validate(_:)`` checked: what tests count to see that a batch pushed to
     /// a server is validated once, not again under the write lock.
     let batchesValidated = Atomic<Int>(0)
@@ -37,15 +40,20 @@ public final class SyncReplica: Sendable {
     }
 
     /// `newReplicaID` is the ID a store gets when it is set up for sync for the first time;
-    /// seeded tests pass their own so runs replay exactly.
-    init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64, newReplicaID: ReplicaID) throws {
+    /// seeded tests pass their own so runs replay exactly. A server's replica does not keep
+    /// unknown operations (`keepsUnknownOperations: false`): its schema is the newest, and what it
+    /// does not know is an error.
+    init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64, newReplicaID: ReplicaID,
+         keepsUnknownOperations: Bool = true) throws {
         self.store = store
         self.wallClock = wallClock
         schema = SyncSchema(store.schemaDocument, customMerges: store.customAttributeMerges)
         validator = ChangeSetValidator(store.schemaDocument)
+        projection = keepsUnknownOperations ? ChangeSetProjection(schema: schema, validator: validator) : nil
         let connection = try store.openConnection()
         replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)
         self.connection = SerializedConnection(connection)
+        try mergeKeptChangeSetsIfSchemaChanged()
         store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
     }
 
@@ -117,7 +125,8 @@ public final class SyncReplica: Sendable {
     /// (``SQLiteDatasetEngine`` logs them there). A batch validated against another schema than
     /// this store's is validated again.
     func apply(_ batch: ValidatedBatch, alsoInTransaction: (SQLiteConnection, [ChangeSet]) throws -> Void) throws -> MergeResult {
-        let changeSets = batch.schemaVersionHash == store.schemaDocument.versionHash ? batch.changeSets : try validate(batch.changeSets).changeSets
+        let batch = batch.schemaVersionHash == store.schemaDocument.versionHash ? batch : try validate(batch.changeSets)
+        let changeSets = batch.changeSets
         let hub = store.changeHub
         return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
@@ -155,7 +164,7 @@ public final class SyncReplica: Sendable {
                     for changeSet in remaining {
                         if SyncReplica.isApplicable(changeSet, to: vector) {
                             try ChangeSetTable.store(changeSet, status: .remote, on: connection)
-                            try engine.apply(changeSet)
+                            try merge(changeSet, of: batch, with: engine, on: connection)
                             appliedInOrder.append(changeSet)
                             vector[changeSet.dot.replica] = changeSet.dot.seq
                             latest = max(latest, changeSet.hlc)
@@ -188,7 +197,8 @@ public final class SyncReplica: Sendable {
     /// - Throws: ``SyncError`` `.malformedChangeSet` or `.schemaMismatch`, naming the change set.
     func validate(_ changeSets: [ChangeSet]) throws -> ValidatedBatch {
         batchesValidated.add(1, ordering: .relaxed)
-        return try ValidatedBatch(validating: changeSets, with: validator, schemaVersionHash: store.schemaDocument.versionHash)
+        return try ValidatedBatch(validating: changeSets, with: validator, schemaVersionHash: store.schemaDocument.versionHash,
+                                  projection: projection)
     }
 
     static func isApplicable(_ changeSet: ChangeSet, to vector: VersionVector) -> Bool {

@@ -114,13 +114,32 @@ public struct ValidatedBatch: Sendable {
         try self.init(validating: changeSets, with: ChangeSetValidator(schema), schemaVersionHash: schema.versionHash)
     }
 
+    /// The part of each change set the schema knows, by dot, for the change sets it knows only
+    /// in part (empty unless validated with a ``ChangeSetProjection``).
+    let knownParts: [Dot: ChangeSet]
+
     /// Validates `changeSets` with the validator of the schema whose hash is `schemaVersionHash`
-    /// (replicas keep theirs, which is costly to build for every batch).
-    init(validating changeSets: [ChangeSet], with validator: ChangeSetValidator, schemaVersionHash: String) throws {
+    /// (replicas keep theirs, which is costly to build for every batch). With a `projection`, what
+    /// the schema does not know is left out of what is validated and applied, and kept; without
+    /// one, the merge refuses it.
+    init(validating changeSets: [ChangeSet], with validator: ChangeSetValidator, schemaVersionHash: String,
+         projection: ChangeSetProjection? = nil) throws {
         try ChangeSet.checkStorableRanges(changeSets)
-        try validator.validate(changeSets)
+        var knownParts: [Dot: ChangeSet] = [:]
+        if let projection {
+            for changeSet in changeSets {
+                if let known = projection.knownPart(of: changeSet) { knownParts[changeSet.dot] = known }
+            }
+        }
+        try validator.validate(knownParts.isEmpty ? changeSets : changeSets.map { knownParts[$0.dot] ?? $0 })
         self.changeSets = changeSets
         self.schemaVersionHash = schemaVersionHash
+        self.knownParts = knownParts
+    }
+
+    /// What a replica applies of `changeSet`: the whole, or the part its schema knows.
+    func applicablePart(of changeSet: ChangeSet) -> ChangeSet {
+        knownParts.isEmpty ? changeSet : knownParts[changeSet.dot] ?? changeSet
     }
 }
 

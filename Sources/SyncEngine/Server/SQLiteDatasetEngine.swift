@@ -18,7 +18,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     /// registration never committed (the server died during it) is still unregistered.
     public static func open(at path: String) throws -> SQLiteDatasetEngine? {
         guard try ObjectStore.storedSchema(at: path) != nil else { return nil }
-        return try SQLiteDatasetEngine(replica: SyncReplica(store: try ObjectStore(existingAt: path)), isNew: false)
+        return try SQLiteDatasetEngine(replica: SyncReplica(serving: try ObjectStore(existingAt: path)), isNew: false)
     }
 
     /// Creates the store file at `path` with `schema`, or migrates it to `schema` (additive
@@ -27,7 +27,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     /// - Throws: ``StoreError`` `.migrationImpossible` or `.invalidSchema`, leaving the file as it was.
     public static func create(at path: String, schema: SchemaDocument) throws -> SQLiteDatasetEngine {
         let existed = FileManager.default.fileExists(atPath: path)
-        return try SQLiteDatasetEngine(replica: SyncReplica(store: try ObjectStore(path: path, schema: schema, policy: .additiveOnly)),
+        return try SQLiteDatasetEngine(replica: SyncReplica(serving: try ObjectStore(path: path, schema: schema, policy: .additiveOnly)),
                                        isNew: !existed)
     }
 

@@ -186,6 +186,14 @@ enum ChangeSetTable {
         return result
     }
 
+    /// Calls `body` with every stored change set, in an order that respects causality (by
+    /// `(HLC, replica ID)`), reading one at a time.
+    static func forEachChangeSet(on connection: SQLiteConnection, _ body: (ChangeSet) throws -> Void) throws {
+        try connection.forEachRow("SELECT \(changeSetColumns) FROM _sync_changeset ORDER BY hlc, replica") { row in
+            try body(try decode(row.row()))
+        }
+    }
+
     /// The change sets of `replica` with `status`, by seq.
     static func changeSets(of replica: ReplicaID, status: OutboxStatus, on connection: SQLiteConnection) throws -> [ChangeSet] {
         try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE status = ? AND replica = ? ORDER BY seq",

@@ -74,6 +74,11 @@ enum ConflictTable {
         try connection.run("DELETE FROM _sync_conflict")
     }
 
+    /// Removes the rows whose entries are all numbered above `number`.
+    static func removeRows(startingAfter number: Int64, on connection: SQLiteConnection) throws {
+        try connection.run("DELETE FROM _sync_conflict WHERE first > ?", [.integer(number)])
+    }
+
     /// Removes the rows whose entries are all numbered `number` or lower.
     static func removeRows(endingAtOrBefore number: Int64, on connection: SQLiteConnection) throws {
         try connection.run("DELETE FROM _sync_conflict WHERE first + count - 1 <= ?", [.integer(number)])

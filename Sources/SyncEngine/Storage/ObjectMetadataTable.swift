@@ -12,6 +12,15 @@ enum ObjectMetadataTable {
         """,
     ]
 
+    /// Every object of `entity` that change sets created (deleted ones included).
+    static func identifiers(of entity: String, on connection: SQLiteConnection) throws -> [UUID] {
+        var identifiers: [UUID] = []
+        try connection.forEachRow("SELECT id FROM _sync_object WHERE entity = ?", [.text(entity)]) { row in
+            if let id = row.uuid(at: 0) { identifiers.append(id) }
+        }
+        return identifiers
+    }
+
     /// What ``objects(_:_:on:_:)`` reads of one object.
     struct StoredObject {
         var id: UUID

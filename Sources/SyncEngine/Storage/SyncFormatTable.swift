@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 4
+    static let currentVersion: Int64 = 5
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -34,6 +34,10 @@ enum SyncFormatTable {
             // Uniqueness merges keep objects' creation values and the duplicates they removed.
             // Objects created before are not recorded: they collide with nothing that arrives later.
             for statement in UniqueMergeTable.createStatements { try connection.execute(statement) }
+        case 4:
+            // Change sets applied in part (they name what the store's schema does not know) are
+            // recorded, so that a store opened with a newer schema merges them again.
+            for statement in KeptChangeSetTable.createStatements { try connection.execute(statement) }
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

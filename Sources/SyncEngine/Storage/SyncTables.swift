@@ -23,6 +23,8 @@ import LocalStoreCore
 /// - ``ConflictTable``: the conflict journal (see ``ConflictJournal``).
 /// - ``UniqueMergeTable``: objects' creation values per uniqueness key, and the duplicates merges removed.
 /// - ``CounterTable``: the exact totals of saturated counters (created when one first saturates).
+/// - ``KeptChangeSetTable``: the change sets applied only in part, because they name what the
+///   store's schema does not know (a newer app's).
 /// - ``ServerLogTable``: a server's log of the change sets it stored, in application order.
 enum SyncTables {
     /// Creates every table and index that does not exist yet.
@@ -30,6 +32,7 @@ enum SyncTables {
         + ChangeSetTable.createStatements + ObjectMetadataTable.createStatements + FieldStampTable.createStatements
         + EdgeTable.createStatements + PositionTable.createStatements + DeleteTable.createStatements
         + VoidedDeleteTable.createStatements + ConflictTable.createStatements + UniqueMergeTable.createStatements
+        + KeptChangeSetTable.createStatements
 
     /// Checks the tables' format (migrating an older one in place), creates the tables if needed
     /// and returns this replica's ID, choosing `newReplicaID` the first time. One transaction.

@@ -87,8 +87,12 @@ extension HTTPTransport {
                 let start = try reader.beginObject()
                 var versionHash: String?
                 var dataset: String?
+                var registration: String?
                 while let key = try reader.nextKey() {
-                    if key.matches("versionHash") {
+                    if key.matches("registration") {
+                        try JSONReadError.checkFirst(registration, "registration", reader)
+                        registration = try JSONReadError.at(.key("registration")) { try reader.readString() }
+                    } else if key.matches("versionHash") {
                         try JSONReadError.checkFirst(versionHash, "versionHash", reader)
                         versionHash = try JSONReadError.at(.key("versionHash")) { try reader.readString() }
                     } else if key.matches("dataset") {
@@ -101,7 +105,7 @@ extension HTTPTransport {
                 guard let versionHash, let dataset else {
                     throw JSONReadError(message: "the schema registration response needs 'versionHash' and 'dataset'", offset: start)
                 }
-                return SchemaRegistration(versionHash: versionHash, dataset: dataset)
+                return SchemaRegistration(versionHash: versionHash, dataset: dataset, isOlderThanDataset: registration == "older")
             }
         } catch {
             throw .invalidResponse("the schema registration response is malformed: \(error)")

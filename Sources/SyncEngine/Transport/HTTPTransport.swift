@@ -68,9 +68,17 @@ public struct HTTPTransport: Sendable {
         public var versionHash: String
         /// The dataset's name.
         public var dataset: String
+        /// Whether the dataset holds a newer schema that extends the one sent (an older app's):
+        /// the app syncs as it is, keeping what it does not know (CONTRACT.md §8).
+        public var isOlderThanDataset: Bool = false
+
+        private enum CodingKeys: String, CodingKey {
+            case versionHash, dataset, registration
+        }
     }
 
-    /// `PUT /v1/datasets/{dataset}/schema`: registers (or additively migrates) the dataset's schema.
+    /// `PUT /v1/datasets/{dataset}/schema`: registers (or additively migrates) the dataset's
+    /// schema; a schema the dataset's extends additively (an older app's) is accepted as it is.
     public func registerSchema(_ schemaJSON: Data) async throws(SyncClientError) -> SchemaRegistration {
         let data = try await send("PUT", path: "schema", body: schemaJSON)
         return try HTTPTransport.decodeSchemaRegistration(data)
@@ -329,4 +337,14 @@ struct HTTPFailure: Error {
     var serverVector: VersionVector?
     /// From a `403 unverified_author` body: the author of the change set refused.
     var unverifiedAuthor: ReplicaID?
+}
+
+extension HTTPTransport.SchemaRegistration {
+    /// Decodes a registration answer; `registration` is absent from servers that predate it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(versionHash: try container.decode(String.self, forKey: .versionHash),
+                  dataset: try container.decode(String.self, forKey: .dataset),
+                  isOlderThanDataset: try container.decodeIfPresent(String.self, forKey: .registration) == "older")
+    }
 }

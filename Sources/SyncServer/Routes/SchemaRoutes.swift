@@ -2,7 +2,8 @@ import Codecs
 import Foundation
 import SyncEngine
 
-/// `PUT /v1/datasets/{dataset}/schema` registers (or additively migrates) a dataset's schema;
+/// `PUT /v1/datasets/{dataset}/schema` registers (or additively migrates) a dataset's schema, or
+/// accepts an older app's;
 /// `GET` returns it; `GET .../schema/versions` returns every version it was registered with.
 enum SchemaRoutes {
     static let pattern = "/v1/datasets/{dataset}/schema"
@@ -11,8 +12,11 @@ enum SchemaRoutes {
     static func register(in router: inout Router, _ context: RouteContext) {
         router.add(.put, pattern, admission: context.datasetAdmission(for: .readWrite)) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters, for: .readWrite)
-            let (document, _) = try dataset.registerSchema(request.body)
-            return .json(data: JSONValue.object(["versionHash": .string(document.versionHash), "dataset": .string(dataset.name)]).data)
+            let (document, registration) = try dataset.registerSchema(request.body)
+            return .json(data: JSONValue.object([
+                "versionHash": .string(document.versionHash), "dataset": .string(dataset.name),
+                "registration": .string(registration.rawValue),
+            ]).data)
         }
         router.add(.get, pattern, admission: context.datasetAdmission) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters)

@@ -20,7 +20,15 @@ package final class DatasetStore: @unchecked Sendable {
 
     /// What a schema registration did.
     package enum Registration: String, Sendable {
-        case created, unchanged, migrated
+        /// The first registration created the dataset's store.
+        case created
+        /// The dataset holds this schema already.
+        case unchanged
+        /// An additive change: the store migrated to it.
+        case migrated
+        /// An older app's schema: the dataset's current one extends it additively, so the app
+        /// syncs as it is (it keeps what it does not know) and nothing changes.
+        case older
     }
 
     /// What a push did.
@@ -161,14 +169,18 @@ package final class DatasetStore: @unchecked Sendable {
     }
 
     /// Registers `json` (a LocalStore `SchemaDocument`): creates the store the first time, accepts
-    /// the same schema again, migrates to an additive change, refuses anything else.
+    /// the same schema again, migrates to an additive change, accepts an older app's schema that
+    /// the current one extends additively (changing nothing), refuses anything else. Returns the
+    /// schema the dataset holds afterwards.
     package func registerSchema(_ json: Data) throws -> (document: SchemaDocument, registration: Registration) {
         let document = try DatasetStore.parseSchema(json)
         writeLock.lock()
         defer { writeLock.unlock() }
         let current = try engineIfRegistered()
-        if let current, try current.currentSchema().versionHash == document.versionHash {
-            return (current.schema, .unchanged)
+        if let current {
+            let currentSchema = try current.currentSchema()
+            if currentSchema.versionHash == document.versionHash { return (currentSchema, .unchanged) }
+            if case .additive = currentSchema.compatibility(with: document) { return (currentSchema, .older) }
         }
         let engine: any DatasetEngine
         do {
@@ -194,6 +206,14 @@ package final class DatasetStore: @unchecked Sendable {
         }
         guard document.formatVersion == 1 else {
             throw DatasetError.invalidSchema("schema formatVersion \(document.formatVersion) is not supported (expected 1)")
+        }
+        do {
+            // Checked here too, not only when a store is made: an older app's schema is accepted
+            // without one.
+            try document.validateTableNames()
+            try document.validateColumnNames()
+        } catch let error as StoreError {
+            throw DatasetError.invalidSchema(error.message)
         }
         return document
     }

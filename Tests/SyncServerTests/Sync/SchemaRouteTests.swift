@@ -97,12 +97,42 @@ import Testing
         #expect(response.errorMessage.contains("points"), "\(response.errorMessage)")
         #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == document.versionHash)
 
-        var removed = document
-        removed.entities.removeAll { $0.name == "Tag" }
-        for index in removed.entities.indices { removed.entities[index].relationships.removeAll { $0.target == "Tag" } }
-        let removal = server.send(.put, "/v1/datasets/main/schema", body: try rehashed(removed))
+        // Retyped and missing at once: no version of the app had both schemas in its history.
+        var mixed = changed
+        mixed.entities.removeAll { $0.name == "Tag" }
+        for index in mixed.entities.indices { mixed.entities[index].relationships.removeAll { $0.target == "Tag" } }
+        let removal = server.send(.put, "/v1/datasets/main/schema", body: try rehashed(mixed))
         #expect(removal.status == .conflict)
-        #expect(removal.errorMessage.contains("Tag"), "\(removal.errorMessage)")
+        #expect(removal.errorMessage.contains("points"), "\(removal.errorMessage)")
+    }
+
+    /// A schema the dataset's extends additively is an older app's: it is accepted as it is, the
+    /// dataset keeps its schema, and the older app's pushes merge (its new objects get the newer
+    /// schema's defaults).
+    @Test(arguments: ServerStorage.allCases) func anOlderAppsSchemaIsAcceptedAndChangesNothing(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
+        let client = try ClientReplica()
+        let older = try SchemaDocument(jsonData: try client.store.exportSchema())
+        var newer = try addingCardColor(to: older)
+        let cardIndex = try #require(newer.entities.firstIndex { $0.name == "Card" })
+        let colorIndex = try #require(newer.entities[cardIndex].attributes.firstIndex { $0.name == "color" })
+        newer.entities[cardIndex].attributes[colorIndex].defaultValues = [.text("plain")]
+        let newerBody = try rehashed(newer)
+        let newerHash = try SchemaDocument(jsonData: newerBody).versionHash
+        #expect(try server.registerSchema(newerBody).json["registration"] as? String == "created")
+
+        let response = try server.registerSchema(try older.jsonData())
+        #expect(response.json["registration"] as? String == "older")
+        #expect(response.json["versionHash"] as? String == newerHash)
+        #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == newerHash)
+        let versions = try #require(server.send(.get, "/v1/datasets/main/schema/versions").json["versions"] as? [[String: Any]])
+        #expect(versions.map { $0["versionHash"] as? String } == [newerHash])
+
+        let board = try client.addBoard("Older", cards: 1)
+        #expect(server.push(try client.batch(), as: try client.credentials).status == .ok)
+        let rows = try ServerFixture.entityRows(at: server.snapshotFile())
+        let card = try #require(board.cards.first)
+        #expect(rows.contains { $0.contains(card.objectID.uuidString) && $0.contains("'plain'") }, "\(rows)")
     }
 
     @Test func unreadableOrInconsistentSchemaIs400() throws {
