@@ -75,8 +75,9 @@ let package = Package(
         .executableTarget(name: "SyncCrashHelper", dependencies: ["SyncKit"]),
 
         // Shared by the test targets, not shipped: a seeded random number generator, the launcher
-        // of the built executables (syncd, sync, SyncCrashHelper), temporary files and directories.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // of the built executables (syncd, sync, SyncCrashHelper), temporary files and directories,
+        // store digests.
+        .target(name: "TestSupport", dependencies: ["SQLiteDatabase"], path: "Tests/TestSupport"),
         .testTarget(name: "LocalStoreTests", dependencies: ["LocalStore", "LocalStoreCore", "Codecs", "TestSupport"]),
         .testTarget(name: "CommandLineArgumentsTests", dependencies: ["CommandLineArguments"]),
         .testTarget(

@@ -61,7 +61,7 @@ let statusCommand = Command(CommandDescription(
                 "deleteRecords": count(history.deleteRecords), "tombstones": count(history.tombstones),
                 "fieldStamps": count(history.fieldStamps), "edgeAdditions": count(history.edgeAdditions),
                 "edgeRemovals": count(history.edgeRemovals), "journalEntries": count(history.journalEntries),
-                "fileBytes": .integer(history.fileBytes),
+                "keptForNewerSchema": count(history.keptForNewerSchema), "fileBytes": .integer(history.fileBytes),
             ]),
         ]
         Output.line(JSONValue.object(object).string)
@@ -80,6 +80,7 @@ let statusCommand = Command(CommandDescription(
             history: \(history.changeSets) change sets (own: \(history.pending) pending, \(history.sent) sent, \(history.acknowledged) acknowledged; \(history.remote) from others)
                      \(history.fieldStamps) field stamps, \(history.edgeAdditions) edge additions, \(history.edgeRemovals) removals, \(history.deleteRecords) deletes, \(history.tombstones) tombstones
                      \(history.journalEntries) journal entries, \(history.fileBytes) bytes in use
+                     \(history.keptForNewerSchema) change sets kept for a newer schema
             """)
     }
 }

@@ -28,15 +28,3 @@ import TestSupport
 
 let endToEndEntities: [any PersistentEntity.Type] = [Squad.self, Player.self, Badge.self]
 
-/// Every row of every entity and join table of a store file, sorted, as text.
-func storeDigest(_ path: String) throws -> String {
-    let connection = try SQLiteConnection(path: path)
-    var lines: [String] = []
-    for table in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name") {
-        guard case .text(let name) = table[0] else { continue }
-        for row in try connection.rows("SELECT * FROM \"\(name)\" ORDER BY 1, 2") {
-            lines.append(name + ": " + row.map(\.description).joined(separator: " | "))
-        }
-    }
-    return lines.joined(separator: "\n")
-}

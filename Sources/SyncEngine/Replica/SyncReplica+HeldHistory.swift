@@ -26,6 +26,8 @@ extension SyncReplica {
         public var edgeRemovals: Int
         /// Entries of the conflict journal.
         public var journalEntries: Int
+        /// Change sets applied only in part, kept for a newer schema (``SyncReplica/keptChangeSetCount()``).
+        public var keptForNewerSchema: Int = 0
         /// Bytes of the store file in use (entity tables included; free pages excluded).
         public var fileBytes: Int64
 

@@ -26,6 +26,7 @@ extension SyncTables {
             edgeRemovals: try count("SELECT count(*) FROM _sync_edge WHERE removed_replica IS NOT NULL")
                 + count("SELECT count(*) FROM _sync_edge_removal"),
             journalEntries: try count("SELECT count(*) FROM _sync_conflict"),
+            keptForNewerSchema: try KeptChangeSetTable.count(on: connection),
             fileBytes: Int64(pageCount - freePages) * Int64(pageSize))
     }
 }

@@ -51,28 +51,9 @@ final class TestReplica {
         try TestReplica.digest(of: path)
     }
 
-    /// The stored graph of any store file as text.
-    static func digest(of path: String) throws -> String {
-        try digest(of: path, columnsByName: false)
-    }
-
-    /// The stored graph as text; with `columnsByName`, each row's columns in name order (so that a
-    /// store whose migration appended columns reads like one created with them) and rows sorted.
-    static func digest(of path: String, columnsByName: Bool) throws -> String {
-        let connection = try SQLiteConnection(path: path)
-        var lines: [String] = []
-        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name")
-        for table in tables {
-            guard case .text(let name) = table[0] else { continue }
-            let columns = columnsByName
-                ? try connection.rows("SELECT name FROM pragma_table_info(?) ORDER BY name", [.text(name)])
-                    .compactMap { $0[0].textValue }.map { "\"\($0)\"" }.joined(separator: ", ")
-                : "*"
-            for row in try connection.rows("SELECT \(columns) FROM \"\(name)\" ORDER BY 1, 2") {
-                lines.append(name + ": " + row.map(\.description).joined(separator: " | "))
-            }
-        }
-        return (columnsByName ? lines.sorted() : lines).joined(separator: "\n")
+    /// The stored graph of any store file as text; see ``storeDigest(_:columnsByName:)``.
+    static func digest(of path: String, columnsByName: Bool = false) throws -> String {
+        try storeDigest(path, columnsByName: columnsByName)
     }
 
     /// Checks the graph's integrity; returns the problems found (empty when whole).

@@ -200,19 +200,9 @@ final class ServerFixture {
         }
     }
 
-    /// Every row of every entity and join table of `path`, sorted, as text.
+    /// Every row of every entity and join table of `path`, as text.
     static func entityRows(at path: String) throws -> [String] {
-        let connection = try SQLiteConnection(path: path, readOnly: true)
-        var lines: [String] = []
-        let tables = try connection.rows(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name")
-        for table in tables {
-            guard case .text(let name) = table[0] else { continue }
-            for row in try connection.rows("SELECT * FROM \"\(name)\" ORDER BY 1, 2") {
-                lines.append(name + ": " + row.map(\.description).joined(separator: " | "))
-            }
-        }
-        return lines
+        try storeDigest(path).split(separator: "\n").map(String.init)
     }
 }
 
