@@ -9,7 +9,8 @@ import Testing
 /// exchange change sets in random orders, batches, duplicates and partitions. After a full
 /// exchange every replica must hold the identical graph, and the graph must be whole.
 ///
-/// CI runs 500 seeds. `SIMULATION_SEEDS=5000` runs more; `SIMULATION_FIRST_SEED=5001` starts
+/// Every third seed runs one replica on an older version of the schema, upgraded before the final
+/// comparison (CONTRACT.md §8). CI runs 500 seeds. `SIMULATION_SEEDS=5000` runs more; `SIMULATION_FIRST_SEED=5001` starts
 /// further on (so several processes can share a long run); `SIMULATION_SEED=42` replays one.
 @Suite struct SimulationTests {
     static var seeds: [UInt64] {
@@ -25,10 +26,15 @@ import Testing
         var resolutions: [ConflictEntry.Kind: Int] = [:]
         var selfInverseResolutions = 0
         var selfInverseBounds: [ConflictEntry.Kind: Int] = [:]
+        var olderAppRuns = 0, olderAppRunsThatKept = 0
         for seed in SimulationTests.seeds {
             do {
-                var simulation = try Simulation(seed: seed)
+                var simulation = try Simulation(seed: seed, mixedVersions: true)
                 if let problem = try simulation.run() { failures.append("seed \(seed): \(problem)") }
+                if simulation.olderIndex != nil {
+                    olderAppRuns += 1
+                    if simulation.keptByOlderReplica > 0 { olderAppRunsThatKept += 1 }
+                }
                 for replica in simulation.replicas {
                     for entry in try replica.replica.conflicts() {
                         resolutions[entry.kind, default: 0] += 1
@@ -56,8 +62,10 @@ import Testing
             for kind in [ConflictEntry.Kind.aboveMaxCount, .belowMinCount] {
                 #expect(selfInverseBounds[kind, default: 0] > 0, "no \(kind.rawValue) on the bounded self-inverse Pal.pals in \(SimulationTests.seeds.count) seeds")
             }
+            // Older apps must actually have kept what they did not know, in most of their runs.
+            #expect(olderAppRunsThatKept * 2 > olderAppRuns, "\(olderAppRunsThatKept) of \(olderAppRuns) runs with an older app kept change sets")
         }
-        print("simulation: \(SimulationTests.seeds.count) seeds, resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
+        print("simulation: \(SimulationTests.seeds.count) seeds (\(olderAppRuns) with an older app, \(olderAppRunsThatKept) of them keeping change sets), resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
     }
 }
 
@@ -67,11 +75,20 @@ struct Simulation {
     var random: SeededGenerator
     let replicas: [TestReplica]
     let clocks: [FakeClock]
+    /// The replica on ``olderSchema()`` (an older version of the app), if the run has one.
+    let olderIndex: Int?
+    /// How many change sets the older replica kept for the newer schema before its upgrade.
+    private(set) var keptByOlderReplica = 0
 
-    init(seed: UInt64) throws {
+    /// With `mixedVersions`, every third seed runs its last replica on ``olderSchema()``: it edits
+    /// through `SyncReplica.edit` and is upgraded to the full schema before the final comparison.
+    /// Which seeds do is decided without drawing from the generator, so the others replay as
+    /// without it.
+    init(seed: UInt64, mixedVersions: Bool = false) throws {
         self.seed = seed
         random = SeededGenerator(seed: seed)
         let count = Int.random(in: 2...6, using: &random)
+        let olderIndex = mixedVersions && seed % 3 == 0 ? count - 1 : nil
         var clocks: [FakeClock] = []
         var replicas: [TestReplica] = []
         for index in 0..<count {
@@ -79,10 +96,41 @@ struct Simulation {
             // Skewed clocks make HLC ties and reversals likely.
             clock.set(1_700_000_000_000 + UInt64.random(in: 0...3, using: &random))
             clocks.append(clock)
-            replicas.append(try TestReplica(clock: clock, name: "sim\(seed)-\(index)", replicaID: random.uuid(), entities: simulationEntities))
+            let name = "sim\(seed)-\(index)"
+            replicas.append(index == olderIndex
+                ? try TestReplica(clock: clock, name: name, replicaID: random.uuid(), schema: try Simulation.olderSchema())
+                : try TestReplica(clock: clock, name: name, replicaID: random.uuid(), entities: simulationEntities))
         }
         self.clocks = clocks
         self.replicas = replicas
+        self.olderIndex = olderIndex
+    }
+
+    /// The simulation's schema as an older version of the app had it: without `Tally` (an
+    /// entity), without `Member.labels`/`Label.members` (a relationship), with `Member.note` not
+    /// yet optional and without the mood `away` (an enum case).
+    static func olderSchema() throws -> SchemaDocument {
+        var document = try ObjectStore.inMemory(entities: simulationEntities).schemaDocument
+        document.entities.removeAll { $0.name == "Tally" }
+        for index in document.entities.indices {
+            let entity = document.entities[index].name
+            document.entities[index].relationships.removeAll { (entity, $0.name) == ("Member", "labels") || (entity, $0.name) == ("Label", "members") }
+            for attribute in document.entities[index].attributes.indices {
+                switch (entity, document.entities[index].attributes[attribute].name) {
+                case ("Member", "note"):
+                    document.entities[index].attributes[attribute].optional = false
+                    document.entities[index].attributes[attribute].swiftType = "String"
+                    document.entities[index].attributes[attribute].columns[0].nullable = false
+                    document.entities[index].attributes[attribute].defaultValues = [.text("")]
+                case ("Peer", "mood"):
+                    document.entities[index].attributes[attribute].rawValues = [.text("calm"), .text("busy")]
+                default:
+                    continue
+                }
+            }
+        }
+        document.versionHash = SchemaDocument.hash(of: document.entities)
+        return document
     }
 
     /// Runs the scenario; returns a description of the first problem, or `nil` when all is well.
@@ -96,7 +144,7 @@ struct Simulation {
             }
             if random.chance(0.6) {
                 let index = Int.random(in: 0..<replicas.count, using: &random)
-                try edit(replicas[index])
+                if index == olderIndex { try editOnOlderSchema(replicas[index]) } else { try edit(replicas[index]) }
             } else {
                 let from = Int.random(in: 0..<replicas.count, using: &random)
                 let to = Int.random(in: 0..<replicas.count, using: &random)
@@ -114,16 +162,30 @@ struct Simulation {
         let vectors = try replicas.map { try $0.replica.versionVector() }
         if Set(vectors).count != 1 { return "version vectors differ after full exchange: \(vectors)" }
         let digests = try replicas.map { try $0.digest() }
-        for index in 1..<digests.count where digests[index] != digests[0] {
-            let first = Set(digests[0].split(separator: "\n")), other = Set(digests[index].split(separator: "\n"))
-            return "replica \(index) differs from replica 0:\n only in 0: \(first.subtracting(other).sorted())\n only in \(index): \(other.subtracting(first).sorted())"
+        for index in 1..<digests.count where digests[index] != digests[0] && index != olderIndex {
+            return Simulation.difference(digests[0], digests[index], between: 0, and: index)
+        }
+        if let olderIndex {
+            // The older app is upgraded: its store must equal the others.
+            keptByOlderReplica = try replicas[olderIndex].replica.keptChangeSetCount()
+            let upgraded = try SyncReplica(store: try ObjectStore(path: replicas[olderIndex].path, entities: simulationEntities),
+                                           wallClock: { 0 }, newReplicaID: UUID())
+            if try upgraded.keptChangeSetCount() != 0 { return "the upgraded replica \(olderIndex) still keeps change sets" }
+            let expected = try storeDigest(replicas[0].path, columnsByName: true), actual = try storeDigest(replicas[olderIndex].path, columnsByName: true)
+            if actual != expected { return "upgraded " + Simulation.difference(expected, actual, between: 0, and: olderIndex) }
         }
         for (index, replica) in replicas.enumerated() {
-            if let problem = try boundsProblem(replica) { return "replica \(index): \(problem)" }
+            if index != olderIndex, let problem = try boundsProblem(replica) { return "replica \(index): \(problem)" }
             let problems = try replica.integrityProblems()
             if !problems.isEmpty { return "replica \(index) integrity: \(problems)" }
         }
         return nil
+    }
+
+    /// How two digests differ, line by line.
+    static func difference(_ first: String, _ other: String, between firstIndex: Int, and otherIndex: Int) -> String {
+        let firstLines = Set(first.split(separator: "\n")), otherLines = Set(other.split(separator: "\n"))
+        return "replica \(otherIndex) differs from replica \(firstIndex):\n only in \(firstIndex): \(firstLines.subtracting(otherLines).sorted())\n only in \(otherIndex): \(otherLines.subtracting(firstLines).sorted())"
     }
 
     /// A small graph every replica starts from, so concurrent edits meet on shared objects.
@@ -199,7 +261,7 @@ struct Simulation {
             previous = batch
             start += size
         }
-        try to.context.refresh()
+        if to.hasContext { try to.context.refresh() }
     }
 
     /// `batch` with one `set` of a mood of the wrong type (an integer where a case's text raw value
@@ -212,6 +274,59 @@ struct Simulation {
         let error = try #require(throws: SyncError.self) { try replica.replica.apply(forged) }
         #expect(error.code == .schemaMismatch && error.message.contains("Peer.mood"), "\(error)")
         #expect(try replica.replica.versionVector() == before)
+    }
+
+    /// A few random edits by the older app (``olderSchema()``), without Swift types, committed as
+    /// one change set (none if a delete rule refuses it).
+    mutating func editOnOlderSchema(_ replica: TestReplica) throws {
+        let teams = try replica.replica.records("Team").map(\.id)
+        let members = try replica.replica.records("Member").map(\.id)
+        let peers = try replica.replica.records("Peer").map(\.id)
+        var deleted: Set<UUID> = []
+        func pick(_ ids: [UUID]) -> UUID? {
+            let live = ids.filter { !deleted.contains($0) }
+            return live.isEmpty ? nil : live[Int.random(in: 0..<live.count, using: &random)]
+        }
+        let edits = Int.random(in: 1...4, using: &random)
+        do {
+            try replica.replica.edit { editor in
+                for _ in 0..<edits {
+                    switch Int.random(in: 0..<9, using: &random) {
+                    case 0:
+                        try editor.insert("Team", id: random.uuid(), values: ["name": .text("ot\(Int.random(in: 0..<100, using: &random))")])
+                    case 1:
+                        try editor.insert("Member", id: random.uuid(), values: ["name": .text("om\(Int.random(in: 0..<100, using: &random))")])
+                    case 2:
+                        if let team = pick(teams) { try editor.update("Team", id: team, values: ["score": .integer(Int64.random(in: 0..<10, using: &random))]) }
+                    case 3:
+                        if let member = pick(members) {
+                            try editor.update("Member", id: member, values: ["level": .integer(Int64.random(in: 0..<10, using: &random)),
+                                                                             "note": .text("o\(Int.random(in: 0..<10, using: &random))")])
+                        }
+                    case 4:
+                        if let member = pick(members), let team = pick(teams) { try editor.link("Member", id: member, relationship: "team", target: team) }
+                    case 5:
+                        if let member = pick(members), let manager = pick(members), member != manager {
+                            try editor.link("Member", id: member, relationship: "manager", target: manager)
+                        }
+                    case 6:
+                        if let member = pick(members) {
+                            deleted.insert(member)
+                            try editor.delete("Member", id: member)
+                        }
+                    case 7:
+                        if let team = pick(teams) {
+                            deleted.insert(team)
+                            try editor.delete("Team", id: team)
+                        }
+                    default:
+                        if let peer = pick(peers) { try editor.update("Peer", id: peer, values: ["mood": .text(random.chance(0.5) ? "calm" : "busy")]) }
+                    }
+                }
+            }
+        } catch let error as StoreError where [.deleteDenied, .countViolation, .objectNotFound].contains(error.code) {
+            // Refused as a context's save would be: the commit is rolled back whole.
+        }
     }
 
     /// A few random edits on one replica, then a save (rolled back if a delete rule refuses it).

@@ -18,7 +18,14 @@ final class TestReplica {
     var path: String { file.path }
     let store: ObjectStore
     let replica: SyncReplica
-    let context: ObjectContext
+    private let typedContext: ObjectContext?
+    /// A context of the store's Swift types (a replica made from a schema alone has none).
+    var context: ObjectContext {
+        guard let typedContext else { preconditionFailure("\(path) was opened from a schema alone: it has no context") }
+        return typedContext
+    }
+    /// Whether the replica has Swift types, and so a ``context``.
+    var hasContext: Bool { typedContext != nil }
     /// Contexts made by `fetch`, kept alive so their objects can still load relationships.
     private var readContexts: [ObjectContext] = []
 
@@ -27,7 +34,15 @@ final class TestReplica {
         file = TemporaryStoreFile(prefix: "sync-\(name)")
         store = try ObjectStore(path: file.path, entities: entities)
         replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: replicaID)
-        context = try store.makeContext()
+        typedContext = try store.makeContext()
+    }
+
+    /// A replica whose store has `schema` and no Swift types: it edits through ``SyncReplica/edit(_:)``.
+    init(clock: FakeClock, name: String, replicaID: ReplicaID, schema: SchemaDocument) throws {
+        file = TemporaryStoreFile(prefix: "sync-\(name)")
+        store = try ObjectStore(path: file.path, schema: schema)
+        replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: replicaID)
+        typedContext = nil
     }
 
     /// Pulls everything `other` has that this replica lacks, then refreshes the context.
