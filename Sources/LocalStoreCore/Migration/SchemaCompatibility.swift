@@ -20,22 +20,27 @@ extension SchemaDocument {
     /// ```
     public func compatibility(with stored: SchemaDocument) -> SchemaCompatibility {
         if versionHash == stored.versionHash { return .identical }
+        let renames = SchemaRenames(from: stored, to: self)
         var added: [String] = []
         var removed: [String] = []
         var changed: [String] = []
         // Changes that leave every stored value where it is, reported when nothing else changed.
         var adopted: [String] = []
         for old in stored.entities {
-            guard let new = entity(named: old.name) else {
+            guard let new = renames.entity(old.name) else {
                 removed.append("entity \(old.name) is missing")
                 continue
             }
+            if new.name != old.name { adopted.append("entity \(old.name) is renamed \(new.name)") }
             for attribute in old.attributes {
-                guard let other = new.attribute(named: attribute.name) else {
+                guard let other = renames.attribute(attribute.name, of: old.name) else {
                     removed.append("attribute \(old.name).\(attribute.name) is missing")
                     continue
                 }
-                if other.columns.map(\.name) != attribute.columns.map(\.name) || other.columns.map(\.type) != attribute.columns.map(\.type) {
+                let isRenamed = other.name != attribute.name
+                if isRenamed { adopted.append("attribute \(old.name).\(attribute.name) is renamed \(new.name).\(other.name)") }
+                // A renamed attribute's columns are renamed with it: their types must match.
+                if (!isRenamed && other.columns.map(\.name) != attribute.columns.map(\.name)) || other.columns.map(\.type) != attribute.columns.map(\.type) {
                     changed.append("attribute \(old.name).\(attribute.name) changed from \(attribute.swiftType) (\(attribute.columns.map { "\($0.name) \($0.type.rawValue)" }.joined(separator: ", "))) to \(other.swiftType) (\(other.columns.map { "\($0.name) \($0.type.rawValue)" }.joined(separator: ", ")))")
                 } else if attribute.optional && !other.optional {
                     changed.append("attribute \(old.name).\(attribute.name) became non-optional")
@@ -55,29 +60,33 @@ extension SchemaDocument {
                 }
             }
             for relationship in old.relationships {
-                guard let other = new.relationship(named: relationship.name) else {
+                guard let other = renames.relationship(relationship.name, of: old.name) else {
                     removed.append("relationship \(old.name).\(relationship.name) is missing")
                     continue
                 }
-                let sameDeclaration = other.kind == relationship.kind && other.target == relationship.target && other.inverse == relationship.inverse
+                let isRenamed = other.name != relationship.name || new.name != old.name
+                    || renames.entity(relationship.target)?.name != relationship.target
+                if other.name != relationship.name { adopted.append("relationship \(old.name).\(relationship.name) is renamed \(new.name).\(other.name)") }
+                let sameDeclaration = other.kind == relationship.kind && other.target == renames.entity(relationship.target)?.name
+                    && other.inverse == renames.relationship(relationship.inverse, of: relationship.target)?.name
                     && other.deleteRule == relationship.deleteRule
-                if sameDeclaration && other.storage != relationship.storage && other.isSelfInverse(of: old.name)
+                if sameDeclaration && other.storage != relationship.storage && other.isSelfInverse(of: new.name)
                     && !relationship.storage.ownsJoinTable && other.storage.ownsJoinTable {
                     // A self-inverse to-many once named its join table without owning it, so no rows
                     // were ever written there: the table the new storage owns is new, nothing moves.
                     added.append("relationship \(old.name).\(relationship.name), its own inverse, is now stored in its join table in both directions")
-                } else if !sameDeclaration || other.storage != relationship.storage {
+                } else if !sameDeclaration || (isRenamed ? !other.storage.hasSameShape(as: relationship.storage) : other.storage != relationship.storage) {
                     changed.append("relationship \(old.name).\(relationship.name) changed from \(relationship.kind.rawValue) \(relationship.target) (inverse \(relationship.inverse), \(relationship.deleteRule.rawValue)) to \(other.kind.rawValue) \(other.target) (inverse \(other.inverse), \(other.deleteRule.rawValue))")
                 }
             }
-            added += new.attributes.filter { old.attribute(named: $0.name) == nil }.map { "attribute \(old.name).\($0.name) is new" }
-            added += new.relationships.filter { old.relationship(named: $0.name) == nil }.map { "relationship \(old.name).\($0.name) is new" }
+            added += new.attributes.filter { !renames.isCarriedOver(attribute: $0.name, of: new.name) }.map { "attribute \(new.name).\($0.name) is new" }
+            added += new.relationships.filter { !renames.isCarriedOver(relationship: $0.name, of: new.name) }.map { "relationship \(new.name).\($0.name) is new" }
             if (new.uniquenessConstraints ?? []) != (old.uniquenessConstraints ?? []) {
                 // Only an index changes; stored values stay as they are (existing duplicates are kept).
                 added.append("the #Unique keys of \(old.name) changed from \(old.uniquenessConstraints ?? []) to \(new.uniquenessConstraints ?? [])")
             }
         }
-        added += entities.filter { stored.entity(named: $0.name) == nil }.map { "entity \($0.name) is new" }
+        added += entities.filter { !renames.isCarriedOver(entity: $0.name) }.map { "entity \($0.name) is new" }
         if !changed.isEmpty || (!added.isEmpty && !removed.isEmpty) { return .incompatible(changed + removed + added) }
         if !removed.isEmpty { return .subset(removed) }
         // Same entities and properties, other details (indexes, counts, Swift type names): safe to adopt.

@@ -29,6 +29,20 @@ public enum RelationshipStorage: Hashable, Sendable {
         }
     }
 
+    /// Whether `other` stores a relationship the same way under other names: the same kind of
+    /// storage, the same side owning a join table, and a position column on both or neither
+    /// (what a rename may change and a migration carries over).
+    package func hasSameShape(as other: RelationshipStorage) -> Bool {
+        switch (self, other) {
+        case (.foreignKey, .foreignKey), (.inverseForeignKey, .inverseForeignKey):
+            return (positionColumn == nil) == (other.positionColumn == nil)
+        case (.joinTable, .joinTable):
+            return ownsJoinTable == other.ownsJoinTable && (positionColumn == nil) == (other.positionColumn == nil)
+        default:
+            return false
+        }
+    }
+
     /// Whether this is the side of a many-to-many that owns its join table: the side that writes
     /// the join rows, names the table and orders them when the pair is ordered.
     public var ownsJoinTable: Bool {

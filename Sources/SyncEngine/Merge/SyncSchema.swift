@@ -38,6 +38,12 @@ struct SyncSchema: Sendable {
         }
     }
 
+    /// A relationship's entity and name, as a key.
+    struct RelationshipKey: Hashable, Sendable {
+        let entity: String
+        let name: String
+    }
+
     final class Relationship: Sendable {
         let entity: String
         let name: String
@@ -54,6 +60,8 @@ struct SyncSchema: Sendable {
         let minCount: Int?
         /// The most members a save accepts; a merge shows only that many (CONTRACT.md §3.10).
         let maxCount: Int?
+        /// The relationship's entity and name, as a key.
+        var key: RelationshipKey { RelationshipKey(entity: entity, name: name) }
 
         init(entity: String, name: String, kind: RelationshipKind, target: String, inverse: String, deleteRule: DeleteRule,
              isCanonical: Bool, storage: RelationshipStorage, minCount: Int? = nil, maxCount: Int? = nil) {

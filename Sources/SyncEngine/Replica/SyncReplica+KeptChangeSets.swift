@@ -25,45 +25,63 @@ extension SyncReplica {
         }
     }
 
-    /// When change sets were applied in part by another schema than the store's (the app was
-    /// upgraded since), merges the whole history again under this schema: the merge result is a
-    /// function of the set of change sets, so what the older schema left out takes effect exactly
-    /// as it did on replicas that knew it all along. One transaction: a failure leaves the file
-    /// as it was.
+    /// Merges the whole history again under the store's schema when the merged tables were
+    /// derived under another one and that matters: change sets were applied in part by another
+    /// schema (the app was upgraded since), or the schema renames entities, attributes or
+    /// relationships (the merged tables name them as change sets did). The merge result is a
+    /// function of the set of change sets, so what an older schema left out takes effect exactly as
+    /// it did on replicas that knew it all along. One transaction: a failure leaves the file as it
+    /// was.
     ///
     /// Conflicts found again are not journaled a second time (the journal keeps its entries),
     /// and rows of objects no change set created (saved before the store was set up for sync)
     /// are left alone.
-    func mergeKeptChangeSetsIfSchemaChanged() throws {
-        guard projection != nil else { return }
+    func mergeHistoryAgainIfSchemaChanged() throws {
         let versionHash = store.schemaDocument.versionHash
+        let renames = !SchemaRenames(from: nil, to: store.schemaDocument).isEmpty
         try withConnection { connection in
-            guard try KeptChangeSetTable.hasEntries(notAppliedBy: versionHash, on: connection) else { return }
+            guard try SyncStateTable.mergedSchemaVersionHash(on: connection) != versionHash else { return }
             try connection.inTransaction {
-                let lastJournalEntry = try ConflictJournal.lastNumber(on: connection)
-                for entity in schema.entities {
-                    for id in try ObjectMetadataTable.identifiers(of: entity.name, on: connection) {
-                        try entity.rows.deleteRow(id, on: connection)
-                    }
+                if try renames || KeptChangeSetTable.hasEntries(notAppliedBy: versionHash, on: connection) {
+                    try mergeHistoryAgain(on: connection)
                 }
-                try SyncTables.removeDerivedState(on: connection)
-                // Merged in batches, so that memory does not grow with the history.
-                var pending: [ChangeSet] = []
-                func mergePending() throws {
-                    guard !pending.isEmpty else { return }
-                    let batch = try validate(pending)
-                    let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
-                    for changeSet in batch.changeSets { try merge(changeSet, of: batch, with: engine, on: connection) }
-                    try engine.materialize()
-                    pending.removeAll(keepingCapacity: true)
-                }
-                try ChangeSetTable.forEachChangeSet(on: connection) { changeSet in
-                    pending.append(changeSet)
-                    if pending.count == 1_000 { try mergePending() }
-                }
-                try mergePending()
-                try ConflictTable.removeRows(startingAfter: lastJournalEntry, on: connection)
+                try SyncStateTable.setMergedSchemaVersionHash(versionHash, on: connection)
             }
         }
+    }
+
+    /// Rebuilds the merged tables and the entity rows of synced objects from the stored change
+    /// sets, inside the caller's transaction.
+    private func mergeHistoryAgain(on connection: SQLiteConnection) throws {
+        let lastJournalEntry = try ConflictJournal.lastNumber(on: connection)
+        for entity in schema.entities {
+            for id in try ObjectMetadataTable.identifiers(of: entity.name, on: connection) {
+                try entity.rows.deleteRow(id, on: connection)
+            }
+        }
+        // Objects recorded under an entity's older name have their rows under its name now.
+        for (older, current) in projection.renamedEntities {
+            guard let entity = schema.entity(current) else { continue }
+            for id in try ObjectMetadataTable.identifiers(of: older, on: connection) {
+                try entity.rows.deleteRow(id, on: connection)
+            }
+        }
+        try SyncTables.removeDerivedState(on: connection)
+        // Merged in batches, so that memory does not grow with the history.
+        var pending: [ChangeSet] = []
+        func mergePending() throws {
+            guard !pending.isEmpty else { return }
+            let batch = try validate(pending)
+            let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+            for changeSet in batch.changeSets { try merge(changeSet, of: batch, with: engine, on: connection) }
+            try engine.materialize()
+            pending.removeAll(keepingCapacity: true)
+        }
+        try ChangeSetTable.forEachChangeSet(on: connection) { changeSet in
+            pending.append(changeSet)
+            if pending.count == 1_000 { try mergePending() }
+        }
+        try mergePending()
+        try ConflictTable.removeRows(startingAfter: lastJournalEntry, on: connection)
     }
 }

@@ -21,9 +21,9 @@ public final class SyncReplica: Sendable {
     let schema: SyncSchema
     /// Checks the values of arriving change sets against the schema.
     let validator: ChangeSetValidator
-    /// Leaves out of a merge what the schema does not know (a newer app's), which is kept; `nil`
-    /// on a server, whose schema is the newest and which refuses what it does not know.
-    let projection: ChangeSetProjection?
+    /// Translates older names of arriving operations and, on a client, leaves out of a merge what
+    /// the schema does not know (a newer app's), which is kept; a server refuses it.
+    let projection: ChangeSetProjection
     /// How many batches ``validate(_:)`` checked: what tests count to see that a batch pushed to
     /// a server is validated once, not again under the write lock.
     let batchesValidated = Atomic<Int>(0)
@@ -49,11 +49,11 @@ public final class SyncReplica: Sendable {
         self.wallClock = wallClock
         schema = SyncSchema(store.schemaDocument, customMerges: store.customAttributeMerges)
         validator = ChangeSetValidator(store.schemaDocument)
-        projection = keepsUnknownOperations ? ChangeSetProjection(schema: schema, validator: validator) : nil
+        projection = ChangeSetProjection(schema: schema, validator: validator, keepsUnknown: keepsUnknownOperations)
         let connection = try store.openConnection()
         replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)
         self.connection = SerializedConnection(connection)
-        try mergeKeptChangeSetsIfSchemaChanged()
+        try mergeHistoryAgainIfSchemaChanged()
         store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
     }
 

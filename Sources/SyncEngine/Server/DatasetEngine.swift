@@ -114,14 +114,15 @@ public struct ValidatedBatch: Sendable {
         try self.init(validating: changeSets, with: ChangeSetValidator(schema), schemaVersionHash: schema.versionHash)
     }
 
-    /// The part of each change set the schema knows, by dot, for the change sets it knows only
-    /// in part (empty unless validated with a ``ChangeSetProjection``).
+    /// What a replica applies of each change set it does not apply as it is (translated from
+    /// older names, or without what its schema does not know), by dot; empty unless validated
+    /// with a ``ChangeSetProjection``.
     let knownParts: [Dot: ChangeSet]
 
     /// Validates `changeSets` with the validator of the schema whose hash is `schemaVersionHash`
-    /// (replicas keep theirs, which is costly to build for every batch). With a `projection`, what
-    /// the schema does not know is left out of what is validated and applied, and kept; without
-    /// one, the merge refuses it.
+    /// (replicas keep theirs, which is costly to build for every batch). With a `projection`,
+    /// older names are translated and, on a client, what the schema does not know is left out of
+    /// what is validated and applied, and kept; without one, the merge refuses it.
     init(validating changeSets: [ChangeSet], with validator: ChangeSetValidator, schemaVersionHash: String,
          projection: ChangeSetProjection? = nil) throws {
         try ChangeSet.checkStorableRanges(changeSets)
@@ -137,7 +138,7 @@ public struct ValidatedBatch: Sendable {
         self.knownParts = knownParts
     }
 
-    /// What a replica applies of `changeSet`: the whole, or the part its schema knows.
+    /// What a replica applies of `changeSet`: itself, or its translated or known part.
     func applicablePart(of changeSet: ChangeSet) -> ChangeSet {
         knownParts.isEmpty ? changeSet : knownParts[changeSet.dot] ?? changeSet
     }

@@ -85,6 +85,18 @@ enum SyncStateTable {
         try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES (?, ?)", [.text(counter.rawValue), .integer(Int64(bitPattern: value))])
     }
 
+    /// The `versionHash` of the schema the merged tables were last derived under (`nil` before it
+    /// was recorded): a store opened with another schema that renames something merges its history again.
+    static func mergedSchemaVersionHash(on connection: SQLiteConnection) throws -> String? {
+        guard case .text(let hash)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'merged_schema'").first?.first else { return nil }
+        return hash
+    }
+
+    /// Records the schema the merged tables are derived under.
+    static func setMergedSchemaVersionHash(_ hash: String, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('merged_schema', ?)", [.text(hash)])
+    }
+
     static func setting(_ key: String, on connection: SQLiteConnection) throws -> String? {
         try connection.rows("SELECT value FROM _sync_state WHERE key = ?", [.text("setting:" + key)]).first?.first?.textValue
     }
