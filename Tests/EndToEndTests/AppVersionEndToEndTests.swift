@@ -136,3 +136,53 @@ extension EndToEndTests {
         #expect(try storeDigest(olderPath, columnsByName: true) == storeDigest(newer.path, columnsByName: true))
     }
 }
+
+/// A note before its text was renamed.
+enum NotesVersion1 {
+    @Entity final class Note {
+        var text: String = ""
+        var stars: Int = 0
+    }
+}
+
+/// The note with `text` renamed `body`.
+enum NotesVersion2 {
+    @Entity final class Note {
+        @Attribute(originalName: "text") var body: String = ""
+        var stars: Int = 0
+    }
+}
+
+extension EndToEndTests {
+    /// A version 2 app renames `Note.text` to `body` while a version 1 CLI store keeps editing
+    /// `text`: syncd migrates, the edit lands on `body`, and the upgraded CLI store converges.
+    @Test func aRenameCrossesReplicasWithTheOlderAppsEditPresent() async throws {
+        let cliStore = try makeCLIReplica("notes-v1.sqlite", schemaFrom: try ObjectStore(path: directory.file("notes-v1-typed.sqlite"), entities: [NotesVersion1.Note.self]))
+        let note = try cli(cliStore, "put", "Note", "text=hello", "stars=1")
+        try cli(cliStore, "push")
+
+        let newer = try makeVersionedReplica("notes-v2.sqlite", entities: [NotesVersion2.Note.self])
+        _ = try await newer.client.sync()
+        let noteID = try #require(UUID(uuidString: note))
+        let renamed = try #require(try newer.context.object(NotesVersion2.Note.self, id: noteID))
+        #expect(renamed.body == "hello" && renamed.stars == 1)
+
+        // The newer app edits first; the older store's later edit of `text` wins on `body`.
+        renamed.body = "edited by version 2"
+        renamed.stars = 3
+        try newer.context.save()
+        _ = try await newer.client.sync()
+        try cli(cliStore, "put", "Note", note, "text=edited by version 1")
+        try cli(cliStore, "pull", "--push")
+        _ = try await newer.client.sync()
+        try newer.context.refresh()
+        #expect(renamed.body == "edited by version 1" && renamed.stars == 3)
+
+        // The older store shows its own edit, keeps the newer app's change set, and once upgraded
+        // holds what the newer app holds.
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(try cli(cliStore, "get", "Note", note).utf8)) as? [String: Any])
+        #expect("\(record)".contains("edited by version 1"), "\(record)")
+        _ = try SyncReplica(store: try ObjectStore(path: cliStore, entities: [NotesVersion2.Note.self]))
+        #expect(try storeDigest(cliStore, columnsByName: true) == storeDigest(newer.path, columnsByName: true))
+    }
+}
