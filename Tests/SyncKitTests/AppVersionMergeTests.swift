@@ -131,6 +131,31 @@ import Testing
         #expect(try TestReplica.digest(of: scenario.older.path, columnsByName: true) == TestReplica.digest(of: scenario.newer.path, columnsByName: true))
     }
 
+    /// A file a newer app made (a server's snapshot) opened by an older app: the older schema's
+    /// migration drops what it lacks from the rows, the history keeps it, and the upgraded store
+    /// holds it again.
+    @Test func aNewerAppsFileOpenedByAnOlderOneKeepsWhatItLacks() throws {
+        let scenario = try Scenario()
+        try scenario.exchange(olderFirst: true)
+        // A note the older schema can hold (it refuses to open a file whose rows hold nil there).
+        try #require(try scenario.newer.context.object(AppVersion2.Board.self, id: scenario.board)).note = "second"
+        try scenario.newer.context.save()
+        let copy = TemporaryStoreFile(prefix: "newer-snapshot")
+        try SQLiteConnection(path: scenario.newer.path).execute("VACUUM INTO '\(copy.path)'")
+        try SyncReplica.adoptSnapshot(at: copy.path)
+
+        let olderStore = try ObjectStore(path: copy.path, entities: AppVersion1.entities)
+        let older = try SyncReplica(store: olderStore)
+        #expect(try older.keptChangeSetCount() >= 1)
+        let context = try olderStore.makeContext()
+        #expect(try context.object(AppVersion1.Card.self, id: scenario.card)?.text == "write more")
+        #expect(try context.object(AppVersion1.Board.self, id: scenario.board)?.note == "second")
+
+        let upgraded = try SyncReplica(store: try ObjectStore(path: copy.path, entities: AppVersion2.entities))
+        #expect(try upgraded.keptChangeSetCount() == 0)
+        #expect(try storeDigest(copy.path, columnsByName: true) == storeDigest(scenario.newer.path, columnsByName: true))
+    }
+
     /// Only values a newer schema could have written are kept: a value of the wrong type is
     /// still refused, naming the change set, and changes nothing.
     @Test func aValueOfTheWrongTypeIsRefusedNotKept() throws {

@@ -36,6 +36,11 @@ struct Migrator {
                     plan.createTable(for: entity)
                 }
             }
+            // An entity the schema no longer has loses its table, as a removed attribute loses its
+            // column: a later schema that has the entity again starts it empty.
+            for old in stored?.entities ?? [] where !document.entities.contains(where: { $0.name == old.name || $0.originalName == old.name }) {
+                if try tableExists(old.table) { plan.dropTable(old.table) }
+            }
             try planJoinTables(from: stored, into: &plan)
             for statement in plan.statements { try connection.run(statement.sql, statement.arguments) }
             try connection.execute("CREATE TABLE IF NOT EXISTS \(Migrator.metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")

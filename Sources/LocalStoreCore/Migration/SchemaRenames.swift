@@ -22,6 +22,22 @@ package struct SchemaRenames: Sendable {
         }
     }
 
+    /// Whether something of the older schema is renamed in the newer one (without the older
+    /// schema: whether the newer one declares any `originalName`).
+    package var renamesSomething: Bool {
+        guard let previous else { return !isEmpty }
+        return current.entities.contains { entity in
+            guard let old = previousEntity(of: entity.name) else { return false }
+            return old.name != entity.name
+                || entity.attributes.contains { attribute in
+                    attribute.originalName.map { old.attribute(named: $0) != nil && old.attribute(named: attribute.name) == nil } ?? false
+                }
+                || entity.relationships.contains { relationship in
+                    relationship.originalName.map { old.relationship(named: $0) != nil && old.relationship(named: relationship.name) == nil } ?? false
+                }
+        } && previous.versionHash != current.versionHash
+    }
+
     /// The newer schema's entity that the entity `name` of the older one became.
     package func entity(_ name: String) -> SchemaDocument.Entity? {
         current.entity(named: name) ?? current.entities.first { $0.originalName == name && previous?.entity(named: $0.name) == nil }

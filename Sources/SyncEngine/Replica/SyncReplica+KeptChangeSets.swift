@@ -26,26 +26,34 @@ extension SyncReplica {
     }
 
     /// Merges the whole history again under the store's schema when the merged tables were
-    /// derived under another one and that matters: change sets were applied in part by another
-    /// schema (the app was upgraded since), or the schema renames entities, attributes or
-    /// relationships (the merged tables name them as change sets did). The merge result is a
-    /// function of the set of change sets, so what an older schema left out takes effect exactly as
-    /// it did on replicas that knew it all along. One transaction: a failure leaves the file as it
-    /// was.
+    /// derived under another one and that matters:
+    ///
+    /// - change sets were applied in part by another schema (the app was upgraded since);
+    /// - the schema renames entities, attributes or relationships (the merged tables name them as
+    ///   the change sets did);
+    /// - the schema lacks something the tables were derived under (a file made by a newer app,
+    ///   such as a server's snapshot, opened by an older one): what it lacks is then kept.
+    ///
+    /// The merge result is a function of the set of change sets, so what an older schema left out
+    /// takes effect exactly as it did on replicas that knew it all along. One transaction: a
+    /// failure leaves the file as it was.
     ///
     /// Conflicts found again are not journaled a second time (the journal keeps its entries),
     /// and rows of objects no change set created (saved before the store was set up for sync)
-    /// are left alone.
+    /// are left alone. Other schema changes (additions only) keep the merged tables as they are,
+    /// and with them what a migration stage wrote into the rows.
     func mergeHistoryAgainIfSchemaChanged() throws {
-        let versionHash = store.schemaDocument.versionHash
-        let renames = !SchemaRenames(from: nil, to: store.schemaDocument).isEmpty
+        let schema = store.schemaDocument
         try withConnection { connection in
-            guard try SyncStateTable.mergedSchemaVersionHash(on: connection) != versionHash else { return }
+            let merged = try SyncStateTable.mergedSchema(on: connection)
+            guard merged?.versionHash != schema.versionHash else { return }
             try connection.inTransaction {
-                if try renames || KeptChangeSetTable.hasEntries(notAppliedBy: versionHash, on: connection) {
-                    try mergeHistoryAgain(on: connection)
-                }
-                try SyncStateTable.setMergedSchemaVersionHash(versionHash, on: connection)
+                var mergeAgain = try SchemaRenames(from: merged, to: schema).renamesSomething
+                    || KeptChangeSetTable.hasEntries(notAppliedBy: schema.versionHash, on: connection)
+                if let merged, case .subset = schema.compatibility(with: merged) { mergeAgain = true }
+                if case .incompatible? = merged.map(schema.compatibility(with:)) { mergeAgain = true }
+                if mergeAgain { try mergeHistoryAgain(on: connection) }
+                try SyncStateTable.setMergedSchema(schema, on: connection)
             }
         }
     }

@@ -85,16 +85,19 @@ enum SyncStateTable {
         try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES (?, ?)", [.text(counter.rawValue), .integer(Int64(bitPattern: value))])
     }
 
-    /// The `versionHash` of the schema the merged tables were last derived under (`nil` before it
-    /// was recorded): a store opened with another schema that renames something merges its history again.
-    static func mergedSchemaVersionHash(on connection: SQLiteConnection) throws -> String? {
-        guard case .text(let hash)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'merged_schema'").first?.first else { return nil }
-        return hash
+    /// The schema the merged tables were last derived under (`nil` before it was recorded): a
+    /// store opened with another schema may have to merge its history again.
+    static func mergedSchema(on connection: SQLiteConnection) throws -> SchemaDocument? {
+        guard case .text(let json)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'merged_schema'").first?.first else { return nil }
+        // A record that cannot be read counts as none: the store then decides as for a store
+        // that never recorded it.
+        return try? SchemaDocument(jsonData: Data(json.utf8))
     }
 
     /// Records the schema the merged tables are derived under.
-    static func setMergedSchemaVersionHash(_ hash: String, on connection: SQLiteConnection) throws {
-        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('merged_schema', ?)", [.text(hash)])
+    static func setMergedSchema(_ schema: SchemaDocument, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('merged_schema', ?)",
+                           [.text(String(decoding: try schema.jsonData(), as: UTF8.self))])
     }
 
     static func setting(_ key: String, on connection: SQLiteConnection) throws -> String? {
