@@ -59,13 +59,7 @@ import Testing
 
         /// Exchanges both ways, in the given order.
         func exchange(olderFirst: Bool) throws {
-            if olderFirst {
-                try older.pull(from: newer)
-                try newer.pull(from: older)
-            } else {
-                try newer.pull(from: older)
-                try older.pull(from: newer)
-            }
+            try older.exchange(with: newer, pullingFirst: olderFirst)
         }
     }
 

@@ -63,13 +63,7 @@ import Testing
         card.cover = nil
         try older.context.save()
 
-        if olderFirst {
-            try older.pull(from: newer)
-            try newer.pull(from: older)
-        } else {
-            try newer.pull(from: older)
-            try older.pull(from: newer)
-        }
+        try older.exchange(with: newer, pullingFirst: olderFirst)
         let merged = try #require(try newer.fetch(RenameVersion2.Tile.self, card.objectID))
         #expect(merged.body == "from the older app", "the later write wins, under its new name")
         #expect(merged.points == 5 && merged.cover == nil)

@@ -54,6 +54,13 @@ final class TestReplica {
         return result
     }
 
+    /// Exchanges both ways: this replica pulls from `other` first when `pullingFirst`, else after it.
+    func exchange(with other: TestReplica, pullingFirst: Bool) throws {
+        let (first, second) = pullingFirst ? (self, other) : (other, self)
+        try first.pull(from: second)
+        try second.pull(from: first)
+    }
+
     /// A fresh context's view of an object.
     func fetch<T: PersistentEntity>(_ type: T.Type, _ id: UUID) throws -> T? {
         let reader = try store.makeContext()
