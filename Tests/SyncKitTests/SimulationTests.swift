@@ -2,6 +2,7 @@ import Foundation
 @testable import LocalStoreCore
 @testable import SyncEngine
 import SyncKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -21,32 +22,65 @@ import Testing
         return Array(first..<(first + count))
     }
 
-    @Test func replicasConvergeForEverySeed() throws {
+    /// What the runs of some seeds found: problems, and the resolutions they exercised.
+    struct Tally: Sendable {
         var failures: [String] = []
         var resolutions: [ConflictEntry.Kind: Int] = [:]
         var selfInverseResolutions = 0
         var selfInverseBounds: [ConflictEntry.Kind: Int] = [:]
-        var olderAppRuns = 0, olderAppRunsThatKept = 0
-        for seed in SimulationTests.seeds {
-            do {
-                var simulation = try Simulation(seed: seed, mixedVersions: true)
-                if let problem = try simulation.run() { failures.append("seed \(seed): \(problem)") }
-                if simulation.olderIndex != nil {
-                    olderAppRuns += 1
-                    if simulation.keptByOlderReplica > 0 { olderAppRunsThatKept += 1 }
-                }
-                for replica in simulation.replicas {
-                    for entry in try replica.replica.conflicts() {
-                        resolutions[entry.kind, default: 0] += 1
-                        if entry.entity == "Peer" { selfInverseResolutions += 1 }
-                        if entry.entity == "Pal" { selfInverseBounds[entry.kind, default: 0] += 1 }
+        var olderAppRuns = 0
+        var olderAppRunsThatKept = 0
+
+        /// Runs `seeds` in order, stopping after five failures.
+        static func running(_ seeds: [UInt64]) -> Tally {
+            var tally = Tally()
+            for seed in seeds {
+                do {
+                    var simulation = try Simulation(seed: seed, mixedVersions: true)
+                    if let problem = try simulation.run() { tally.failures.append("seed \(seed): \(problem)") }
+                    if simulation.olderIndex != nil {
+                        tally.olderAppRuns += 1
+                        if simulation.keptByOlderReplica > 0 { tally.olderAppRunsThatKept += 1 }
                     }
+                    for replica in simulation.replicas {
+                        for entry in try replica.replica.conflicts() {
+                            tally.resolutions[entry.kind, default: 0] += 1
+                            if entry.entity == "Peer" { tally.selfInverseResolutions += 1 }
+                            if entry.entity == "Pal" { tally.selfInverseBounds[entry.kind, default: 0] += 1 }
+                        }
+                    }
+                } catch {
+                    tally.failures.append("seed \(seed): threw \(error)")
                 }
-            } catch {
-                failures.append("seed \(seed): threw \(error)")
+                if tally.failures.count >= 5 { break }
             }
-            if failures.count >= 5 { break }
+            return tally
         }
+
+        mutating func add(_ other: Tally) {
+            failures += other.failures
+            resolutions.merge(other.resolutions, uniquingKeysWith: +)
+            selfInverseResolutions += other.selfInverseResolutions
+            selfInverseBounds.merge(other.selfInverseBounds, uniquingKeysWith: +)
+            olderAppRuns += other.olderAppRuns
+            olderAppRunsThatKept += other.olderAppRunsThatKept
+        }
+    }
+
+    @Test func replicasConvergeForEverySeed() throws {
+        // Seeds are independent: two threads share them, so the run takes both cores when it can
+        // (threads of their own, not the concurrency pool's, which other tests wait on).
+        let seeds = SimulationTests.seeds
+        let parts = Mutex<[Tally]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            let part = Tally.running(seeds.enumerated().filter { $0.offset % 2 == worker }.map(\.element))
+            parts.withLock { $0.append(part) }
+        }
+        var tally = Tally()
+        for part in parts.withLock({ $0 }) { tally.add(part) }
+        let failures = tally.failures.sorted()
+        let (resolutions, selfInverseResolutions, selfInverseBounds) = (tally.resolutions, tally.selfInverseResolutions, tally.selfInverseBounds)
+        let (olderAppRuns, olderAppRunsThatKept) = (tally.olderAppRuns, tally.olderAppRunsThatKept)
         for failure in failures {
             Issue.record("\(failure)\nreplay with SIMULATION_SEED=\(failure.split(separator: ":")[0].dropFirst(5)) swift test --filter SimulationTests")
         }
