@@ -142,11 +142,24 @@ struct Simulation {
 
     /// The simulation's schema as an older version of the app had it: without `Tally` (an
     /// entity), without `Member.labels`/`Label.members` (a relationship), with `Member.note` not
-    /// yet optional and without the mood `away` (an enum case).
+    /// yet optional and without the mood `away` (an enum case); `Team` was `Crew` (which makes
+    /// the one-to-one `Crew.leader`/`Member.leads` recorded from the other side) and its `score`
+    /// was `points`.
     static func olderSchema() throws -> SchemaDocument {
         var document = try ObjectStore.inMemory(entities: simulationEntities).schemaDocument
         document.entities.removeAll { $0.name == "Tally" }
         for index in document.entities.indices {
+            if document.entities[index].name == "Team" {
+                document.entities[index].name = "Crew"
+                document.entities[index].originalName = nil
+                for attribute in document.entities[index].attributes.indices where document.entities[index].attributes[attribute].name == "score" {
+                    document.entities[index].attributes[attribute].name = "points"
+                    document.entities[index].attributes[attribute].originalName = nil
+                }
+            }
+            for relationship in document.entities[index].relationships.indices where document.entities[index].relationships[relationship].target == "Team" {
+                document.entities[index].relationships[relationship].target = "Crew"
+            }
             let entity = document.entities[index].name
             document.entities[index].relationships.removeAll { (entity, $0.name) == ("Member", "labels") || (entity, $0.name) == ("Label", "members") }
             for attribute in document.entities[index].attributes.indices {
@@ -313,7 +326,7 @@ struct Simulation {
     /// A few random edits by the older app (``olderSchema()``), without Swift types, committed as
     /// one change set (none if a delete rule refuses it).
     mutating func editOnOlderSchema(_ replica: TestReplica) throws {
-        let teams = try replica.replica.records("Team").map(\.id)
+        let teams = try replica.replica.records("Crew").map(\.id)
         let members = try replica.replica.records("Member").map(\.id)
         let peers = try replica.replica.records("Peer").map(\.id)
         var deleted: Set<UUID> = []
@@ -325,13 +338,13 @@ struct Simulation {
         do {
             try replica.replica.edit { editor in
                 for _ in 0..<edits {
-                    switch Int.random(in: 0..<9, using: &random) {
+                    switch Int.random(in: 0..<10, using: &random) {
                     case 0:
-                        try editor.insert("Team", id: random.uuid(), values: ["name": .text("ot\(Int.random(in: 0..<100, using: &random))")])
+                        try editor.insert("Crew", id: random.uuid(), values: ["name": .text("ot\(Int.random(in: 0..<100, using: &random))")])
                     case 1:
                         try editor.insert("Member", id: random.uuid(), values: ["name": .text("om\(Int.random(in: 0..<100, using: &random))")])
                     case 2:
-                        if let team = pick(teams) { try editor.update("Team", id: team, values: ["score": .integer(Int64.random(in: 0..<10, using: &random))]) }
+                        if let team = pick(teams) { try editor.update("Crew", id: team, values: ["points": .integer(Int64.random(in: 0..<10, using: &random))]) }
                     case 3:
                         if let member = pick(members) {
                             try editor.update("Member", id: member, values: ["level": .integer(Int64.random(in: 0..<10, using: &random)),
@@ -351,8 +364,11 @@ struct Simulation {
                     case 7:
                         if let team = pick(teams) {
                             deleted.insert(team)
-                            try editor.delete("Team", id: team)
+                            try editor.delete("Crew", id: team)
                         }
+                    case 8:
+                        // Recorded from the crew's side under the older names, from the member's under the newer.
+                        if let team = pick(teams), let member = pick(members) { try editor.link("Crew", id: team, relationship: "leader", target: member) }
                     default:
                         if let peer = pick(peers) { try editor.update("Peer", id: peer, values: ["mood": .text(random.chance(0.5) ? "calm" : "busy")]) }
                     }

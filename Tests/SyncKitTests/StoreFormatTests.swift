@@ -73,7 +73,7 @@ import TestSupport
         try a.replica.mark([Dot(replica: a.replica.replicaID, seq: 1)], as: .acknowledged)
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_format")
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_edge_removal")
-        try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge; DROP TABLE _sync_kept")
+        try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge; DROP TABLE _sync_kept; DROP TABLE _sync_kept_object")
         try SQLiteConnection(path: a.path).execute(
             "ALTER TABLE _sync_changeset DROP COLUMN authenticator; DELETE FROM _sync_state WHERE key = 'replica_key'")
 

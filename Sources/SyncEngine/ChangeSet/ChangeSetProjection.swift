@@ -100,6 +100,15 @@ struct ChangeSetProjection: Sendable {
         return known
     }
 
+    /// The objects `changeSet` creates whose entity the schema does not know (under any name):
+    /// operations linking to them are kept too.
+    func objectsLeftOut(of changeSet: ChangeSet) -> [UUID] {
+        changeSet.operations.compactMap { operation in
+            guard case .create(let entity, let id) = operation, schema.entity(entity) == nil, entityNames[entity] == nil else { return nil }
+            return id
+        }
+    }
+
     /// Whether the schema can apply `operation` as it is.
     func knows(_ operation: Operation) -> Bool {
         switch operation {

@@ -16,9 +16,27 @@ extension SyncReplica {
     }
 
     /// Applies `changeSet` of `batch` with `engine`: the part this schema knows, recording the
-    /// change set as kept when that is not all of it.
-    func merge(_ changeSet: ChangeSet, of batch: ValidatedBatch, with engine: MergeEngine, on connection: SQLiteConnection) throws {
-        let applicable = batch.applicablePart(of: changeSet)
+    /// change set as kept when that is not all of it. `keptObjects` are the objects whose
+    /// creation was kept (loaded from the store, `nil` until needed): links to them are kept too.
+    func merge(_ changeSet: ChangeSet, of batch: ValidatedBatch, with engine: MergeEngine, keptObjects: inout Set<UUID>?,
+               on connection: SQLiteConnection) throws {
+        var applicable = batch.applicablePart(of: changeSet)
+        if projection.keepsUnknown {
+            if keptObjects == nil { keptObjects = try KeptChangeSetTable.keptObjects(on: connection) }
+            let leftOut = projection.objectsLeftOut(of: changeSet)
+            if !leftOut.isEmpty {
+                keptObjects?.formUnion(leftOut)
+                try KeptChangeSetTable.recordKeptObjects(leftOut, on: connection)
+            }
+            if let kept = keptObjects, !kept.isEmpty {
+                applicable.operations.removeAll { operation in
+                    switch operation {
+                    case .link(_, _, _, let other), .unlink(_, _, _, let other, _), .position(_, _, _, let other, _): kept.contains(other)
+                    default: false
+                    }
+                }
+            }
+        }
         try engine.apply(applicable)
         if applicable.operations.count != changeSet.operations.count {
             try KeptChangeSetTable.record(changeSet.dot, schemaVersionHash: store.schemaDocument.versionHash, on: connection)
@@ -77,11 +95,12 @@ extension SyncReplica {
         try SyncTables.removeDerivedState(on: connection)
         // Merged in batches, so that memory does not grow with the history.
         var pending: [ChangeSet] = []
+        var keptObjects: Set<UUID>? = []
         func mergePending() throws {
             guard !pending.isEmpty else { return }
             let batch = try validate(pending)
             let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
-            for changeSet in batch.changeSets { try merge(changeSet, of: batch, with: engine, on: connection) }
+            for changeSet in batch.changeSets { try merge(changeSet, of: batch, with: engine, keptObjects: &keptObjects, on: connection) }
             try engine.materialize()
             pending.removeAll(keepingCapacity: true)
         }

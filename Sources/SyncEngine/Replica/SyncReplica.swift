@@ -158,13 +158,14 @@ public final class SyncReplica: Sendable {
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
                 engine.recordsStoreChange = hub.hasSubscribers
                 var appliedInOrder: [ChangeSet] = []
+                var keptObjects: Set<UUID>?
                 var latest = HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection))
                 while !remaining.isEmpty {
                     var next: [ChangeSet] = []
                     for changeSet in remaining {
                         if SyncReplica.isApplicable(changeSet, to: vector) {
                             try ChangeSetTable.store(changeSet, status: .remote, on: connection)
-                            try merge(changeSet, of: batch, with: engine, on: connection)
+                            try merge(changeSet, of: batch, with: engine, keptObjects: &keptObjects, on: connection)
                             appliedInOrder.append(changeSet)
                             vector[changeSet.dot.replica] = changeSet.dot.seq
                             latest = max(latest, changeSet.hlc)

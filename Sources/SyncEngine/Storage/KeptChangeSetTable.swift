@@ -3,11 +3,29 @@ import LocalStoreCore
 
 /// `_sync_kept`: the change sets this replica applied only in part, because they name what its
 /// schema does not know (``ChangeSetProjection``), with the `versionHash` of the schema that
-/// applied them. The change sets themselves stay whole in ``ChangeSetTable``.
+/// applied them; `_sync_kept_object`: the objects those change sets created whose entity it does
+/// not know. The change sets themselves stay whole in ``ChangeSetTable``.
 enum KeptChangeSetTable {
     static let createStatements = [
         "CREATE TABLE IF NOT EXISTS _sync_kept (replica TEXT NOT NULL, seq INTEGER NOT NULL, schema TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID",
+        // Objects whose creation was kept (their entity is unknown here): operations that link to
+        // them through a relationship this schema knows are kept too.
+        "CREATE TABLE IF NOT EXISTS _sync_kept_object (id TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID",
     ]
+
+    /// The objects whose creation was kept.
+    static func keptObjects(on connection: SQLiteConnection) throws -> Set<UUID> {
+        var objects: Set<UUID> = []
+        try connection.forEachRow("SELECT id FROM _sync_kept_object") { row in
+            if let id = row.uuid(at: 0) { objects.insert(id) }
+        }
+        return objects
+    }
+
+    /// Records that the creations of `objects` were kept.
+    static func recordKeptObjects(_ objects: [UUID], on connection: SQLiteConnection) throws {
+        for id in objects { try connection.run("INSERT OR IGNORE INTO _sync_kept_object (id) VALUES (?)", [.text(id.storageText)]) }
+    }
 
     /// Records that the schema `schemaVersionHash` applied `dot` in part.
     static func record(_ dot: Dot, schemaVersionHash: String, on connection: SQLiteConnection) throws {
@@ -27,8 +45,4 @@ enum KeptChangeSetTable {
         try !connection.rows("SELECT 1 FROM _sync_kept WHERE schema <> ? LIMIT 1", [.text(schemaVersionHash)]).isEmpty
     }
 
-    /// Forgets every entry (before the history is merged again, which records them anew).
-    static func removeAll(on connection: SQLiteConnection) throws {
-        try connection.execute("DELETE FROM _sync_kept")
-    }
 }

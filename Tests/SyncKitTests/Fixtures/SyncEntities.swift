@@ -7,9 +7,11 @@ import SyncKit
 // - Member.manager / Member.reports: self-referencing one-to-many, nullify / deny
 // - Member.labels / Label.members: many-to-many, nullify both ways
 
-@Entity final class Team {
+// Team was called Crew, and its score points, in an older version of the model (the simulation
+// runs an app on that version): merges translate what that app writes.
+@Entity(originalName: "Crew") final class Team {
     var name: String = ""
-    var score: Int = 0
+    @Attribute(originalName: "points") var score: Int = 0
     @Relationship(inverse: "team", deleteRule: .cascade) var members: [Member] = []
     @Relationship(inverse: "leads", deleteRule: .nullify) var leader: Member?
 }
