@@ -121,7 +121,8 @@ extension EndToEndTests {
         let upgraded = try SyncReplica(store: try ObjectStore(path: olderPath, entities: ChoresVersion2.entities))
         #expect(try upgraded.keptChangeSetCount() == 0)
         #expect(try storeDigest(olderPath, columnsByName: true) == newerDigest)
-        _ = try SyncReplica(store: try ObjectStore(path: cliStore, entities: ChoresVersion2.entities))
+        // The CLI store is upgraded by the CLI: `sync init` again with the newer schema.
+        _ = try makeCLIReplica("v1-cli.sqlite", schemaFrom: newer.store)
         #expect(try storeDigest(cliStore, columnsByName: true) == newerDigest)
 
         // The upgraded app goes on syncing with the newer one.
@@ -182,7 +183,9 @@ extension EndToEndTests {
         // holds what the newer app holds.
         let record = try #require(try JSONSerialization.jsonObject(with: Data(try cli(cliStore, "get", "Note", note).utf8)) as? [String: Any])
         #expect("\(record)".contains("edited by version 1"), "\(record)")
-        _ = try SyncReplica(store: try ObjectStore(path: cliStore, entities: [NotesVersion2.Note.self]))
+        _ = try makeCLIReplica("notes-v1.sqlite", schemaFrom: newer.store)
         #expect(try storeDigest(cliStore, columnsByName: true) == storeDigest(newer.path, columnsByName: true))
+        let upgradedRecord = try #require(try JSONSerialization.jsonObject(with: Data(try cli(cliStore, "get", "Note", note).utf8)) as? [String: Any])
+        #expect("\(upgradedRecord)".contains("body") && "\(upgradedRecord)".contains("edited by version 1"), "\(upgradedRecord)")
     }
 }
