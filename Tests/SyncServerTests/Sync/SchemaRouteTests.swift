@@ -135,6 +135,42 @@ import Testing
         #expect(rows.contains { $0.contains(card.objectID.uuidString) && $0.contains("'plain'") }, "\(rows)")
     }
 
+    /// A schema that renames (`originalName`) migrates the dataset; an older app's pushes under
+    /// the old name land on the new one, and what the log serves is what the app wrote.
+    @Test(arguments: ServerStorage.allCases) func aRenameMigratesAndOlderPushesLandOnTheNewName(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
+        let client = try ClientReplica()
+        let older = try SchemaDocument(jsonData: try client.store.exportSchema())
+        try server.registerSchema(try older.jsonData())
+        let board = try client.addBoard("Renamed", cards: 1)
+        #expect(server.push(try client.batch(), as: try client.credentials).status == .ok)
+
+        var renamed = older
+        let cardIndex = try #require(renamed.entities.firstIndex { $0.name == "Card" })
+        let textIndex = try #require(renamed.entities[cardIndex].attributes.firstIndex { $0.name == "text" })
+        renamed.entities[cardIndex].attributes[textIndex].name = "body"
+        renamed.entities[cardIndex].attributes[textIndex].persistentName = "body"
+        renamed.entities[cardIndex].attributes[textIndex].originalName = "text"
+        renamed.entities[cardIndex].attributes[textIndex].columns[0].name = "body"
+        let response = try server.registerSchema(try rehashed(renamed))
+        #expect(response.json["registration"] as? String == "migrated")
+        // The older app keeps syncing: its schema is older, its edit of `text` lands on `body`.
+        #expect(try server.registerSchema(try older.jsonData()).json["registration"] as? String == "older")
+        let card = try #require(board.cards.first)
+        let vector = try server.serverVector()
+        card.text = "edited under the old name"
+        try client.context.save()
+        #expect(server.push(try client.batch(missingFrom: vector), as: try client.credentials).status == .ok)
+
+        let rows = try ServerFixture.entityRows(at: server.snapshotFile())
+        #expect(rows.contains { $0.hasPrefix("Card: ") && $0.contains("'edited under the old name'") }, "\(rows)")
+        let columns = try SQLiteConnection(path: server.snapshotFile()).rows("SELECT name FROM pragma_table_info('Card')").compactMap { row -> String? in
+            if case .text(let name) = row[0] { name } else { nil }
+        }
+        #expect(columns.contains("body") && !columns.contains("text"), "\(columns)")
+        #expect(server.pull().text.contains("\"attribute\":\"text\""), "the log serves the change set as written")
+    }
+
     @Test func unreadableOrInconsistentSchemaIs400() throws {
         let server = try ServerFixture()
         for body in ["", "not json", "[]", #"{"entities": 3}"#] {
