@@ -78,6 +78,40 @@ import Testing
         #expect(upgradedDigest == newerDigest, "\(upgradedDigest)\n---\n\(newerDigest)")
     }
 
+    /// The newer app records the one-to-one from `Deck.front`, the side the older app does not
+    /// record from: the older app applies the link from its own side (`Card.cover`), and unlinks it
+    /// the same way.
+    @Test(arguments: [true, false])
+    func aNewerAppsOneToOneLinkReachesAnOlderAppFromItsSide(olderFirst: Bool) throws {
+        let clock = FakeClock()
+        let older = try TestReplica(clock: clock, name: "front-v1", entities: RenameVersion1.entities)
+        let newer = try TestReplica(clock: clock, name: "front-v2", entities: RenameVersion2.entities)
+        let deck = RenameVersion1.Deck(), card = RenameVersion1.Card()
+        deck.title = "Summer"
+        card.text = "face"
+        older.context.insert(deck)
+        older.context.insert(card)
+        try older.context.save()
+        try newer.pull(from: older)
+
+        let tile = try #require(try newer.context.object(RenameVersion2.Tile.self, id: card.objectID))
+        try #require(try newer.context.object(RenameVersion2.Deck.self, id: deck.objectID)).front = tile
+        try newer.context.save()
+        #expect(try newer.replica.changeSets(missingFrom: older.replica.versionVector()).flatMap(\.operations).contains {
+            if case .link(entity: "Deck", _, relationship: "front", _) = $0 { true } else { false }
+        })
+        try older.exchange(with: newer, pullingFirst: olderFirst)
+        #expect(try older.fetch(RenameVersion1.Card.self, card.objectID)?.cover?.objectID == deck.objectID)
+        #expect(try older.replica.keptChangeSetCount() == 0, "nothing of it is unknown")
+
+        try #require(try newer.context.object(RenameVersion2.Deck.self, id: deck.objectID)).front = nil
+        try newer.context.save()
+        try older.exchange(with: newer, pullingFirst: olderFirst)
+        #expect(try older.fetch(RenameVersion1.Card.self, card.objectID)?.cover == nil)
+        _ = try SyncReplica(store: try ObjectStore(path: older.path, entities: RenameVersion2.entities), wallClock: { clock.read() }, newReplicaID: UUID())
+        #expect(try storeDigest(older.path, columnsByName: true) == storeDigest(newer.path, columnsByName: true))
+    }
+
     /// A server's store migrates to the renaming schema and translates what older apps push.
     @Test func aServerMigratesToTheRenamesAndTranslatesOlderPushes() throws {
         let older = try TestReplica(name: "rename-server-v1", entities: RenameVersion1.entities)

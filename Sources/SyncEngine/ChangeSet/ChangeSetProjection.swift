@@ -8,7 +8,9 @@ import LocalStoreCore
 ///
 /// - **Renames.** An operation naming an entity, attribute or relationship by the name it had
 ///   before a rename (the schema's `originalName`) is translated to the current name. A link
-///   through a one-to-one whose recording side the rename changed is recorded from the other side.
+///   through a one-to-one whose recording side the rename changed is recorded from the other side
+///   (on a client, any link through the side of a one-to-one it does not record from: a newer
+///   schema may have renamed without its knowing).
 /// - **Unknown operations.** An operation is *unknown* when it names an entity, attribute or
 ///   relationship the schema does not have, or writes a value the schema has no room for although
 ///   a newer schema does: `NULL` in an attribute a newer schema made optional, a raw value of a
@@ -124,10 +126,21 @@ struct ChangeSetProjection: Sendable {
             return schema.entity(entity)?.attribute(attribute) != nil
         case .link(let entity, _, let relationship, _), .unlink(let entity, _, let relationship, _, _):
             guard let known = schema.entity(entity)?.relationship(relationship) else { return false }
-            return !canonicalBeforeRenames.contains(known.key) || known.isCanonical
+            return !recordsFromTheOtherSide(known)
         case .position(let entity, _, let relationship, _, _):
             return schema.entity(entity)?.relationship(relationship) != nil
         }
+    }
+
+    /// Whether a `link` or `unlink` naming `relationship` is recorded from its inverse here: a
+    /// one-to-one is recorded from the side its names order first (SyncSchema), and another
+    /// version of the schema may have named the sides so that the other came first. A server
+    /// translates only what its own renames moved; a client whatever arrives through the side it
+    /// does not record from, since a newer schema may have renamed without its knowing.
+    private func recordsFromTheOtherSide(_ relationship: SyncSchema.Relationship) -> Bool {
+        guard !relationship.isCanonical, !relationship.isSelfInverse else { return false }
+        if canonicalBeforeRenames.contains(relationship.key) { return true }
+        return keepsUnknown && relationship.kind == .toOne && schema.inverse(of: relationship)?.kind == .toOne
     }
 
     /// `operation` in this schema's names, or `nil` when nothing in it was renamed.
@@ -157,7 +170,7 @@ struct ChangeSetProjection: Sendable {
         case .link(let name, let id, let property, let target):
             let current = entity(name)
             let known = schema.entity(current)?.relationship(relationship(property, of: current))
-            if let known, !known.isCanonical, canonicalBeforeRenames.contains(known.key), let inverse = schema.inverse(of: known) {
+            if let known, recordsFromTheOtherSide(known), let inverse = schema.inverse(of: known) {
                 translated = .link(entity: inverse.entity, id: target, relationship: inverse.name, target: id)
             } else {
                 translated = .link(entity: current, id: id, relationship: relationship(property, of: current), target: target)
@@ -165,7 +178,7 @@ struct ChangeSetProjection: Sendable {
         case .unlink(let name, let id, let property, let target, let observed):
             let current = entity(name)
             let known = schema.entity(current)?.relationship(relationship(property, of: current))
-            if let known, !known.isCanonical, canonicalBeforeRenames.contains(known.key), let inverse = schema.inverse(of: known) {
+            if let known, recordsFromTheOtherSide(known), let inverse = schema.inverse(of: known) {
                 translated = .unlink(entity: inverse.entity, id: target, relationship: inverse.name, target: id, observed: observed)
             } else {
                 translated = .unlink(entity: current, id: id, relationship: relationship(property, of: current), target: target, observed: observed)

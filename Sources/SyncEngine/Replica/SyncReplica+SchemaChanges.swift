@@ -31,7 +31,8 @@ extension SyncReplica {
             if let kept = keptObjects, !kept.isEmpty {
                 applicable.operations.removeAll { operation in
                     switch operation {
-                    case .link(_, _, _, let other), .unlink(_, _, _, let other, _), .position(_, _, _, let other, _): kept.contains(other)
+                    case .link(_, let id, _, let other), .unlink(_, let id, _, let other, _), .position(_, let id, _, let other, _):
+                        kept.contains(id) || kept.contains(other)
                     default: false
                     }
                 }
