@@ -1,0 +1,183 @@
+import Foundation
+import LocalStore
+@testable import LocalStoreCore
+import TestSupport
+import Testing
+
+/// The plans' logs are shared, so these tests run one at a time.
+@Suite(.serialized) struct MigrationPlanTests {
+    let file = TemporaryStoreFile()
+
+    init() { NotesMigrationPlan.log.reset() }
+
+    /// A version 1 store with three notes, closed (its WAL checkpointed into the file); their IDs by title.
+    @discardableResult
+    func makeNotesV1Store(points: [String: String] = ["alpha": "3", "beta": "14", "gamma": "0"]) throws -> [String: UUID] {
+        let store = try ObjectStore(path: file.path, entities: NotesV1.models)
+        let context = try store.makeContext()
+        var identifiers: [String: UUID] = [:]
+        for (title, value) in points.sorted(by: { $0.key < $1.key }) {
+            let note = NotesV1.Note()
+            note.title = title
+            note.points = value
+            context.insert(note)
+            identifiers[title] = note.objectID
+        }
+        try context.save()
+        return identifiers
+    }
+
+    func fileBytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: file.path)) }
+
+    func expectNoMigrationCopy() {
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: file.path + "-migrating" + suffix))
+        }
+    }
+
+    @Test func customStageConvertsStringsToIntegersAndKeepsTheOtherData() throws {
+        let identifiers = try makeNotesV1Store()
+        let store = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
+        #expect(NotesMigrationPlan.log.calls == ["willMigrate", "didMigrate"])
+        let notes = try store.makeContext().fetchAll(NotesV2.Note.self)
+        #expect(Dictionary(uniqueKeysWithValues: notes.map { ($0.title, $0.points) }) == ["alpha": 3, "beta": 14, "gamma": 0])
+        #expect(Dictionary(uniqueKeysWithValues: notes.map { ($0.title, $0.objectID) }) == identifiers)
+        #expect(try ObjectStore.storedSchema(at: file.path)?.versionHash == store.schemaDocument.versionHash)
+        let columnType = try store.makeContext().connection.rows("SELECT type FROM pragma_table_info('Note') WHERE name = 'points'")
+        #expect(columnType == [[.text("INTEGER")]])
+        expectNoMigrationCopy()
+    }
+
+    @Test func storeAtTheLatestVersionOpensWithoutRunningStages() throws {
+        do {
+            let context = try ObjectStore(path: file.path, entities: NotesV2.models).makeContext()
+            let note = NotesV2.Note()
+            note.points = 5
+            context.insert(note)
+            try context.save()
+        }
+        let store = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
+        #expect(NotesMigrationPlan.log.calls.isEmpty)
+        #expect(try store.makeContext().fetchAll(NotesV2.Note.self).map(\.points) == [5])
+    }
+
+    @Test func newFileIsCreatedAtTheLatestVersion() throws {
+        let store = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
+        #expect(NotesMigrationPlan.log.calls.isEmpty)
+        let latest = try SchemaDocument(StoreSchema(types: NotesV2.models))
+        #expect(try ObjectStore.storedSchema(at: file.path)?.versionHash == latest.versionHash)
+        #expect(store.schemaDocument.versionHash == latest.versionHash)
+    }
+
+    @Test func lightweightChainMigratesFromTheFirstVersionWithRenames() throws {
+        do {
+            let context = try ObjectStore(path: file.path, entities: ItemsV1.models).makeContext()
+            let item = ItemsV1.Item()
+            item.name = "lamp"
+            context.insert(item)
+            try context.save()
+        }
+        let store = try ObjectStore(path: file.path, migrationPlan: ItemsMigrationPlan.self)
+        let articles = try store.makeContext().fetchAll(ItemsV3.Article.self)
+        #expect(articles.map(\.label) == ["lamp"])
+        #expect(articles.map(\.size) == [3])
+        #expect(articles.map(\.note) == [nil])
+        let tables = try store.makeContext().connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('Item', 'Article')")
+        #expect(tables == [[.text("Article")]])
+    }
+
+    @Test func lightweightChainMigratesFromTheMiddleVersion() throws {
+        do {
+            let context = try ObjectStore(path: file.path, entities: ItemsV2.models).makeContext()
+            let item = ItemsV2.Item()
+            item.name = "desk"
+            item.size = 9
+            context.insert(item)
+            try context.save()
+        }
+        let store = try ObjectStore(path: file.path, migrationPlan: ItemsMigrationPlan.self)
+        let articles = try store.makeContext().fetchAll(ItemsV3.Article.self)
+        #expect(articles.map(\.label) == ["desk"])
+        #expect(articles.map(\.size) == [9])
+    }
+
+    @Test func failingWillMigrateNamesStageEntityAndObjectAndLeavesTheFileUntouched() throws {
+        let identifiers = try makeNotesV1Store(points: ["alpha": "3", "beta": "many"])
+        let before = try fileBytes()
+        let error = try #require(throws: StoreError.self) {
+            _ = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
+        }
+        #expect(error.code == .migrationFailed)
+        #expect(error.message.hasPrefix("migration stage 1.0.0 → 2.0.0, willMigrate: "))
+        #expect(error.message.contains("Note \(try #require(identifiers["beta"]).uuidString)"))
+        #expect(error.message.contains("'many'"))
+        #expect(error.path == file.path)
+        #expect(!NotesMigrationPlan.log.calls.contains("didMigrate"))
+        #expect(try fileBytes() == before)
+        expectNoMigrationCopy()
+        // Fixed, the data migrates.
+        do {
+            let context = try ObjectStore(path: file.path, entities: NotesV1.models).makeContext()
+            try #require(try context.fetchAll(NotesV1.Note.self).first { $0.title == "beta" }).points = "7"
+            try context.save()
+        }
+        let store = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
+        #expect(try store.makeContext().fetchAll(NotesV2.Note.self).map(\.points).sorted() == [3, 7])
+    }
+
+    @Test func failingDidMigrateKeepsTheUniqueViolationsEntityAttributeAndObject() throws {
+        let identifiers = try makeNotesV1Store()
+        let before = try fileBytes()
+        let error = try #require(throws: StoreError.self) {
+            _ = try ObjectStore(path: file.path, migrationPlan: DuplicateTitlesMigrationPlan.self)
+        }
+        #expect(error.code == .uniqueViolation)
+        #expect(error.message.hasPrefix("migration stage 1.0.0 → 2.0.0, didMigrate: "))
+        #expect(error.entity == "Note")
+        #expect(error.attribute == "title")
+        #expect(try Set(identifiers.values).contains(#require(error.objectID)))
+        #expect(error.path == file.path)
+        #expect(try fileBytes() == before)
+        expectNoMigrationCopy()
+        // The version 1 data is still there, and a correct plan migrates it.
+        #expect(try ObjectStore(path: file.path, entities: NotesV1.models).makeContext().fetchAll(NotesV1.Note.self).count == 3)
+        let store = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
+        #expect(try store.makeContext().fetchAll(NotesV2.Note.self).map(\.points).sorted() == [0, 3, 14])
+    }
+
+    @Test func lightweightStageRefusesATypeChange() throws {
+        try makeNotesV1Store()
+        let before = try fileBytes()
+        let error = try #require(throws: StoreError.self) {
+            _ = try ObjectStore(path: file.path, migrationPlan: LightweightTypeChangePlan.self)
+        }
+        #expect(error.code == .migrationImpossible)
+        #expect(error.message.hasPrefix("migration stage 1.0.0 → 2.0.0, lightweight step: "))
+        #expect(error.entity == "Note")
+        #expect(error.attribute == "points")
+        #expect(error.message.contains("from string (String) to int (Int)"))
+        #expect(try fileBytes() == before)
+        expectNoMigrationCopy()
+    }
+
+    @Test(arguments: [
+        (SkippingMigrationPlan.self as any SchemaMigrationPlan.Type, "1.0.0 → 2.0.0"),
+        (DecreasingMigrationPlan.self, "1.0.0 after 1.1.0"),
+        (MissingStageMigrationPlan.self, "no stage from 1.1.0 to 2.0.0"),
+        (SameSchemaMigrationPlan.self, "1.0.0 and 3.0.0 with the same schema"),
+    ])
+    func badPlanIsRefusedBeforeTheFileIsTouched(plan: any SchemaMigrationPlan.Type, named: String) throws {
+        let error = try #require(throws: StoreError.self) {
+            _ = try ObjectStore(path: file.path, migrationPlan: plan)
+        }
+        #expect(error.code == .invalidSchema)
+        #expect(error.message.contains(named))
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test func versionIdentifiersOrderAndPrint() {
+        #expect(SchemaVersionIdentifier(1, 10, 0) > SchemaVersionIdentifier(1, 9, 3))
+        #expect(SchemaVersionIdentifier(2, 0, 0) > SchemaVersionIdentifier(1, 99, 99))
+        #expect(SchemaVersionIdentifier(1, 0, 0).description == "1.0.0")
+    }
+}
