@@ -48,6 +48,22 @@ import Testing
         expectNoMigrationCopy()
     }
 
+    @Test func transactionsOnlyInTheWALOfAClosedStoreAreMigrated() throws {
+        // A store left by a process that ended without checkpointing: its last save is in the WAL only.
+        let crashed = TemporaryStoreFile()
+        do {
+            let context = try ObjectStore(path: file.path, entities: NotesV1.models).makeContext()
+            let note = NotesV1.Note()
+            note.points = "42"
+            context.insert(note)
+            try context.save()
+            for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: file.path + suffix, toPath: crashed.path + suffix) }
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: crashed.path + "-wal")[.size] as? Int ?? 0 > 0)
+        let store = try ObjectStore(path: crashed.path, migrationPlan: NotesMigrationPlan.self)
+        #expect(try store.makeContext().fetchAll(NotesV2.Note.self).map(\.points) == [42])
+    }
+
     @Test func storeAtTheLatestVersionOpensWithoutRunningStages() throws {
         do {
             let context = try ObjectStore(path: file.path, entities: NotesV2.models).makeContext()

@@ -64,16 +64,16 @@ struct StagedMigration {
     /// file, a file at the last version, or a file whose schema is none of the plan's versions
     /// (the store's own lightweight migration handles those when it opens).
     func run() throws {
-        guard FileManager.default.fileExists(atPath: path), let start = try storedVersion(), start < versions.count - 1 else { return }
+        guard FileManager.default.fileExists(atPath: path) else { return }
         let copy = path + "-migrating"
         // A copy left by a migration that was interrupted is stale.
         try removeDatabaseFiles(at: copy)
         do {
-            try copyStore(to: copy)
+            guard let start = try copyIfAtEarlierVersion(to: copy) else { return }
             for stage in stages[start...] { try run(stage, on: copy) }
             try closeJournal(of: copy)
-            // The original's connections are closed, so SQLite removed its WAL; one left by another
-            // process must not be applied to the file that replaces it.
+            // The original's connections are closed and its WAL was checkpointed, so SQLite removed
+            // it; one left by another process must not be applied to the file that replaces it.
             try removeFiles([path + "-wal", path + "-shm"])
             guard rename(copy, path) == 0 else {
                 throw StoreError(.migrationFailed, "the migrated copy \(copy) could not replace the store file: \(String(cString: strerror(errno)))", path: path)
@@ -84,20 +84,26 @@ struct StagedMigration {
         }
     }
 
-    /// The index in ``versions`` of the schema the file records, or `nil` for none.
-    private func storedVersion() throws -> Int? {
+    /// When the file holds an earlier version of the plan, copies it to `copy` and returns the
+    /// version's index in ``versions``; otherwise `nil` (no schema recorded, the last version, or
+    /// a schema that is none of the versions).
+    ///
+    /// The WAL is checkpointed before the copy, so that the file holds every committed
+    /// transaction and removing the WAL before the replacement loses nothing; the file's content
+    /// stays the same.
+    private func copyIfAtEarlierVersion(to copy: String) throws -> Int? {
         let connection = try SQLiteConnection(path: path)
         if connection.isReadOnly { throw StoreError(.readOnly, "the store file cannot be written", path: path) }
         try ObjectStore.configure(connection)
-        guard let stored = try Migrator.storedDocument(on: connection) else { return nil }
-        return documents.firstIndex { $0.versionHash == stored.versionHash }
-    }
-
-    /// Copies the store, with what its WAL holds, to `copy`; the original is only read.
-    private func copyStore(to copy: String) throws {
-        let connection = try SQLiteConnection(path: path)
-        try ObjectStore.configure(connection)
+        guard let stored = try Migrator.storedDocument(on: connection),
+              let version = documents.firstIndex(where: { $0.versionHash == stored.versionHash }), version < versions.count - 1
+        else { return nil }
+        let checkpoint = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+        guard case .integer(0)? = checkpoint.first?.first else {
+            throw StoreError(.locked, "another connection is using the store; a migration plan's stages run only while the store is closed everywhere else", path: path)
+        }
         try connection.run("VACUUM INTO ?", [.text(copy)])
+        return version
     }
 
     /// Leaves `copy` as one file: its WAL checkpointed and removed. Fails while another connection
