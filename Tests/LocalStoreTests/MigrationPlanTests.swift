@@ -27,12 +27,32 @@ import Testing
         return identifiers
     }
 
+    /// Saves `object` in a store of `version`'s models at the test's file, and closes the store.
+    func save<Entity: PersistentEntity>(_ object: Entity, at version: any VersionedSchema.Type) throws {
+        let context = try ObjectStore(path: file.path, entities: version.models).makeContext()
+        context.insert(object)
+        try context.save()
+    }
+
     func fileBytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: file.path)) }
 
     func expectNoMigrationCopy() {
         for suffix in ["", "-wal", "-shm"] {
             #expect(!FileManager.default.fileExists(atPath: file.path + "-migrating" + suffix))
         }
+    }
+
+    /// The error opening the store with `plan` throws, after checking that it names the store
+    /// file and left the file byte for byte as it was, with no copy behind.
+    func failedMigration(with plan: any SchemaMigrationPlan.Type) throws -> StoreError {
+        let before = try fileBytes()
+        let error = try #require(throws: StoreError.self) {
+            _ = try ObjectStore(path: file.path, migrationPlan: plan)
+        }
+        #expect(error.path == file.path)
+        #expect(try fileBytes() == before)
+        expectNoMigrationCopy()
+        return error
     }
 
     @Test func customStageConvertsStringsToIntegersAndKeepsTheOtherData() throws {
@@ -65,13 +85,9 @@ import Testing
     }
 
     @Test func storeAtTheLatestVersionOpensWithoutRunningStages() throws {
-        do {
-            let context = try ObjectStore(path: file.path, entities: NotesV2.models).makeContext()
-            let note = NotesV2.Note()
-            note.points = 5
-            context.insert(note)
-            try context.save()
-        }
+        let note = NotesV2.Note()
+        note.points = 5
+        try save(note, at: NotesV2.self)
         let store = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
         #expect(NotesMigrationPlan.log.calls.isEmpty)
         #expect(try store.makeContext().fetchAll(NotesV2.Note.self).map(\.points) == [5])
@@ -86,13 +102,9 @@ import Testing
     }
 
     @Test func lightweightChainMigratesFromTheFirstVersionWithRenames() throws {
-        do {
-            let context = try ObjectStore(path: file.path, entities: ItemsV1.models).makeContext()
-            let item = ItemsV1.Item()
-            item.name = "lamp"
-            context.insert(item)
-            try context.save()
-        }
+        let item = ItemsV1.Item()
+        item.name = "lamp"
+        try save(item, at: ItemsV1.self)
         let store = try ObjectStore(path: file.path, migrationPlan: ItemsMigrationPlan.self)
         let articles = try store.makeContext().fetchAll(ItemsV3.Article.self)
         #expect(articles.map(\.label) == ["lamp"])
@@ -103,14 +115,10 @@ import Testing
     }
 
     @Test func lightweightChainMigratesFromTheMiddleVersion() throws {
-        do {
-            let context = try ObjectStore(path: file.path, entities: ItemsV2.models).makeContext()
-            let item = ItemsV2.Item()
-            item.name = "desk"
-            item.size = 9
-            context.insert(item)
-            try context.save()
-        }
+        let item = ItemsV2.Item()
+        item.name = "desk"
+        item.size = 9
+        try save(item, at: ItemsV2.self)
         let store = try ObjectStore(path: file.path, migrationPlan: ItemsMigrationPlan.self)
         let articles = try store.makeContext().fetchAll(ItemsV3.Article.self)
         #expect(articles.map(\.label) == ["desk"])
@@ -119,18 +127,12 @@ import Testing
 
     @Test func failingWillMigrateNamesStageEntityAndObjectAndLeavesTheFileUntouched() throws {
         let identifiers = try makeNotesV1Store(points: ["alpha": "3", "beta": "many"])
-        let before = try fileBytes()
-        let error = try #require(throws: StoreError.self) {
-            _ = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
-        }
+        let error = try failedMigration(with: NotesMigrationPlan.self)
         #expect(error.code == .migrationFailed)
         #expect(error.message.hasPrefix("migration stage 1.0.0 → 2.0.0, willMigrate: "))
         #expect(error.message.contains("Note \(try #require(identifiers["beta"]).uuidString)"))
         #expect(error.message.contains("'many'"))
-        #expect(error.path == file.path)
         #expect(!NotesMigrationPlan.log.calls.contains("didMigrate"))
-        #expect(try fileBytes() == before)
-        expectNoMigrationCopy()
         // Fixed, the data migrates.
         do {
             let context = try ObjectStore(path: file.path, entities: NotesV1.models).makeContext()
@@ -143,18 +145,12 @@ import Testing
 
     @Test func failingDidMigrateKeepsTheUniqueViolationsEntityAttributeAndObject() throws {
         let identifiers = try makeNotesV1Store()
-        let before = try fileBytes()
-        let error = try #require(throws: StoreError.self) {
-            _ = try ObjectStore(path: file.path, migrationPlan: DuplicateTitlesMigrationPlan.self)
-        }
+        let error = try failedMigration(with: DuplicateTitlesMigrationPlan.self)
         #expect(error.code == .uniqueViolation)
         #expect(error.message.hasPrefix("migration stage 1.0.0 → 2.0.0, didMigrate: "))
         #expect(error.entity == "Note")
         #expect(error.attribute == "title")
         #expect(try Set(identifiers.values).contains(#require(error.objectID)))
-        #expect(error.path == file.path)
-        #expect(try fileBytes() == before)
-        expectNoMigrationCopy()
         // The version 1 data is still there, and a correct plan migrates it.
         #expect(try ObjectStore(path: file.path, entities: NotesV1.models).makeContext().fetchAll(NotesV1.Note.self).count == 3)
         let store = try ObjectStore(path: file.path, migrationPlan: NotesMigrationPlan.self)
@@ -163,17 +159,12 @@ import Testing
 
     @Test func lightweightStageRefusesATypeChange() throws {
         try makeNotesV1Store()
-        let before = try fileBytes()
-        let error = try #require(throws: StoreError.self) {
-            _ = try ObjectStore(path: file.path, migrationPlan: LightweightTypeChangePlan.self)
-        }
+        let error = try failedMigration(with: LightweightTypeChangePlan.self)
         #expect(error.code == .migrationImpossible)
         #expect(error.message.hasPrefix("migration stage 1.0.0 → 2.0.0, lightweight step: "))
         #expect(error.entity == "Note")
         #expect(error.attribute == "points")
         #expect(error.message.contains("from string (String) to int (Int)"))
-        #expect(try fileBytes() == before)
-        expectNoMigrationCopy()
     }
 
     @Test(arguments: [
