@@ -101,6 +101,16 @@ import Testing
         #expect(store.schemaDocument.versionHash == latest.versionHash)
     }
 
+    @Test func aSchemaOfNoVersionGetsTheLightweightMigrationWithoutStages() throws {
+        let note = NotesV1.Note()
+        note.title = "kept"
+        try save(note, at: NotesV1.self)
+        let store = try ObjectStore(path: file.path, migrationPlan: ItemsMigrationPlan.self)
+        #expect(try store.makeContext().fetchAll(ItemsV3.Article.self).isEmpty)
+        #expect(try ObjectStore.storedSchema(at: file.path)?.versionHash == store.schemaDocument.versionHash)
+        expectNoMigrationCopy()
+    }
+
     @Test func lightweightChainMigratesFromTheFirstVersionWithRenames() throws {
         let item = ItemsV1.Item()
         item.name = "lamp"
