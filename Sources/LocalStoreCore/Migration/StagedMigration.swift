@@ -70,7 +70,8 @@ struct StagedMigration {
         try removeDatabaseFiles(at: copy)
         do {
             guard let start = try copyIfAtEarlierVersion(to: copy) else { return }
-            for stage in stages[start...] { try run(stage, on: copy) }
+            // Validated: the stage at `index` goes to the version after it.
+            for index in start..<stages.count { try run(stages[index], to: documents[index + 1], on: copy) }
             try closeJournal(of: copy)
             // The original's connections are closed and its WAL was checkpointed, so SQLite removed
             // it; one left by another process must not be applied to the file that replaces it.
@@ -116,17 +117,17 @@ struct StagedMigration {
         }
     }
 
-    private func run(_ stage: MigrationStage, on copy: String) throws {
-        guard let toIndex = versions.firstIndex(where: { ObjectIdentifier($0) == ObjectIdentifier(stage.toVersion) }) else { return }
+    /// Runs `stage` on `copy`, whose schema becomes `target`, the schema of the stage's `toVersion`.
+    private func run(_ stage: MigrationStage, to target: SchemaDocument, on copy: String) throws {
         switch stage {
         case .lightweight:
             try step(stage, "lightweight step") {
-                try ObjectStore.open(copy, migratingTo: documents[toIndex], policy: .automatic)
+                try ObjectStore.open(copy, migratingTo: target, policy: .automatic)
             }
         case .custom(let from, let to, let willMigrate, let didMigrate):
             if let willMigrate { try step(stage, "willMigrate") { try run(willMigrate, on: copy, models: from.models) } }
             try step(stage, "lightweight step") {
-                try ObjectStore.open(copy, migratingTo: documents[toIndex], policy: .automatic, replacesChangedTypes: true)
+                try ObjectStore.open(copy, migratingTo: target, policy: .automatic, replacesChangedTypes: true)
             }
             if let didMigrate { try step(stage, "didMigrate") { try run(didMigrate, on: copy, models: to.models) } }
         }
