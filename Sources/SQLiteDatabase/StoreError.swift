@@ -31,6 +31,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case invalidSchema
         /// The stored schema cannot be migrated to the declared one (e.g. a type change).
         case migrationImpossible
+        /// A stage of a `SchemaMigrationPlan` failed with an error that is not a ``StoreError`` (one
+        /// its `willMigrate` or `didMigrate` closure threw); the message names the stage and the error.
+        case migrationFailed
         /// A delete is refused by a `.deny` delete rule.
         case deleteDenied
         /// Two objects hold the same value of a `.unique` attribute.

@@ -109,7 +109,9 @@ public final class ObjectStore: Sendable {
         return try Migrator.storedDocument(on: connection)
     }
 
-    private static func open(_ path: String, migratingTo document: SchemaDocument, policy: MigrationPolicy) throws {
+    /// Migrates the file at `path` to `document`; with `replacesChangedTypes`, the columns of an
+    /// attribute whose type changed are replaced instead of refusing (a custom migration stage).
+    static func open(_ path: String, migratingTo document: SchemaDocument, policy: MigrationPolicy, replacesChangedTypes: Bool = false) throws {
         // Before the file is touched: a table named like the store's own would be created over
         // them or fail halfway through a migration.
         do {
@@ -124,7 +126,7 @@ public final class ObjectStore: Sendable {
             throw StoreError(.readOnly, "the store file cannot be written", path: path)
         }
         try ObjectStore.configure(connection)
-        try Migrator(document: document, connection: connection, policy: policy).migrate()
+        try Migrator(document: document, connection: connection, policy: policy, replacesChangedTypes: replacesChangedTypes).migrate()
     }
 
     /// By entity and attribute, the column-value merges of `.custom` merge policies: the Swift

@@ -11,6 +11,10 @@ struct Migrator {
     let document: SchemaDocument
     let connection: SQLiteConnection
     let policy: MigrationPolicy
+    /// Whether an attribute whose type changed gets its columns replaced (dropped, then added
+    /// with the default value) instead of refusing the migration: a custom stage of a
+    /// ``SchemaMigrationPlan`` converts the values itself.
+    var replacesChangedTypes = false
 
     static let metadataTable = "_localstore_metadata"
 
@@ -116,12 +120,20 @@ struct Migrator {
             return nil
         })
         var keptColumns: Set<String> = [EntityTable.identifierColumn]
+        var replacedAttributes: [(old: SchemaDocument.Attribute, new: SchemaDocument.Attribute)] = []
         for attribute in entity.attributes {
             let defaults = attribute.defaultValues
             let previous = old.attributes.first { $0.name == attribute.name }
                 ?? attribute.originalName.flatMap { name in old.attributes.first { $0.name == name } }
             guard let previous else {
                 for (column, value) in zip(attribute.columns, defaults) { plan.addColumn(column.name, type: column.type, default: value, to: entity.table) }
+                continue
+            }
+            if replacesChangedTypes, typeChange(of: attribute, from: previous) != nil {
+                // Dropped only after the indexes, which SQLite requires; kept here so the loop that
+                // drops removed columns leaves them alone.
+                replacedAttributes.append((previous, attribute))
+                keptColumns.formUnion(previous.columns.map(\.name))
                 continue
             }
             try checkCompatible(attribute, with: previous, entity: entity, storedTable: old.table)
@@ -162,6 +174,10 @@ struct Migrator {
             }
         }
         plan.dropIndexes(of: old.table, existing: try indexNames(of: old.table))
+        for (previous, attribute) in replacedAttributes {
+            for column in previous.columns where existingColumns.contains(column.name) { plan.dropColumn(column.name, from: entity.table) }
+            for (column, value) in zip(attribute.columns, attribute.defaultValues) { plan.addColumn(column.name, type: column.type, default: value, to: entity.table) }
+        }
         for column in existingColumns.subtracting(keptColumns).sorted() where entity.columns.allSatisfy({ $0.name != column }) {
             plan.dropColumn(column, from: entity.table)
         }
@@ -176,6 +192,29 @@ struct Migrator {
             }
     }
 
+    /// Why the stored columns of `previous` cannot hold `attribute`'s values (its storage or a
+    /// column's type changed), or `nil` when they can.
+    private func typeChange(of attribute: SchemaDocument.Attribute, from previous: SchemaDocument.Attribute) -> String? {
+        if previous.storage != attribute.storage && (previous.storage == .composition || attribute.storage == .composition) {
+            return "its storage changed from \(previous.storage.rawValue) to \(attribute.storage.rawValue)"
+        }
+        if attribute.storage != .composition {
+            let oldType = previous.columns.first?.type
+            let newType = attribute.columns.first?.type
+            if oldType != newType {
+                return "its type changed from \(oldType?.rawValue ?? "?") (\(previous.swiftType)) to \(newType?.rawValue ?? "?") (\(attribute.swiftType)); add a new attribute instead, or convert it in a custom stage of a SchemaMigrationPlan"
+            }
+            return nil
+        }
+        for column in attribute.columns {
+            let suffix = column.name.dropFirst(attribute.persistentName.count + 1)
+            if let oldColumn = previous.columns.first(where: { $0.name == previous.persistentName + "_" + suffix }), oldColumn.type != column.type {
+                return "its field '\(suffix)' changed type from \(oldColumn.type.rawValue) to \(column.type.rawValue)"
+            }
+        }
+        return nil
+    }
+
     /// Throws unless the stored columns of `previous` can hold `attribute` as declared now.
     private func checkCompatible(
         _ attribute: SchemaDocument.Attribute, with previous: SchemaDocument.Attribute, entity: SchemaDocument.Entity, storedTable: String
@@ -184,23 +223,7 @@ struct Migrator {
             StoreError(.migrationImpossible, "cannot migrate \(entity.name).\(attribute.name): \(reason)",
                        entity: entity.name, attribute: attribute.name, path: connection.path)
         }
-        if previous.storage != attribute.storage && (previous.storage == .composition || attribute.storage == .composition) {
-            throw impossible("its storage changed from \(previous.storage.rawValue) to \(attribute.storage.rawValue)")
-        }
-        if attribute.storage != .composition {
-            let oldType = previous.columns.first?.type
-            let newType = attribute.columns.first?.type
-            if oldType != newType {
-                throw impossible("its type changed from \(oldType?.rawValue ?? "?") (\(previous.swiftType)) to \(newType?.rawValue ?? "?") (\(attribute.swiftType)); add a new attribute instead")
-            }
-        } else {
-            for column in attribute.columns {
-                let suffix = column.name.dropFirst(attribute.persistentName.count + 1)
-                if let oldColumn = previous.columns.first(where: { $0.name == previous.persistentName + "_" + suffix }), oldColumn.type != column.type {
-                    throw impossible("its field '\(suffix)' changed type from \(oldColumn.type.rawValue) to \(column.type.rawValue)")
-                }
-            }
-        }
+        if let change = typeChange(of: attribute, from: previous) { throw impossible(change) }
         if previous.optional && !attribute.optional, let column = previous.columns.first {
             let nulls = try connection.rows("SELECT count(*) FROM \(quoteIdentifier(storedTable)) WHERE \(quoteIdentifier(column.name)) IS NULL")
             if case .integer(let count)? = nulls.first?.first, count > 0 {
