@@ -86,7 +86,10 @@ struct ChangeSetProjection: Sendable {
     /// case, which allocates nothing).
     func knownPart(of changeSet: ChangeSet) -> ChangeSet? {
         guard keepsUnknown || translates else { return nil }
-        guard let first = changeSet.operations.firstIndex(where: { !knows($0) }) else { return nil }
+        // A change set sets the same few attributes again and again: the last one looked up is
+        // checked first, comparing two short names instead of hashing them.
+        var last: ChangeSetValidator.Attribute?
+        guard let first = changeSet.operations.firstIndex(where: { !knows($0, last: &last) }) else { return nil }
         var known = changeSet
         known.operations = Array(changeSet.operations[..<first])
         known.operations.reserveCapacity(changeSet.operations.count)
@@ -113,11 +116,24 @@ struct ChangeSetProjection: Sendable {
 
     /// Whether the schema can apply `operation` as it is.
     func knows(_ operation: Operation) -> Bool {
+        var last: ChangeSetValidator.Attribute?
+        return knows(operation, last: &last)
+    }
+
+    /// ``knows(_:)``, with `last` the attribute the previous `set` named.
+    private func knows(_ operation: Operation, last: inout ChangeSetValidator.Attribute?) -> Bool {
         switch operation {
         case .create(let entity, _), .delete(let entity, _, _):
             return schema.entity(entity) != nil
         case .set(let entity, _, let attribute, let values):
-            guard let known = validator.attribute(entity, attribute) else { return false }
+            let known: ChangeSetValidator.Attribute
+            if let last, last.name == attribute, last.entity == entity {
+                known = last
+            } else {
+                guard let found = validator.attribute(entity, attribute) else { return false }
+                known = found
+                last = found
+            }
             return known.columns.count != values.count || zip(known.columns, values).allSatisfy { column, value in
                 // A value of the wrong type is refused by validation, not kept.
                 column.accepts(value) || !(value.isNull || column.fitsType(value))
