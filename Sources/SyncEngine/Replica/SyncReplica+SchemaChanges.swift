@@ -23,7 +23,8 @@ extension SyncReplica {
         var applicable = batch.applicablePart(of: changeSet)
         if projection.keepsUnknown {
             if keptObjects == nil { keptObjects = try KeptChangeSetTable.keptObjects(on: connection) }
-            let leftOut = projection.objectsLeftOut(of: changeSet)
+            // Only a change set the schema knows in part can create objects of an unknown entity.
+            let leftOut = applicable.operations.count == changeSet.operations.count ? [] : projection.objectsLeftOut(of: changeSet)
             if !leftOut.isEmpty {
                 keptObjects?.formUnion(leftOut)
                 try KeptChangeSetTable.recordKeptObjects(leftOut, on: connection)
@@ -67,11 +68,15 @@ extension SyncReplica {
             let merged = try SyncStateTable.mergedSchema(on: connection)
             guard merged?.versionHash != schema.versionHash else { return }
             try connection.inTransaction {
-                var mergeAgain = try SchemaRenames(from: merged, to: schema).renamesSomething
-                    || KeptChangeSetTable.hasEntries(notAppliedBy: schema.versionHash, on: connection)
-                if let merged, case .subset = schema.compatibility(with: merged) { mergeAgain = true }
-                if case .incompatible? = merged.map(schema.compatibility(with:)) { mergeAgain = true }
-                if mergeAgain { try mergeHistoryAgain(on: connection) }
+                let lacksSomething: Bool
+                switch merged.map(schema.compatibility(with:)) {
+                case .subset?, .incompatible?: lacksSomething = true
+                case .identical?, .additive?, nil: lacksSomething = false
+                }
+                if try lacksSomething || SchemaRenames(from: merged, to: schema).renamesSomething
+                    || KeptChangeSetTable.hasEntries(notAppliedBy: schema.versionHash, on: connection) {
+                    try mergeHistoryAgain(on: connection)
+                }
                 try SyncStateTable.setMergedSchema(schema, on: connection)
             }
         }
