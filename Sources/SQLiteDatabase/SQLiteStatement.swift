@@ -128,6 +128,16 @@ package final class SQLiteStatement {
         return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
+    /// The bytes of the 0-based blob column `index` of the current row (empty if it is not a
+    /// blob). They stay valid only until the statement steps or resets.
+    package func blobBytes(at index: Int) -> UnsafeRawBufferPointer {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) == SQLITE_BLOB, let bytes = sqlite3_column_blob(handle, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     /// The 0-based column `index` of the current row parsed as a UUID's storage text, without
     /// making a `String` of it first; nil if it is not one.
     package func uuid(at index: Int) -> UUID? {

@@ -76,6 +76,7 @@ import TestSupport
         try SQLiteConnection(path: a.path).execute("DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge; DROP TABLE _sync_kept; DROP TABLE _sync_kept_object")
         try SQLiteConnection(path: a.path).execute(
             "ALTER TABLE _sync_changeset DROP COLUMN authenticator; DELETE FROM _sync_state WHERE key = 'replica_key'")
+        try StoreFormatTests.moveStampsToLegacyTable(at: a.path)
 
         let reference = FileManager.default.temporaryDirectory.appendingPathComponent("layout-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: reference) }
@@ -83,6 +84,21 @@ import TestSupport
         for statement in unversionedLayout { try connection.execute(statement) }
         #expect(try syncLayout(at: a.path) == syncLayout(at: reference))
         return (a, team)
+    }
+
+    /// Moves the attribute stamps of the store at `path` back into the layout before sync format
+    /// 6, one row per attribute (`_sync_field`), as the releases before it wrote them.
+    static func moveStampsToLegacyTable(at path: String) throws {
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute(unversionedLayout.first { $0.contains("_sync_field ") }!)
+        for row in try connection.rows("SELECT entity, id, stamps FROM _sync_field_stamps") {
+            guard case .blob(let blob) = row[2] else { throw SyncError(.notSyncable, "stamps of \(row[1]) are not a blob") }
+            for entry in try blob.withUnsafeBytes({ try FieldStampTable.decode($0) }).sortedEntries {
+                try connection.run("INSERT INTO _sync_field (entity, id, field, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?)",
+                                   [row[0], row[1], .text(entry.field), entry.stamp.hlcValue, entry.stamp.replicaValue, entry.stamp.seqValue])
+            }
+        }
+        try connection.execute("DROP TABLE _sync_field_stamps")
     }
 
     @Test func aStoreWithoutFormatVersionOpensAndIsMigratedInPlace() throws {
@@ -95,9 +111,10 @@ import TestSupport
         // Every table of the older layout is as it was but for the authenticator column; the later
         // formats' tables were added.
         let layoutAfter = try StoreFormatTests.syncLayout(at: a.path)
-        #expect(layoutAfter.filter { row in ["_sync_edge_removal", "_sync_unique_", "_sync_kept"].allSatisfy { !(row[1].textValue ?? "").hasPrefix($0) } }.map { row in
+        #expect(layoutAfter.filter { row in ["_sync_edge_removal", "_sync_unique_", "_sync_kept", "_sync_field_stamps"].allSatisfy { !(row[1].textValue ?? "").hasPrefix($0) } }.map { row in
             row.map { value in value.textValue.map { SQLValue.text($0.replacingOccurrences(of: ", authenticator BLOB", with: "")) } ?? value }
-        } == layoutBefore)
+        } == layoutBefore.filter { $0[1] != .text("_sync_field") })
+        #expect(layoutAfter.contains { $0[1] == .text("_sync_field_stamps") })
         #expect(try reopened.localChangeSets(status: .pending).allSatisfy { try ChangeSetAuthenticator.isAuthentic($0, key: reopened.replicaKey()) })
         #expect(layoutAfter.map { $0[1].textValue ?? "" }.filter { $0.hasPrefix("_sync_edge_removal") }
             == ["_sync_edge_removal", "_sync_edge_removal_root"])
@@ -139,6 +156,47 @@ import TestSupport
     @Test func aStoreOfFormatThreeGainsTheUniquenessMergeTables() throws {
         let names = try migratedNames(from: 3, downgrade: "DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge", prefix: "_sync_unique")
         #expect(names == ["_sync_unique_merge", "_sync_unique_value"])
+    }
+
+    @Test func aStoreOfFormatFiveKeepsItsAttributeStampsInOneRowPerObject() throws {
+        let a = try TestReplica(name: "format-5")
+        let rovers = Team(), comets = Team()
+        rovers.name = "Rovers"
+        comets.name = "Comets"
+        a.context.insert(rovers)
+        a.context.insert(comets)
+        try a.context.save()
+        rovers.score = 3
+        rovers.name = "Rangers"
+        try a.context.save()
+        comets.score = 5
+        try a.context.save()
+        func stamps() throws -> [UUID: FieldStamps] {
+            try FieldStampTable.stamps("Team", [rovers.objectID, comets.objectID], on: SQLiteConnection(path: a.path))
+        }
+        let before = try stamps()
+        #expect(before[rovers.objectID]?.sortedEntries.map(\.field) == ["name", "score"])
+        #expect(before[comets.objectID]?.sortedEntries.map(\.field) == ["score"])
+        try StoreFormatTests.moveStampsToLegacyTable(at: a.path)
+        let connection = try SQLiteConnection(path: a.path)
+        #expect(try connection.rows("SELECT count(*) FROM _sync_field").first?.first == .integer(3))
+        try connection.run("UPDATE _sync_format SET version = 5")
+
+        let reopened = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
+        #expect(try SyncFormatTable.storedVersion(on: connection) == SyncFormatTable.currentVersion)
+        #expect(try stamps() == before)
+        #expect(try connection.rows("SELECT name FROM sqlite_master WHERE name = '_sync_field'").isEmpty)
+        #expect(try reopened.heldHistory().fieldStamps == 3)
+        // A concurrent write older than the stored stamp still loses to it.
+        let earlier = FakeClock()
+        earlier.set(1_600_000_000_000)
+        let b = try TestReplica(clock: earlier, name: "peer")
+        _ = try b.replica.apply(try reopened.changeSets(missingFrom: VersionVector()).filter { $0.dot.seq == 1 })
+        let peerTeam = try #require(try b.context.object(Team.self, id: rovers.objectID))
+        peerTeam.score = 9
+        try b.context.save()
+        _ = try reopened.apply(try b.replica.changeSets(missingFrom: try reopened.versionVector()))
+        #expect(try reopened.record("Team", id: rovers.objectID)?.value(of: "score") == .integer(3))
     }
 
     @Test func aMigrationThatFailsLeavesTheStoreAsItWas() throws {

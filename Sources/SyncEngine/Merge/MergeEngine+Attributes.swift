@@ -157,10 +157,11 @@ extension MergeEngine {
     }
 
     /// Writes the attribute values and stamps the batch kept in memory: one UPDATE per object
-    /// with a row, one ``FieldStampTable`` row per attribute written. Before anything reads rows back.
+    /// with a row, and one ``FieldStampTable`` row per object written. Before anything reads rows back.
     func flushPendingWrites() throws {
         try flushPendingInserts()
-        var fieldRows = FieldStampTable.PendingRows()
+        try loadMissingFieldStamps()
+        var stampRows = FieldStampTable.PendingRows()
         for (object, known) in objectsWithPendingWrites {
             if !known.pendingRowValues.isEmpty {
                 let entity = try schema.requireEntity(object.entity, in: "write")
@@ -170,14 +171,32 @@ extension MergeEngine {
                 try entity.rows.updateAttributes(of: object.id, known.pendingRowValues, on: connection)
                 known.pendingRowValues = []
             }
-            for (field, stamp) in known.pendingFieldStamps {
-                fieldRows.append(object, field: field, stamp: stamp)
-                if known.storedFieldStamps != nil { known.storedFieldStamps?[field] = stamp }
+            if !known.pendingFieldStamps.isEmpty {
+                var stamps = known.storedFieldStamps ?? FieldStamps()
+                stamps.merge(known.pendingFieldStamps)
+                stampRows.append(object, stamps: stamps)
+                known.storedFieldStamps = stamps
+                known.pendingFieldStamps = FieldStamps()
             }
-            known.pendingFieldStamps = [:]
             known.hasPendingWrites = false
         }
         objectsWithPendingWrites = []
-        try fieldRows.flush(on: connection)
+        try stampRows.flush(on: connection)
+    }
+
+    /// Reads the stored stamps of the objects with new stamps whose stored ones were not read
+    /// (a local save's writes win without comparing): a row holds all of an object's stamps, so
+    /// it is rewritten from them.
+    private func loadMissingFieldStamps() throws {
+        var missing: [String: [UUID: ObjectInfo]] = [:]
+        for (object, known) in objectsWithPendingWrites where known.storedFieldStamps == nil && !known.pendingFieldStamps.isEmpty {
+            missing[object.entity, default: [:]][object.id] = known
+        }
+        for (entity, objects) in missing.sorted(by: { $0.key < $1.key }) {
+            let ids = Array(objects.keys)
+            for chunk in MergeEngine.chunks(of: ids) {
+                try loadFieldStamps(entity, of: Dictionary(uniqueKeysWithValues: chunk.map { ($0, objects[$0]!) }))
+            }
+        }
     }
 }

@@ -76,7 +76,7 @@ extension MergeEngine {
             }
             let created = ObjectInfo(creation: stamp, hasRow: true, mayBeDeleted: false)
             created.createdBy = current.dot
-            created.storedFieldStamps = [:]
+            created.storedFieldStamps = FieldStamps()
             objects[object] = created
         }
     }

@@ -65,7 +65,7 @@ extension MergeEngine {
     /// Reads the ``FieldStampTable`` stamps of these objects of `entity` (none stored: an empty set).
     func loadFieldStamps(_ entity: String, of loaded: [UUID: ObjectInfo]) throws {
         guard !loaded.isEmpty else { return }
-        for known in loaded.values { known.storedFieldStamps = [:] }
+        for known in loaded.values { known.storedFieldStamps = FieldStamps() }
         for (id, stamps) in try FieldStampTable.stamps(entity, loaded.keys, on: connection) {
             loaded[id]?.storedFieldStamps = stamps
         }

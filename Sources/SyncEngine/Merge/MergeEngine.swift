@@ -51,9 +51,9 @@ final class MergeEngine {
         /// The change set of this batch that created the object, if one did.
         var createdBy: Dot?
         /// ``FieldStampTable``'s stamps of the object's attributes, once read.
-        var storedFieldStamps: [String: Stamp]?
+        var storedFieldStamps: FieldStamps?
         /// Stamps of writes this batch won, not yet in ``FieldStampTable``.
-        var pendingFieldStamps: [String: Stamp] = [:]
+        var pendingFieldStamps = FieldStamps()
         /// The row's attribute columns (in `EntityTable.attributeColumns` order), once read (for the journal).
         var storedRowValues: [SQLValue]?
         /// Columns remote writes set, not yet in the row, by position in `EntityTable.attributeColumns`
@@ -191,7 +191,7 @@ final class MergeEngine {
         pendingObjectRows.append(object, creation: stamp, hasRow: isLocal)
         let created = ObjectInfo(creation: stamp, hasRow: isLocal, mayBeDeleted: false)
         created.createdBy = current.dot
-        created.storedFieldStamps = [:]
+        created.storedFieldStamps = FieldStamps()
         objects[object] = created
         if !isLocal {
             detachedValues[object] = [:]

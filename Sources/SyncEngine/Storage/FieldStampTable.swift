@@ -2,73 +2,189 @@ import Codecs
 import Foundation
 import LocalStoreCore
 
-/// `_sync_field`: the stamp of the last write to each attribute of an object (absent: the
-/// object's creation stamp stands for it).
+/// `_sync_field_stamps`: the stamps of the last writes to an object's attributes, one row per
+/// object (an attribute without a stamp: the object's creation stamp stands for it).
+///
+/// One row per object, not per attribute: a merge writes many attributes of each object it
+/// touches, and one row write per object costs a fraction of one per attribute. The stamps are a
+/// small blob (``encode(_:)``), read and rewritten whole.
 enum FieldStampTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_field (entity TEXT NOT NULL, id TEXT NOT NULL, field TEXT NOT NULL,
-            hlc INTEGER NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (entity, id, field)) WITHOUT ROWID
+        CREATE TABLE IF NOT EXISTS _sync_field_stamps (entity TEXT NOT NULL, id TEXT NOT NULL, stamps BLOB NOT NULL,
+            PRIMARY KEY (entity, id)) WITHOUT ROWID
         """,
     ]
 
-    /// Stamps kept in memory and written with multi-row INSERTs, replacing older ones.
-    struct PendingRows {
-        private var inserts = PendingInserts("INSERT OR REPLACE INTO _sync_field (entity, id, field, hlc, replica, seq)", columnCount: 6)
+    /// The layout before sync format 6: one row per attribute.
+    private static let legacyTable = "_sync_field"
 
-        mutating func append(_ object: ObjectKey, field: String, stamp: Stamp) {
-            inserts.append([.text(object.entity), .text(object.id.storageText), .text(field), stamp.hlcValue, stamp.replicaValue, stamp.seqValue])
+    /// Moves the stamps of a store written before sync format 6 (one row per attribute, in
+    /// `_sync_field`) into one row per object, and drops the old table; inside the caller's
+    /// transaction. A store that never had the old table only gets the new one.
+    static func migrateLegacyTable(on connection: SQLiteConnection) throws {
+        for statement in createStatements { try connection.execute(statement) }
+        guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(legacyTable)]).isEmpty else { return }
+        var pending = PendingRows()
+        var current: (entity: String, id: String)?
+        var stamps = FieldStamps()
+        func finish() throws {
+            guard let object = current, let id = UUID(storageText: object.id) else { return }
+            pending.append(ObjectKey(entity: object.entity, id: id), stamps: stamps)
+            stamps = FieldStamps()
+            if pending.count >= 10_000 { try pending.flush(on: connection) }
+        }
+        // In primary-key order: an object's attributes come together.
+        for row in try connection.rows("SELECT entity, id, field, hlc, replica, seq FROM \(legacyTable) ORDER BY entity, id, field") {
+            guard case .text(let entity) = row[0], case .text(let id) = row[1], case .text(let field) = row[2],
+                  let stamp = Stamp(hlc: row[3], replica: row[4], seq: row[5]) else {
+                throw SyncError(.notSyncable, "\(connection.path): a row of \(legacyTable) is not an attribute's stamp: \(row)")
+            }
+            if current?.entity != entity || current?.id != id {
+                try finish()
+                current = (entity, id)
+            }
+            stamps[field] = stamp
+        }
+        try finish()
+        try pending.flush(on: connection)
+        try connection.execute("DROP TABLE \(legacyTable)")
+    }
+
+    /// Rows kept in memory and written with multi-row INSERTs, replacing each object's row.
+    struct PendingRows {
+        private var inserts = PendingInserts("INSERT OR REPLACE INTO _sync_field_stamps (entity, id, stamps)", columnCount: 3)
+        private(set) var count = 0
+
+        /// `object`'s stamps, all of them: the row is replaced.
+        mutating func append(_ object: ObjectKey, stamps: FieldStamps) {
+            inserts.append([.text(object.entity), .text(object.id.storageText), .blob(FieldStampTable.encode(stamps))])
+            count += 1
         }
 
         mutating func flush(on connection: SQLiteConnection) throws {
             try inserts.flush(on: connection)
+            count = 0
         }
     }
 
     /// The stored stamps of the objects `ids` of `entity` (at most a few hundred: one bound
-    /// parameter each), by object and attribute; objects without any are left out.
-    static func stamps(_ entity: String, _ ids: some Collection<UUID>, on connection: SQLiteConnection) throws -> [UUID: [String: Stamp]] {
-        var result: [UUID: [String: Stamp]] = [:]
-        // Rows come in primary-key order, an object's fields together, from a few replicas:
-        // parse an identifier only when it differs from the previous row's.
-        var object = RepeatedUUID(), replica = RepeatedUUID()
-        var stamps: [String: Stamp] = [:]
-        func finish(_ id: UUID?) {
-            guard let id, !stamps.isEmpty else { return }
-            // Merged with what an earlier run of this object's rows gave, should SQLite ever split them.
-            result[id, default: [:]].merge(stamps) { _, later in later }
-            stamps = [:]
-        }
+    /// parameter each), by object; objects without any are left out.
+    static func stamps(_ entity: String, _ ids: some Collection<UUID>, on connection: SQLiteConnection) throws -> [UUID: FieldStamps] {
+        var result: [UUID: FieldStamps] = [:]
+        result.reserveCapacity(ids.count)
+        var failure: (any Error)?
         try connection.forEachRow(
-            "SELECT id, field, hlc, replica, seq FROM _sync_field WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))",
+            "SELECT id, stamps FROM _sync_field_stamps WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))",
             [.text(entity)] + ids.map { .text($0.storageText) }
         ) { row in
-            let previous = object.value
-            if object.update(row.textBytes(at: 0)) { finish(previous) }
-            guard object.value != nil, case .text(let field) = row.value(at: 1) else { return }
-            replica.update(row.textBytes(at: 3))
-            guard let replicaID = replica.value else { return }
-            stamps[field] = Stamp(hlc: HLC(rawValue: UInt64(bitPattern: row.integer(at: 2))), replica: replicaID, seq: UInt64(row.integer(at: 4)))
+            guard failure == nil, let id = row.uuid(at: 0) else { return }
+            do {
+                result[id] = try decode(row.blobBytes(at: 1))
+            } catch {
+                failure = SyncError(.notSyncable, "\(connection.path): the attribute stamps of \(entity) \(id) cannot be read: \(error)")
+            }
         }
-        finish(object.value)
+        if let failure { throw failure }
         return result
     }
 
-    /// The UUID of the text in a column that often repeats the previous row's.
-    private struct RepeatedUUID {
-        private var text: [UInt8] = []
-        private(set) var value: UUID?
-
-        /// Takes `bytes` (parsing them if they differ from the last ones); true if they differed.
-        @discardableResult
-        mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            if bytes.count == text.count,
-               bytes.isEmpty || text.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
-                return false
-            }
-            text = Array(bytes)
-            value = UUID(storageTextBytes: bytes)
-            return true
+    /// How many attribute stamps the table holds (for the store's history summary).
+    static func count(on connection: SQLiteConnection) throws -> Int {
+        var total = 0
+        try connection.forEachRow("SELECT stamps FROM _sync_field_stamps", []) { row in
+            var reader = ByteReader(row.blobBytes(at: 0))
+            // The blob starts with its replica count and replicas, then the stamp count.
+            guard let replicas = try? reader.readCount(of: "replicas", minimumSize: 16),
+                  (try? reader.readBytes(16 * replicas)) != nil,
+                  let stamps = try? reader.readVarint() else { return }
+            total += Int(stamps)
         }
+        return total
+    }
+
+    /// The blob of one object's stamps: the replicas they name (count, then 16 bytes each), then
+    /// the stamps in attribute-name order (count, then per stamp the attribute's name, the index
+    /// of its replica, its HLC and its seq). An object's attributes were mostly written by a few
+    /// replicas: naming each once keeps the row short.
+    static func encode(_ stamps: FieldStamps) -> Data {
+        let entries = stamps.sortedEntries
+        var replicas: [ReplicaID] = []
+        for entry in entries where !replicas.contains(entry.stamp.replica) { replicas.append(entry.stamp.replica) }
+        var writer = ByteWriter(reservingCapacity: 8 + 16 * replicas.count + 32 * entries.count)
+        writer.writeVarint(UInt64(replicas.count))
+        for replica in replicas { writer.writeUUID(replica) }
+        writer.writeVarint(UInt64(entries.count))
+        for entry in entries {
+            writer.writeString(entry.field)
+            writer.writeVarint(UInt64(replicas.firstIndex(of: entry.stamp.replica)!))
+            writer.writeFixed64(entry.stamp.hlc.rawValue)
+            writer.writeVarint(entry.stamp.seq)
+        }
+        return writer.data
+    }
+
+    /// Reads what ``encode(_:)`` wrote; damaged bytes throw ``ByteReadError``.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> FieldStamps {
+        var reader = ByteReader(bytes)
+        let replicaCount = try reader.readCount(of: "replicas", minimumSize: 16)
+        var replicas: [ReplicaID] = []
+        replicas.reserveCapacity(replicaCount)
+        for _ in 0..<replicaCount { replicas.append(try reader.readUUID()) }
+        let count = try reader.readCount(of: "stamps", minimumSize: 11)
+        var stamps = FieldStamps(capacity: count)
+        for _ in 0..<count {
+            let field = try reader.readString()
+            let replicaIndex = try reader.readVarint()
+            guard replicaIndex < UInt64(replicas.count) else { throw reader.failure("replica \(replicaIndex) of \(replicas.count)") }
+            let hlc = HLC(rawValue: try reader.readFixed64())
+            stamps[field] = Stamp(hlc: hlc, replica: replicas[Int(replicaIndex)], seq: try reader.readVarint())
+        }
+        guard reader.isAtEnd else { throw reader.failure("\(reader.remaining) bytes follow the stamps") }
+        return stamps
+    }
+}
+
+/// The stamps of an object's attributes: a few entries, searched by name.
+///
+/// An array, not a dictionary: an entity has a handful of attributes, and comparing a few short
+/// names costs less than hashing one.
+struct FieldStamps: Sendable, Equatable {
+    private(set) var entries: [(field: String, stamp: Stamp)] = []
+
+    init() {}
+
+    init(capacity: Int) {
+        entries.reserveCapacity(capacity)
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    subscript(field: String) -> Stamp? {
+        get {
+            for entry in entries where entry.field == field { return entry.stamp }
+            return nil
+        }
+        set {
+            if let index = entries.firstIndex(where: { $0.field == field }) {
+                if let newValue { entries[index].stamp = newValue } else { entries.remove(at: index) }
+            } else if let newValue {
+                entries.append((field, newValue))
+            }
+        }
+    }
+
+    /// The entries in field-name order, so equal stamps encode to equal bytes on every replica.
+    var sortedEntries: [(field: String, stamp: Stamp)] {
+        entries.sorted { $0.field < $1.field }
+    }
+
+    /// Takes every stamp of `other`, replacing this one's of the same attributes.
+    mutating func merge(_ other: FieldStamps) {
+        for entry in other.entries { self[entry.field] = entry.stamp }
+    }
+
+    static func == (lhs: FieldStamps, rhs: FieldStamps) -> Bool {
+        lhs.entries.count == rhs.entries.count && lhs.entries.allSatisfy { rhs[$0.field] == $0.stamp }
     }
 }

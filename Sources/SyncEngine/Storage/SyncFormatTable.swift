@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 5
+    static let currentVersion: Int64 = 6
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -38,6 +38,9 @@ enum SyncFormatTable {
             // Change sets applied in part (they name what the store's schema does not know) are
             // recorded, so that a store opened with a newer schema merges them again.
             for statement in KeptChangeSetTable.createStatements { try connection.execute(statement) }
+        case 5:
+            // An object's attribute stamps are one row, not one row per attribute.
+            try FieldStampTable.migrateLegacyTable(on: connection)
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

@@ -20,7 +20,7 @@ extension SyncTables {
             remote: byStatus[.remote] ?? 0,
             deleteRecords: try count("SELECT count(*) FROM _sync_delete"),
             tombstones: try count("SELECT count(*) FROM _sync_object WHERE tombstone IS NOT NULL"),
-            fieldStamps: try count("SELECT count(*) FROM _sync_field"),
+            fieldStamps: try FieldStampTable.count(on: connection),
             edgeAdditions: try count("SELECT count(*) FROM _sync_edge"),
             // An addition's first removal is marked on its row; further ones (by other deletes) have rows of their own.
             edgeRemovals: try count("SELECT count(*) FROM _sync_edge WHERE removed_replica IS NOT NULL")

@@ -6,7 +6,7 @@ extension SyncTables {
     /// writes anew: creation stamps and tombstones, field stamps, edges, positions, deletes,
     /// uniqueness records, the version vector and the record of change sets applied in part.
     private static let derivedTables = [
-        "_sync_object", "_sync_field", "_sync_edge", "_sync_edge_removal", "_sync_position", "_sync_delete",
+        "_sync_object", "_sync_field_stamps", "_sync_edge", "_sync_edge_removal", "_sync_position", "_sync_delete",
         "_sync_void", "_sync_unique_value", "_sync_unique_merge", "_sync_vector", "_sync_kept", "_sync_kept_object",
     ]
 
