@@ -23,13 +23,7 @@ extension EndToEndTests {
     }
 
     @Test func aRetiredReplicaStartsAgainFromASnapshotAndEveryUnpushedEditReachesTheServerAndTheOtherReplica() async throws {
-        let schemaSource = try makeInProcessReplica("schema.sqlite")
-        let a = try makeCLIReplica("a.sqlite", schemaFrom: schemaSource.store)
-        let b = try makeCLIReplica("b.sqlite", schemaFrom: schemaSource.store)
-        let red = try cli(a, "put", "Squad", "name=Red")
-        try cli(a, "push")
-        try cli(b, "pull")
-        let retired = try SyncReplica(store: ObjectStore(existingAt: a)).replicaID
+        let (a, b, red, retired) = try twoCLIReplicasSharingASquad()
 
         // A edits offline; B edits and pushes meanwhile, so the snapshot holds what A never saw.
         try cli(a, "put", "Squad", red, "score=3")
@@ -87,6 +81,18 @@ extension EndToEndTests {
         try await b.client.sync()
         #expect(try squadNames(b) == ["A1", "A2 offline", "A3", "B1"])
         #expect(try storeDigest(a.path) == storeDigest(b.path))
+    }
+
+    /// Two CLI replicas A and B: A saved a squad named Red and pushed it, B pulled it. Returns
+    /// both stores, Red's ID and A's replica ID.
+    func twoCLIReplicasSharingASquad() throws -> (a: String, b: String, squad: String, replicaOfA: ReplicaID) {
+        let schemaSource = try makeInProcessReplica("schema.sqlite")
+        let a = try makeCLIReplica("a.sqlite", schemaFrom: schemaSource.store)
+        let b = try makeCLIReplica("b.sqlite", schemaFrom: schemaSource.store)
+        let squad = try cli(a, "put", "Squad", "name=Red")
+        try cli(a, "push")
+        try cli(b, "pull")
+        return (a, b, squad, try SyncReplica(store: ObjectStore(existingAt: a)).replicaID)
     }
 
     /// Pulls from cursor 0 over plain HTTP naming `replica` in `exclude`; returns the status and body.
