@@ -144,3 +144,30 @@ package final class SQLiteConnection {
         return StoreError(storeCode, message, sql: sql, sqliteCode: code, path: path)
     }
 }
+
+extension SQLiteConnection {
+    /// Replaces everything in this connection's database with the database at `sourcePath`, in
+    /// one write transaction (SQLite's online backup): a crash leaves the old contents or the
+    /// new ones, and other connections to the file, in this process or others, keep working and
+    /// see the new contents at their next read.
+    package func replaceContents(withDatabaseAt sourcePath: String) throws {
+        let source = try SQLiteConnection(path: sourcePath, readOnly: true)
+        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
+            throw Self.error(code: sqlite3_errcode(handle), message: "cannot start copying \(sourcePath): \(lastErrorMessage)", sql: nil, path: path)
+        }
+        var result = SQLITE_OK
+        var attempts = 0
+        repeat {
+            // All pages in one step: one transaction on this database. Busy or locked (after
+            // the busy timeout) retries for a while, as a writer waiting for another would.
+            result = sqlite3_backup_step(backup, -1)
+            attempts += 1
+            if result == SQLITE_BUSY || result == SQLITE_LOCKED { sqlite3_sleep(10) }
+        } while (result == SQLITE_OK || result == SQLITE_BUSY || result == SQLITE_LOCKED) && attempts < 100
+        let finished = sqlite3_backup_finish(backup)
+        guard result == SQLITE_DONE, finished == SQLITE_OK else {
+            let code = result == SQLITE_DONE ? finished : result
+            throw Self.error(code: code, message: "cannot copy \(sourcePath) over the database: \(lastErrorMessage)", sql: nil, path: path)
+        }
+    }
+}

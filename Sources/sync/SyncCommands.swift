@@ -99,12 +99,22 @@ func printReport(_ report: SyncReport, json: Bool, push: Bool, pull: Bool) {
         if !report.unrelayedAuthors.isEmpty {
             object["unrelayedAuthors"] = .array(report.unrelayedAuthors.map { .string($0.uuidString) })
         }
+        if let rebootstrap = report.rebootstrap {
+            object["rebootstrap"] = .object([
+                "retiredReplica": .string(rebootstrap.retiredReplica.uuidString), "newReplica": .string(rebootstrap.newReplica.uuidString),
+                "replayed": count(rebootstrap.replayed),
+            ])
+        }
         Output.line(JSONValue.object(object).string)
         return
     }
     if !report.unrelayedAuthors.isEmpty {
         Output.line("could not relay the change sets of \(report.unrelayedAuthors.map(\.uuidString).joined(separator: ", ")): "
             + "the server lost their keys; those replicas must push them again")
+    }
+    if let rebootstrap = report.rebootstrap {
+        Output.line("the server retired replica \(rebootstrap.retiredReplica.uuidString): started again from its snapshot as replica "
+            + "\(rebootstrap.newReplica.uuidString), replaying \(rebootstrap.replayed) unpushed change set\(rebootstrap.replayed == 1 ? "" : "s")")
     }
     if report.registeredSchema { Output.line("registered the schema") }
     if push {

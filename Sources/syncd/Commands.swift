@@ -56,7 +56,10 @@ enum Command {
                     .value("head-timeout", valueName: "SECONDS", "time for a request head to arrive after its first byte, and the longest pause within a body (default 10)"),
                     .value("body-timeout", valueName: "SECONDS", "time for a whole request body to arrive after its head (default 60)"),
                     .value("max-body-memory", valueName: "MIB", "memory all unfinished request bodies may hold together, in MiB (default 256)"),
+                    replicaHorizonDays,
+                    replicaHorizonSeconds,
                 ]),
+            replicaCommand,
             CommandDescription(
                 name: "token", summary: "add, list and revoke the datasets' bearer tokens",
                 discussion: """
@@ -133,6 +136,7 @@ enum Command {
         case ["serve"]: try serve(command)
         case ["token", "add"], ["token", "list"], ["token", "revoke"]: try token(command)
         case ["dataset", "export"], ["dataset", "import"]: try dataset(command)
+        case ["replica", "list"], ["replica", "retire"]: try replica(command)
         default: throw command.usageError("unknown command")
         }
     }
@@ -159,6 +163,7 @@ enum Command {
             }
             serviceConfiguration.maxClockSkew = seconds
         }
+        serviceConfiguration.replicaPolicy.horizon = try replicaHorizon(options)
         if let count = try positiveInteger(options, "max-connections") { configuration.maxConnections = count }
         if let seconds = try positiveSeconds(options, "head-timeout") { configuration.readTimeout = seconds }
         if let seconds = try positiveSeconds(options, "body-timeout") { configuration.bodyTimeout = seconds }

@@ -25,13 +25,7 @@ extension EndToEndTests {
     }
 
     @Test func aChangeSetForgedUnderAnotherReplicasIDIsRefusedAndTheRealOneGoesThrough() async throws {
-        let schemaSource = try makeInProcessReplica("schema.sqlite")
-        let a = try makeCLIReplica("a.sqlite", schemaFrom: schemaSource.store)
-        let b = try makeCLIReplica("b.sqlite", schemaFrom: schemaSource.store)
-        let squad = try cli(a, "put", "Squad", "name=Red")
-        try cli(a, "push")
-        try cli(b, "pull")
-        let victim = try SyncReplica(store: ObjectStore(existingAt: a)).replicaID
+        let (a, b, squad, victim) = try twoCLIReplicasSharingASquad()
 
         // The attacker holds the token and reads A's ID and next seq from the log, but not A's key.
         let attacker = ReplicaCredentials(replica: UUID(), key: [UInt8](repeating: 0x5a, count: 32))

@@ -16,8 +16,10 @@ import Synchronization
 public final class SyncReplica: Sendable {
     /// The store this replica records and merges into.
     public let store: ObjectStore
-    /// This replica's permanent ID.
-    public let replicaID: ReplicaID
+    /// This replica's ID: permanent, unless the store starts again from a snapshot after the
+    /// server retired the replica (``SyncClient/rebootstrap()``), which gives it a new one.
+    public var replicaID: ReplicaID { identity.withLock { $0 } }
+    let identity: Mutex<ReplicaID>
     let schema: SyncSchema
     /// Checks the values of arriving change sets against the schema.
     let validator: ChangeSetValidator
@@ -28,7 +30,7 @@ public final class SyncReplica: Sendable {
     /// a server is validated once, not again under the write lock.
     let batchesValidated = Atomic<Int>(0)
     private let connection: SerializedConnection
-    private let wallClock: @Sendable () -> UInt64
+    let wallClock: @Sendable () -> UInt64
 
     /// Sets `store` up for sync (creating its sync tables and replica ID the first time) and
     /// starts recording its saves.
@@ -51,7 +53,8 @@ public final class SyncReplica: Sendable {
         validator = ChangeSetValidator(store.schemaDocument)
         projection = ChangeSetProjection(schema: schema, validator: validator, keepsUnknown: keepsUnknownOperations)
         let connection = try store.openConnection()
-        replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)
+        let replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)
+        identity = Mutex(replicaID)
         self.connection = SerializedConnection(connection)
         try mergeHistoryAgainIfSchemaChanged()
         store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)

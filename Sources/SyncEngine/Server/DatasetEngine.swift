@@ -71,6 +71,31 @@ public protocol DatasetEngine: AnyObject, Sendable {
     /// copy includes: its cursor, and the digest of the log up to it, which the client sends
     /// back with the cursor on its first pull. The copy holds no replica keys.
     func writeSnapshot(to path: String) throws -> LogPosition
+
+    // MARK: Replicas (see ReplicaRegistry.swift)
+
+    /// The horizon and clock of the dataset's replica registry. ``apply(_:pushedBy:)`` also
+    /// refuses a retired (or silent beyond the horizon) pusher with
+    /// ``DatasetEngineError/replicaRetired(_:state:)`` and records what it pushed, in its transaction.
+    var replicaPolicy: ReplicaPolicy { get }
+
+    /// Records that `replica` pulled after `cursor` (a cursor the log handed out, which the
+    /// replica merged up to): its acknowledged vector grows to cover the log up to `cursor`.
+    /// Writes only when the vector grows or the last-seen time is stale.
+    ///
+    /// - Throws: ``DatasetEngineError/replicaRetired(_:state:)`` when the replica is refused.
+    func recordPull(by replica: ReplicaID, after cursor: Int64) throws
+
+    /// Every replica the dataset heard from or retired, in replica order.
+    func replicas() throws -> [ReplicaRecord]
+
+    /// Retires `replica` (recording it if the dataset never heard from it): its pushes and
+    /// pulls are refused from now on, and the stable vector no longer waits for it.
+    func retire(_ replica: ReplicaID) throws
+
+    /// The meet of the acknowledged vectors of the active replicas: what every one of them
+    /// has seen (the dataset's vector when none is active). Recomputed at most every second.
+    func stableVector() throws -> VersionVector
 }
 
 extension DatasetEngine {
@@ -222,4 +247,6 @@ public enum DatasetEngineError: Error, Sendable, Equatable {
     /// A cursor whose log entry differs from the one the client's digest names: the log was
     /// restored from a backup or rebuilt since the client pulled up to the cursor.
     case cursorMismatch(Int64)
+    /// A replica that was retired, or was silent for longer than the horizon (`state`), pushed or pulled.
+    case replicaRetired(ReplicaID, state: ReplicaState)
 }

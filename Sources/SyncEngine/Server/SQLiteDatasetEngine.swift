@@ -10,34 +10,39 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     public let path: String
     /// The server's replica of the dataset: it merges and validates every batch.
     let replica: SyncReplica
+    /// The horizon and clock of the replica registry.
+    public let replicaPolicy: ReplicaPolicy
+    let stableVectorCache = StableVectorCache()
 
     /// The schema the store file has.
     public var schema: SchemaDocument { replica.store.schemaDocument }
 
     /// The engine of the store file at `path`, or `nil` when it has no schema: a file whose
     /// registration never committed (the server died during it) is still unregistered.
-    public static func open(at path: String) throws -> SQLiteDatasetEngine? {
+    public static func open(at path: String, replicaPolicy: ReplicaPolicy = ReplicaPolicy()) throws -> SQLiteDatasetEngine? {
         guard try ObjectStore.storedSchema(at: path) != nil else { return nil }
-        return try SQLiteDatasetEngine(replica: SyncReplica(serving: try ObjectStore(existingAt: path)), isNew: false)
+        return try SQLiteDatasetEngine(replica: SyncReplica(serving: try ObjectStore(existingAt: path)), isNew: false, replicaPolicy: replicaPolicy)
     }
 
     /// Creates the store file at `path` with `schema`, or migrates it to `schema` (additive
     /// changes only). The file's directory must exist.
     ///
     /// - Throws: ``StoreError`` `.migrationImpossible` or `.invalidSchema`, leaving the file as it was.
-    public static func create(at path: String, schema: SchemaDocument) throws -> SQLiteDatasetEngine {
+    public static func create(at path: String, schema: SchemaDocument, replicaPolicy: ReplicaPolicy = ReplicaPolicy()) throws -> SQLiteDatasetEngine {
         let existed = FileManager.default.fileExists(atPath: path)
         return try SQLiteDatasetEngine(replica: SyncReplica(serving: try ObjectStore(path: path, schema: schema, policy: .additiveOnly)),
-                                       isNew: !existed)
+                                       isNew: !existed, replicaPolicy: replicaPolicy)
     }
 
-    private init(replica: SyncReplica, isNew: Bool) throws {
+    private init(replica: SyncReplica, isNew: Bool, replicaPolicy: ReplicaPolicy) throws {
         self.replica = replica
+        self.replicaPolicy = replicaPolicy
         path = replica.store.path
         try replica.withConnection { connection in
             try ServerLogTable.install(on: connection)
             try ServerReplicaKeyTable.install(on: connection)
             try ServerSchemaHistoryTable.install(on: connection)
+            try ServerReplicaTable.install(on: connection)
             let hadHistory = try !ServerSchemaHistoryTable.isEmpty(on: connection)
             // A store from before the history was kept has its schema recorded without a time.
             try ServerSchemaHistoryTable.record(replica.store.schemaDocument, registeredAt: isNew || hadHistory ? Date() : nil, on: connection)
@@ -68,6 +73,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     /// vector and cursor are read right after it, on the same connection.
     public func apply(_ batch: ValidatedBatch, pushedBy pusher: ReplicaCredentials?) throws -> DatasetApplyResult {
         let result = try replica.apply(batch) { connection, applied in
+            if let pusher { try recordPush(by: pusher.replica, of: batch.changeSets, on: connection) }
             try ChangeSetAuthenticator.verify(
                 applied, pushedBy: pusher, registeredKey: { try ServerReplicaKeyTable.key(of: $0, on: connection) },
                 register: { try ServerReplicaKeyTable.register($0, on: connection) })
@@ -108,6 +114,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         let end = try ServerLogTable.end(on: copy)
         try ServerReplicaKeyTable.removeFromCopy(on: copy)
         try ServerSchemaHistoryTable.removeFromCopy(on: copy)
+        try ServerReplicaTable.removeFromCopy(on: copy)
         try SyncStateTable.removeReplicaKey(on: copy)
         // Last: it compacts the copy, so the removed keys leave no trace in free pages.
         try ServerLogTable.removeFromCopy(on: copy)
@@ -119,10 +126,13 @@ public final class SQLiteDatasetEngine: DatasetEngine {
 public struct SQLiteDatasetEngineProvider: DatasetEngineProvider {
     /// The directory holding one directory per dataset.
     public let directory: URL
+    /// The horizon and clock of every dataset's replica registry.
+    public var replicaPolicy: ReplicaPolicy
 
-    /// A provider keeping datasets under `directory`.
-    public init(directory: URL) {
+    /// A provider keeping datasets under `directory`, whose replicas follow `replicaPolicy`.
+    public init(directory: URL, replicaPolicy: ReplicaPolicy = ReplicaPolicy()) {
         self.directory = directory
+        self.replicaPolicy = replicaPolicy
     }
 
     /// The directory of `dataset`'s files.
@@ -137,12 +147,12 @@ public struct SQLiteDatasetEngineProvider: DatasetEngineProvider {
 
     /// The ``SQLiteDatasetEngine`` of the dataset's store file, `nil` while it has no schema.
     public func openEngine(for dataset: String) throws -> (any DatasetEngine)? {
-        try SQLiteDatasetEngine.open(at: storePath(of: dataset))
+        try SQLiteDatasetEngine.open(at: storePath(of: dataset), replicaPolicy: replicaPolicy)
     }
 
     /// Creates the dataset's directory if needed.
     public func createEngine(for dataset: String, schema: SchemaDocument) throws -> any DatasetEngine {
         try FileManager.default.createDirectory(at: directory(of: dataset), withIntermediateDirectories: true)
-        return try SQLiteDatasetEngine.create(at: storePath(of: dataset), schema: schema)
+        return try SQLiteDatasetEngine.create(at: storePath(of: dataset), schema: schema, replicaPolicy: replicaPolicy)
     }
 }

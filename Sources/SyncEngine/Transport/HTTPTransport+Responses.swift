@@ -43,8 +43,8 @@ extension HTTPTransport {
         }
     }
 
-    /// `{"changeSets": <batch with an empty base>, "cursor": "42", "cursorDigest": "…", "more": true}`;
-    /// `cursorDigest` may be absent.
+    /// `{"changeSets": <batch with an empty base>, "cursor": "42", "cursorDigest": "…", "more": true,
+    /// "stable": {...}}`; `cursorDigest` and `stable` may be absent.
     static func decodePullPage(_ data: Data) throws(SyncClientError) -> PullPage {
         do {
             return try JSONReader.read(data) { reader in
@@ -53,8 +53,12 @@ extension HTTPTransport {
                 var cursor: String?
                 var cursorDigest: String?
                 var more: Bool?
+                var stable: [ReplicaID: UInt64]?
                 while let key = try reader.nextKey() {
-                    if key.matches("changeSets") {
+                    if key.matches("stable") {
+                        try JSONReadError.checkFirst(stable, "stable", reader)
+                        if !reader.readNullIfPresent() { stable = try JSONReadError.at(.key("stable")) { try reader.readReplicaMap() } }
+                    } else if key.matches("changeSets") {
                         try JSONReadError.checkFirst(changeSets, "changeSets", reader)
                         changeSets = try JSONReadError.at(.key("changeSets")) { try reader.readChangeSetBatch().changeSets }
                     } else if key.matches("cursor") {
@@ -73,7 +77,7 @@ extension HTTPTransport {
                 guard let changeSets, let cursor, let more else {
                     throw JSONReadError(message: "the pull response needs 'changeSets', 'cursor' and 'more'", offset: start)
                 }
-                return PullPage(changeSets: changeSets, cursor: cursor, cursorDigest: cursorDigest, more: more)
+                return PullPage(changeSets: changeSets, cursor: cursor, cursorDigest: cursorDigest, more: more, stable: stable.map { VersionVector($0) })
             }
         } catch {
             throw .invalidResponse("the pull response is malformed: \(error)")

@@ -154,6 +154,9 @@ public struct HTTPTransport: Sendable {
         public var cursorDigest: String?
         /// Whether more change sets follow.
         public var more: Bool
+        /// What every active replica of the dataset holds (the server's stable vector); `nil`
+        /// from a server that does not send it.
+        public var stable: VersionVector?
     }
 
     /// `GET /v1/datasets/{dataset}/changesets?after=&afterDigest=&limit=&exclude=`: the log after
@@ -322,6 +325,8 @@ public struct HTTPTransport: Sendable {
         case (_, "clock_skew"):
             return .clockSkew(serverTime: Date(timeIntervalSince1970: (wire?.serverTime ?? 0) / 1000), message: message)
         case (_, "invalid_cursor"): return .invalidCursor(message)
+        case (_, "replica_retired"): return .replicaRetired(message)
+        case (_, "history_compacted"): return .historyCompacted(message)
         case (413, _): return .payloadTooLarge(message)
         default: return .server(code: code, message: message, status: status)
         }

@@ -130,12 +130,12 @@ public final class SyncClient: Sendable {
     public let transport: HTTPTransport
 
     private let ownsSession: Bool
-    private let gate = AsyncGate()
+    let gate = AsyncGate()
     private let state: Mutex<State>
     /// Where the client's store work runs (reading the outbox and settings, merging pulled
     /// pages): SQLite calls block their thread, and blocking one of Swift's cooperative threads
     /// would stall unrelated tasks. Serial, so the client's store work runs in order.
-    private let storeQueue: DispatchQueue
+    let storeQueue: DispatchQueue
 
     private struct State {
         var status: SyncStatus
@@ -249,8 +249,14 @@ public final class SyncClient: Sendable {
         do {
             var report = SyncReport()
             report.registeredSchema = try await registerSchema()
-            if push { try await retryingOnceIfUnregistered(&report) { report throws(SyncClientError) in try await self.pushAll(&report) } }
-            if pull { try await retryingOnceIfUnregistered(&report) { report throws(SyncClientError) in try await self.pullAll(&report) } }
+            do {
+                try await exchange(push: push, pull: pull, &report)
+            } catch .replicaRetired, .historyCompacted {
+                // The server will not serve this replica again: start over from a snapshot with
+                // the unpushed change sets replayed, then push them and pull the rest.
+                report.rebootstrap = try await startAgainFromSnapshot()
+                try await exchange(push: true, pull: true, &report)
+            }
             report.pendingAfter = try await local { try replica.unacknowledgedCount() }
             report.cursor = try await local { try StoredState.read(from: replica).cursor }
             let finished = Date()
@@ -273,6 +279,12 @@ public final class SyncClient: Sendable {
             }
             throw error
         }
+    }
+
+    /// Pushes and/or pulls, each registering the schema again if the server lost it.
+    private func exchange(push: Bool, pull: Bool, _ report: inout SyncReport) async throws(SyncClientError) {
+        if push { try await retryingOnceIfUnregistered(&report) { report throws(SyncClientError) in try await self.pushAll(&report) } }
+        if pull { try await retryingOnceIfUnregistered(&report) { report throws(SyncClientError) in try await self.pullAll(&report) } }
     }
 
     /// Runs `step`; if the server says the schema is not registered (its data was reset),

@@ -34,6 +34,13 @@ public enum SyncClientError: Error, Sendable, Equatable, CustomStringConvertible
     case invalidCursor(String)
     /// `413 payload_too_large`: even a single change set is too large for the server.
     case payloadTooLarge(String)
+    /// `410 replica_retired`: an operator retired this replica, or it was silent for longer than
+    /// the server's horizon. ``SyncClient`` starts again from a snapshot under a new replica ID
+    /// and replays the unpushed change sets (see ``SyncClient/rebootstrap()``).
+    case replicaRetired(String)
+    /// `410 history_compacted`: the pull cursor lies before the server's compaction point.
+    /// ``SyncClient`` starts again from a snapshot, as for ``replicaRetired(_:)``.
+    case historyCompacted(String)
     /// Any other error response, or a `5xx` that persisted through every retry.
     case server(code: String, message: String, status: Int)
     /// The server could not be reached or the connection broke, on every attempt.
@@ -61,6 +68,8 @@ public enum SyncClientError: Error, Sendable, Equatable, CustomStringConvertible
             return "clock skew: \(message) (server time \(serverTime.formatted(.iso8601)))"
         case .invalidCursor(let message): return "invalid cursor: \(message)"
         case .payloadTooLarge(let message): return "payload too large: \(message)"
+        case .replicaRetired(let message): return "replica retired: \(message)"
+        case .historyCompacted(let message): return "history compacted: \(message)"
         case .server(let code, let message, let status): return "server error \(status) \(code): \(message)"
         case .network(let message): return "network error: \(message)"
         case .invalidResponse(let message): return "invalid response: \(message)"
@@ -93,6 +102,8 @@ public enum SyncClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .clockSkew: return "clock_skew"
         case .invalidCursor: return "invalid_cursor"
         case .payloadTooLarge: return "payload_too_large"
+        case .replicaRetired: return "replica_retired"
+        case .historyCompacted: return "history_compacted"
         case .server(let code, _, _): return code
         default: return nil
         }

@@ -55,6 +55,20 @@ public struct SyncReport: Sendable, Equatable {
     /// the server lost their keys, so it stores their change sets (and those that depend on
     /// them) only when those replicas push again themselves.
     public var unrelayedAuthors: [ReplicaID] = []
+    /// Set when the server refused this replica (`replica_retired`, `history_compacted`) and
+    /// the store started again from a snapshot under a new replica ID: every object may have
+    /// changed, so refresh every context (``changedObjectIDs`` does not list them).
+    public var rebootstrap: Rebootstrap?
+
+    /// What starting again from a snapshot did (``SyncClient/rebootstrap()``).
+    public struct Rebootstrap: Sendable, Equatable {
+        /// The replica ID the server refused.
+        public var retiredReplica: ReplicaID
+        /// The store's new replica ID.
+        public var newReplica: ReplicaID
+        /// Unpushed change sets replayed as new local change sets of ``newReplica``.
+        public var replayed: Int
+    }
 
     /// A report of a sync that has done nothing yet.
     public init() {}

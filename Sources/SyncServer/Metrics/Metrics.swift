@@ -28,6 +28,7 @@ package final class Metrics: @unchecked Sendable {
     private var requestBytes: UInt64 = 0
     private var responseBytes: UInt64 = 0
     private var openConnections: (@Sendable () -> Int)?
+    private var stableVectorLags: (@Sendable () -> [(dataset: String, lag: UInt64)])?
 
     package init() {}
 
@@ -69,12 +70,20 @@ package final class Metrics: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Where `syncd_stable_vector_lag` comes from: read at each scrape, not on every pull.
+    package func setStableVectorLagSource(_ source: @escaping @Sendable () -> [(dataset: String, lag: UInt64)]) {
+        lock.lock()
+        stableVectorLags = source
+        lock.unlock()
+    }
+
     /// The text exposition.
     package func exposition() -> String {
         lock.lock()
         let requests = self.requests, bucketCounts = self.bucketCounts, durationSum = self.durationSum
         let durationCount = self.durationCount, changeSetsStored = self.changeSetsStored, logEnds = self.logEnds
         let requestBytes = self.requestBytes, responseBytes = self.responseBytes, openConnections = self.openConnections
+        let stableVectorLags = self.stableVectorLags
         lock.unlock()
 
         var lines: [String] = []
@@ -110,6 +119,11 @@ package final class Metrics: @unchecked Sendable {
         lines.append("# HELP syncd_open_connections Client connections currently open.")
         lines.append("# TYPE syncd_open_connections gauge")
         lines.append("syncd_open_connections \(openConnections?() ?? 0)")
+        lines.append("# HELP syncd_stable_vector_lag Change sets of each open dataset that some active replica has not acknowledged: the sum over the dataset vector's entries of vector minus stable vector.")
+        lines.append("# TYPE syncd_stable_vector_lag gauge")
+        for (dataset, lag) in stableVectorLags?() ?? [] {
+            lines.append("syncd_stable_vector_lag{dataset=\"\(Metrics.escape(dataset))\"} \(lag)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

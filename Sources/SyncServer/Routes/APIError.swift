@@ -110,6 +110,8 @@ package struct APIError: Error, Sendable {
                 return APIError(.conflict, "causality_violation", message, extra: ["vector": .vector(vector)])
             case .invalidCursor(let message):
                 return APIError(.badRequest, "invalid_cursor", message)
+            case .replicaRetired(let message):
+                return APIError(.gone, "replica_retired", message)
             }
         case let error as SyncError:
             switch error.code {

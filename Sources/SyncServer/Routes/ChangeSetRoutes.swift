@@ -39,7 +39,7 @@ enum ChangeSetRoutes {
             }
             return .json(data: JSONValue.object([
                 "changeSets": .encoded(batch), "cursor": .string(String(page.cursor)),
-                "cursorDigest": .string(page.digest.description), "more": .bool(page.more),
+                "cursorDigest": .string(page.digest.description), "more": .bool(page.more), "stable": .vector(page.stable),
             ]).data)
         }
     }

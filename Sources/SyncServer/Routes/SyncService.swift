@@ -22,6 +22,9 @@ public struct SyncServiceConfiguration: Sendable {
     /// in a database that several syncd instances share (see <doc:SharedStorage>); `nil` keeps
     /// them in SQLite files under ``dataDirectory``, which then only holds this instance's caches.
     public var databaseURL: String?
+    /// How long a replica may stay silent before it counts as retired (`--replica-horizon-days`),
+    /// and the wall clock of the replica registry.
+    public var replicaPolicy = ReplicaPolicy()
 
     /// Serves the datasets and tokens in `dataDirectory`, with the default clock, skew and
     /// revalidation interval, and no access log.
@@ -52,15 +55,21 @@ public final class SyncService: Sendable {
         DatasetRegistry.removeLeftoverSnapshots(in: configuration.dataDirectory)
         if let url = configuration.databaseURL {
             let pool = PostgreSQLConnectionPool(url: url)
-            let engines = try PostgreSQLDatasetEngineProvider(pool: pool, directory: DatasetRegistry.datasetsDirectory(in: configuration.dataDirectory))
+            let engines = try PostgreSQLDatasetEngineProvider(pool: pool, directory: DatasetRegistry.datasetsDirectory(in: configuration.dataDirectory),
+                                                              replicaPolicy: configuration.replicaPolicy)
             registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock,
                                        engines: engines, logIsShared: true)
             tokens = TokenStore(table: try PostgreSQLTokenTable(pool: pool), revalidationInterval: configuration.tokenRevalidationInterval)
         } else {
-            registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock)
+            registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock,
+                                       engines: SQLiteDatasetEngineProvider(directory: DatasetRegistry.datasetsDirectory(in: configuration.dataDirectory),
+                                                                            replicaPolicy: configuration.replicaPolicy))
             tokens = try TokenStore(dataDirectory: configuration.dataDirectory, revalidationInterval: configuration.tokenRevalidationInterval)
         }
         let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics)
+        metrics.setStableVectorLagSource { [registry] in
+            registry.knownDatasets().compactMap { dataset in (try? dataset.stableVectorLag())?.map { (dataset.name, $0) } }
+        }
         var router = Router()
         HealthRoutes.register(in: &router, context)
         MetricsRoutes.register(in: &router, context)

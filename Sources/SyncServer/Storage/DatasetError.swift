@@ -17,4 +17,6 @@ package enum DatasetError: Error, Sendable, Equatable {
     case causalityViolation(String, vector: VersionVector)
     /// A pull cursor that is not one this server handed out.
     case invalidCursor(String)
+    /// A retired replica, or one silent for longer than the horizon, pushed or pulled.
+    case replicaRetired(String)
 }

@@ -44,6 +44,13 @@ package final class DatasetRegistry: @unchecked Sendable {
         }
     }
 
+    /// The datasets asked for since the server started, by name.
+    package func knownDatasets() -> [DatasetStore] {
+        lock.lock()
+        defer { lock.unlock() }
+        return datasets.values.sorted { $0.name < $1.name }
+    }
+
     /// The dataset called `name` (which must be valid); it may not have a schema yet.
     package func dataset(_ name: String) -> DatasetStore {
         precondition(DatasetRegistry.isValidName(name), "dataset names are validated before they reach the registry")

@@ -46,6 +46,8 @@ package final class DatasetStore: @unchecked Sendable {
         /// The digest of the log up to `cursor`, which the client sends back with it.
         package var digest: LogDigest
         package var more: Bool
+        /// The dataset's stable vector (``DatasetEngine/stableVector()``).
+        package var stable: VersionVector = VersionVector()
     }
 
     /// A consistent copy of the store file.
@@ -239,6 +241,8 @@ package final class DatasetStore: @unchecked Sendable {
             result = try current.apply(batch, pushedBy: pusher)
         } catch let error as SyncError where error.code == .causalityViolation {
             throw DatasetError.causalityViolation(error.message, vector: try current.versionVector())
+        } catch DatasetEngineError.replicaRetired(let replica, let state) {
+            throw DatasetStore.retiredError(replica, state: state, dataset: name)
         }
         // The result's vector and cursor were read under the write lock: the state right after this push.
         newLogEnd = (result.cursor, result.digest)
@@ -260,7 +264,30 @@ package final class DatasetStore: @unchecked Sendable {
     /// The change sets logged after `cursor`: at most `limit` log entries are scanned, those of
     /// `excluding` are left out (they still advance the returned cursor). With a `digest`, the
     /// log up to `cursor` must be the one it names.
+    ///
+    /// `excluding` names the pulling replica: a retired one is refused, and the pull records
+    /// that it holds the log up to `cursor` (see ``DatasetEngine/recordPull(by:after:)``).
     package func pull(after cursor: Int64, digest: LogDigest? = nil, limit: Int, excluding: ReplicaID?) throws -> PullPage {
+        let engine = try requireEngine()
+        var page = try readPage(after: cursor, digest: digest, limit: limit, excluding: excluding)
+        do {
+            // After the read, which refuses a cursor the log never handed out.
+            if let excluding { try engine.recordPull(by: excluding, after: cursor) }
+        } catch DatasetEngineError.replicaRetired(let replica, let state) {
+            throw DatasetStore.retiredError(replica, state: state, dataset: name)
+        }
+        page.stable = try engine.stableVector()
+        return page
+    }
+
+    /// The error a refused replica gets.
+    static func retiredError(_ replica: ReplicaID, state: ReplicaState, dataset: String) -> DatasetError {
+        let why = state == .silent ? "was silent for longer than the server's replica horizon" : "was retired by an operator"
+        return .replicaRetired(
+            "replica \(replica.storageText) of dataset '\(dataset)' \(why): start again from a snapshot under a new replica ID, replaying its unpushed change sets")
+    }
+
+    private func readPage(after cursor: Int64, digest: LogDigest?, limit: Int, excluding: ReplicaID?) throws -> PullPage {
         let (engine, end, generation) = try engineAndLogEnd()
         if let end, cursor == end.cursor, digest == nil || digest == end.digest {
             // Nothing is logged after the end and every push moves the end before it answers: a
@@ -279,6 +306,29 @@ package final class DatasetStore: @unchecked Sendable {
         // Cursors only grow: a page that did not move the cursor found nothing after it.
         if page.cursor == cursor { noteLogEnd(cursor, digest: page.digest, of: engine, generation: generation) }
         return PullPage(changeSets: page.changeSets, cursor: page.cursor, digest: page.digest, more: page.hasMore)
+    }
+
+    // MARK: Replicas
+
+    /// Every replica the dataset knows, and the policy that tells their states.
+    package func replicas() throws -> (records: [ReplicaRecord], policy: ReplicaPolicy) {
+        let engine = try requireEngine()
+        return (try engine.replicas(), engine.replicaPolicy)
+    }
+
+    /// Retires `replica` (see ``DatasetEngine/retire(_:)``).
+    package func retire(_ replica: ReplicaID) throws {
+        try requireEngine().retire(replica)
+    }
+
+    /// `syncd_stable_vector_lag`: how far the stable vector lags the dataset's vector, summed
+    /// over its entries; `nil` while the dataset is not open.
+    package func stableVectorLag() throws -> UInt64? {
+        stateLock.lock()
+        let engine = opened
+        stateLock.unlock()
+        guard let engine else { return nil }
+        return ReplicaRegistry.lag(of: try engine.stableVector(), behind: try engine.versionVector())
     }
 
     // MARK: Snapshot

@@ -26,7 +26,10 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
     // before a connection is borrowed from the pool, never while holding one.
 
     let dataset: String
-    private let pool: PostgreSQLConnectionPool
+    let pool: PostgreSQLConnectionPool
+    /// The horizon and clock of the dataset's replica registry.
+    let replicaPolicy: ReplicaPolicy
+    let stableVectorCache = StableVectorCache()
     /// The cache's store file.
     let cachePath: String
     private let mergeLock = NSLock()
@@ -36,9 +39,10 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
     /// How many log entries a catch-up replays per cache transaction.
     private static let replayPageSize = 500
 
-    private init(dataset: String, pool: PostgreSQLConnectionPool, cachePath: String, cache: SQLiteDatasetEngine) {
+    private init(dataset: String, pool: PostgreSQLConnectionPool, cachePath: String, cache: SQLiteDatasetEngine, replicaPolicy: ReplicaPolicy) {
         self.dataset = dataset
         self.pool = pool
+        self.replicaPolicy = replicaPolicy
         self.cachePath = cachePath
         self.cache = cache
     }
@@ -57,11 +61,13 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
 
     /// The engine of `dataset`, its cache at `cachePath` brought up to the shared log's end;
     /// `nil` while no schema is registered for it.
-    static func open(dataset: String, pool: PostgreSQLConnectionPool, cachePath: String) throws -> PostgreSQLDatasetEngine? {
+    static func open(dataset: String, pool: PostgreSQLConnectionPool, cachePath: String,
+                     replicaPolicy: ReplicaPolicy) throws -> PostgreSQLDatasetEngine? {
         try pool.withConnection { connection in
             guard let schema = try PostgreSQLTables.schema(of: dataset, on: connection) else { return nil }
             let engine = PostgreSQLDatasetEngine(dataset: dataset, pool: pool, cachePath: cachePath,
-                                                 cache: try openCache(at: cachePath, schema: schema, dataset: dataset, on: connection))
+                                                 cache: try openCache(at: cachePath, schema: schema, dataset: dataset, on: connection),
+                                                 replicaPolicy: replicaPolicy)
             try engine.withMergeLock { try engine.catchUp(on: connection) }
             return engine
         }
@@ -70,13 +76,14 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
     /// Registers `schema` for `dataset` (creating it, or migrating it by additive changes) and
     /// returns its engine. The cache is migrated inside the registration's transaction, so an
     /// impossible migration changes nothing in PostgreSQL.
-    static func create(dataset: String, schema: SchemaDocument, pool: PostgreSQLConnectionPool, cachePath: String) throws -> PostgreSQLDatasetEngine {
+    static func create(dataset: String, schema: SchemaDocument, pool: PostgreSQLConnectionPool, cachePath: String,
+                       replicaPolicy: ReplicaPolicy) throws -> PostgreSQLDatasetEngine {
         try pool.withConnection { connection in
             let engine = try connection.inTransaction {
                 try PostgreSQLTables.lockDataset(dataset, on: connection)
                 let stored = try PostgreSQLTables.schema(of: dataset, on: connection)
                 let cache = try openCache(at: cachePath, schema: stored ?? schema, dataset: dataset, on: connection)
-                let engine = PostgreSQLDatasetEngine(dataset: dataset, pool: pool, cachePath: cachePath, cache: cache)
+                let engine = PostgreSQLDatasetEngine(dataset: dataset, pool: pool, cachePath: cachePath, cache: cache, replicaPolicy: replicaPolicy)
                 try engine.withMergeLock {
                     try engine.catchUp(on: connection)
                     if stored?.versionHash != schema.versionHash {
@@ -177,6 +184,11 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
         try withMergeLock { try pool.withConnection { try catchUp(on: $0) } }
     }
 
+    /// The vector of this instance's cache, which may lag the shared log (no round trip).
+    func currentCacheVersionVector() throws -> VersionVector {
+        try currentCache.versionVector()
+    }
+
     func versionVector() throws -> VersionVector {
         try pool.withConnection { try PostgreSQLTables.versionVector(of: dataset, on: $0) }
     }
@@ -199,6 +211,7 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                 let cache = currentCache
                 var position = try cache.logEnd()
                 let result = try cache.apply(batch) { cacheConnection, applied in
+                    if let pusher { try recordPush(by: pusher.replica, of: batch.changeSets, on: connection) }
                     try ChangeSetAuthenticator.verify(
                         applied, pushedBy: pusher,
                         registeredKey: { try PostgreSQLTables.replicaKey(of: $0, in: dataset, on: connection) },
@@ -249,11 +262,14 @@ struct PostgreSQLDatasetEngineProvider: DatasetEngineProvider {
     let pool: PostgreSQLConnectionPool
     /// `DIR/datasets`: one directory per dataset, holding the cache and snapshots being sent.
     let directory: URL
+    /// The horizon and clock of every dataset's replica registry.
+    let replicaPolicy: ReplicaPolicy
 
     /// A provider on `pool`; creates syncd's tables when they do not exist.
-    init(pool: PostgreSQLConnectionPool, directory: URL) throws {
+    init(pool: PostgreSQLConnectionPool, directory: URL, replicaPolicy: ReplicaPolicy = ReplicaPolicy()) throws {
         self.pool = pool
         self.directory = directory
+        self.replicaPolicy = replicaPolicy
         try pool.withConnection { try PostgreSQLTables.install(on: $0) }
     }
 
@@ -262,10 +278,11 @@ struct PostgreSQLDatasetEngineProvider: DatasetEngineProvider {
     }
 
     func openEngine(for dataset: String) throws -> (any DatasetEngine)? {
-        try PostgreSQLDatasetEngine.open(dataset: dataset, pool: pool, cachePath: cachePath(of: dataset))
+        try PostgreSQLDatasetEngine.open(dataset: dataset, pool: pool, cachePath: cachePath(of: dataset), replicaPolicy: replicaPolicy)
     }
 
     func createEngine(for dataset: String, schema: SchemaDocument) throws -> any DatasetEngine {
-        try PostgreSQLDatasetEngine.create(dataset: dataset, schema: schema, pool: pool, cachePath: cachePath(of: dataset))
+        try PostgreSQLDatasetEngine.create(dataset: dataset, schema: schema, pool: pool, cachePath: cachePath(of: dataset),
+                                           replicaPolicy: replicaPolicy)
     }
 }

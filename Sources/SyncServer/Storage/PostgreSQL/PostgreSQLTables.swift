@@ -12,6 +12,7 @@ import SyncEngine
 /// - `syncd_log`: the change-set log: per dataset, each entry's cursor, the change set's dot,
 ///   the ``LogDigest`` up to it and the change set itself (its wire JSON, authenticator included).
 /// - `syncd_replica_key`: each replica's registered key, per dataset.
+/// - `syncd_replica`: each dataset's replica registry (acknowledged vectors, last seen, retired).
 /// - `syncd_token`, `syncd_token_revision`: the bearer tokens' hashes, and a counter every
 ///   revocation moves so that other instances drop the tokens they trust.
 enum PostgreSQLTables {
@@ -44,6 +45,7 @@ enum PostgreSQLTables {
                     hash text PRIMARY KEY, dataset text NOT NULL, created bigint NOT NULL, scope text NOT NULL, expires bigint)
                 """)
             try connection.execute("CREATE TABLE IF NOT EXISTS syncd_token_revision (id integer PRIMARY KEY, revision bigint NOT NULL)")
+            try installReplicaTable(on: connection)
             try connection.execute("INSERT INTO syncd_token_revision (id, revision) VALUES (1, 0) ON CONFLICT DO NOTHING")
         }
     }

@@ -1,0 +1,47 @@
+import Foundation
+import LocalStoreCore
+
+/// What a store that starts again from a snapshot needs of its replica: the user's unpushed
+/// change sets re-applied as new local edits, and the replica taking the identity of the
+/// contents that replaced its file.
+extension SyncReplica {
+    /// Commits the operations of `changeSet` (another replica's, typically this store's own
+    /// before it started again from a snapshot) as a new local change set of this replica, in
+    /// one transaction, merging them as ``edit(_:)`` merges its edits: the result is what the
+    /// user's edit does on top of what this store holds now, and conflicts are journaled as usual.
+    /// Returns the new change set, or `nil` when `changeSet` has no operations.
+    @discardableResult
+    public func replayLocally(_ changeSet: ChangeSet) throws -> ChangeSet? {
+        guard !changeSet.operations.isEmpty else { return nil }
+        let hub = store.changeHub
+        return try hub.publishing { ticket, storeChange in try withConnection { connection in
+            try connection.inTransaction {
+                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                engine.recordsStoreChange = hub.hasSubscribers
+                let replayed = try ChangeSetTable.commitLocal(changeSet.operations, replica: replicaID, wallClock: wallClock(), on: connection)
+                try validator.validate([replayed])
+                try engine.apply(replayed)
+                try engine.materialize()
+                if engine.recordsStoreChange {
+                    storeChange = engine.storeChangeRecord.storeChange(origin: .recordEdit)
+                    ticket = hub.reserveTicket()
+                }
+                return replayed
+            }
+        } }
+    }
+
+    /// Takes the replica ID the store file holds now: after its contents were replaced by those
+    /// of another store file (``SyncClient/rebootstrap()``), local saves are recorded under the
+    /// new file's ID, with its seqs.
+    func adoptReplacedContents() throws {
+        let replica = try withConnection { connection in
+            guard let replica = try SyncStateTable.replicaID(on: connection) else {
+                throw SyncError(.notSyncable, "\(connection.path) has no replica ID after its contents were replaced")
+            }
+            return replica
+        }
+        identity.withLock { $0 = replica }
+        store.saveObserver = ChangeRecorder(schema: schema, replicaID: replica, wallClock: wallClock)
+    }
+}

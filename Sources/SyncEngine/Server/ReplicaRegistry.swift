@@ -1,0 +1,172 @@
+import Codecs
+import Foundation
+import Synchronization
+
+/// What a server knows of one replica of a dataset (see ``DatasetEngine/replicas()``).
+///
+/// A replica's *acknowledged vector* is what it provably holds: the dataset's vector at the log
+/// prefix up to the last cursor it pulled after (a client only sends a cursor it merged up to),
+/// joined with the change sets it pushed itself.
+public struct ReplicaRecord: Sendable, Equatable {
+    /// The replica.
+    public var replica: ReplicaID
+    /// What the replica provably holds.
+    public var acknowledged: VersionVector
+    /// The highest log cursor the replica pulled after; ``acknowledged`` covers the log up to it.
+    public var acknowledgedCursor: Int64
+    /// When the server last heard from the replica, to within ``ReplicaPolicy/lastSeenResolution``.
+    public var lastSeen: Date
+    /// Whether an operator retired the replica (`syncd replica retire`).
+    public var retired: Bool
+
+    /// A record with these fields.
+    public init(replica: ReplicaID, acknowledged: VersionVector, acknowledgedCursor: Int64, lastSeen: Date, retired: Bool) {
+        self.replica = replica
+        self.acknowledged = acknowledged
+        self.acknowledgedCursor = acknowledgedCursor
+        self.lastSeen = lastSeen
+        self.retired = retired
+    }
+
+    /// Whether the replica counts for the stable vector at `now`, is silent beyond the horizon,
+    /// or was retired.
+    public func state(at now: Date, horizon: TimeInterval) -> ReplicaState {
+        if retired { return .retired }
+        return now.timeIntervalSince(lastSeen) > horizon ? .silent : .active
+    }
+}
+
+/// The standing of a replica in its dataset.
+public enum ReplicaState: String, Sendable {
+    /// Heard from within the horizon and not retired: the stable vector waits for it.
+    case active
+    /// Not heard from for longer than the horizon: treated as retired (it is refused when it
+    /// returns, since history it has not seen may be compacted meanwhile).
+    case silent
+    /// Retired by an operator: refused on push and pull.
+    case retired
+
+    /// Whether the server refuses the replica's pushes and pulls (`410 replica_retired`).
+    public var isRefused: Bool { self != .active }
+}
+
+/// How a server treats the replicas of its datasets.
+public struct ReplicaPolicy: Sendable {
+    /// 90 days: how long a replica may stay silent before it counts as retired.
+    public static let defaultHorizon: TimeInterval = 90 * 86_400
+
+    /// How long (seconds) a replica may stay silent before it counts as retired.
+    public var horizon: TimeInterval
+    /// The wall clock the registry stamps contacts with: server bookkeeping, never part of a merge.
+    public var now: @Sendable () -> Date
+
+    /// A policy with `horizon` (default 90 days) and the system clock.
+    public init(horizon: TimeInterval = ReplicaPolicy.defaultHorizon, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.horizon = horizon
+        self.now = now
+    }
+
+    /// How stale a stored ``ReplicaRecord/lastSeen`` may become before a contact writes it again:
+    /// a tenth of the horizon, at most a day. A poll that brings nothing new writes nothing.
+    public var lastSeenResolution: TimeInterval { min(86_400, horizon / 10) }
+}
+
+/// The rules of a dataset's replica registry, shared by every storage.
+package enum ReplicaRegistry {
+    /// The record after `replica` pushed change sets whose dots `pushed` covers (`cursor` nil),
+    /// or pulled after `cursor` (whose log vector since the record's cursor `logVector` reads),
+    /// or `nil` when nothing needs writing.
+    ///
+    /// - Throws: ``DatasetEngineError/replicaRetired(_:state:)`` when the replica is retired or
+    ///   silent beyond the horizon.
+    package static func contact(_ existing: ReplicaRecord?, replica: ReplicaID, pushed: VersionVector = VersionVector(),
+                                pulledAfter cursor: Int64? = nil, policy: ReplicaPolicy,
+                                logVector: (_ after: Int64, _ through: Int64) throws -> VersionVector) throws -> ReplicaRecord? {
+        let now = policy.now()
+        var record = existing ?? ReplicaRecord(replica: replica, acknowledged: VersionVector(), acknowledgedCursor: 0,
+                                               lastSeen: now, retired: false)
+        let state = record.state(at: now, horizon: policy.horizon)
+        if state.isRefused { throw DatasetEngineError.replicaRetired(replica, state: state) }
+        var changed = existing == nil || now.timeIntervalSince(record.lastSeen) >= policy.lastSeenResolution
+        if let cursor, cursor > record.acknowledgedCursor {
+            record.acknowledged.merge(try logVector(record.acknowledgedCursor, cursor))
+            record.acknowledgedCursor = cursor
+            changed = true
+        }
+        if !record.acknowledged.dominates(pushed) {
+            record.acknowledged.merge(pushed)
+            changed = true
+        }
+        guard changed else { return nil }
+        record.lastSeen = now
+        return record
+    }
+
+    /// The vector of the dots in `changeSets`: what a replica that pushed them holds at least
+    /// (each change set arrives after its predecessors).
+    package static func vector(of changeSets: [ChangeSet]) -> VersionVector {
+        var vector = VersionVector()
+        for changeSet in changeSets where vector[changeSet.dot.replica] < changeSet.dot.seq { vector[changeSet.dot.replica] = changeSet.dot.seq }
+        return vector
+    }
+
+    /// The meet (entry-wise minimum) of the acknowledged vectors of the replicas active at `now`,
+    /// never beyond `datasetVector`; `datasetVector` itself when no replica is active.
+    package static func stableVector(of records: [ReplicaRecord], datasetVector: VersionVector, at now: Date,
+                                     horizon: TimeInterval) -> VersionVector {
+        var stable = datasetVector
+        for record in records where record.state(at: now, horizon: horizon) == .active {
+            for (replica, seq) in stable.entries { stable[replica] = min(seq, record.acknowledged[replica]) }
+        }
+        return stable
+    }
+
+    /// How far `stable` lags behind `vector`: the sum over replicas of the difference.
+    package static func lag(of stable: VersionVector, behind vector: VersionVector) -> UInt64 {
+        vector.entries.reduce(0) { sum, entry in sum + (entry.value - min(entry.value, stable[entry.key])) }
+    }
+
+    /// A vector as the registry stores it: `replica:seq` pairs separated by commas.
+    package static func text(of vector: VersionVector) -> String {
+        vector.sortedEntries.map { "\($0.replica.storageText):\($0.seq)" }.joined(separator: ",")
+    }
+
+    /// The vector of ``text(of:)``, or `nil` when `text` is damaged.
+    package static func vector(fromText text: String) -> VersionVector? {
+        var vector = VersionVector()
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let replica = UUID(storageText: String(parts[0])), let seq = UInt64(parts[1]) else { return nil }
+            vector[replica] = seq
+        }
+        return vector
+    }
+}
+
+/// An engine's stable vector, computed at most once per ``maximumAge`` unless the engine's own
+/// registry writes invalidate it: every pull answer carries it, and computing it reads every
+/// record. A stale value errs low (a replica retired or gone silent since still holds it back),
+/// except for a replica another server instance recorded in the last ``maximumAge``.
+package final class StableVectorCache: Sendable {
+    /// How long a computed stable vector is served.
+    package static let maximumAge: TimeInterval = 1
+    private let cached = Mutex<(vector: VersionVector, computedAt: Date)?>(nil)
+
+    package init() {}
+
+    /// The cached vector if it is fresh at `now`, else `compute()`'s, which is cached.
+    package func vector(at now: Date, compute: () throws -> VersionVector) throws -> VersionVector {
+        if let cached = cached.withLock({ $0 }), now.timeIntervalSince(cached.computedAt) < StableVectorCache.maximumAge,
+           now >= cached.computedAt {
+            return cached.vector
+        }
+        let vector = try compute()
+        self.cached.withLock { $0 = (vector, now) }
+        return vector
+    }
+
+    /// Forgets the cached vector (a record changed).
+    package func invalidate() {
+        cached.withLock { $0 = nil }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import SyncEngine
+import SyncKit
+
+/// A client the server refuses (`410 replica_retired`) starts again from a snapshot, replaying
+/// only what the snapshot lacks; an attempt that fails before the contents are replaced leaves
+/// the store as it was.
+@Suite(.serialized) struct RebootstrapTests {
+    /// A snapshot of a store that applied `changeSets`, served with `cursor`.
+    static func serveSnapshot(of changeSets: [ChangeSet], cursor: String, on server: FakeSyncServer) throws {
+        let serverCopy = try ClientReplica()
+        _ = try serverCopy.replica.apply(changeSets)
+        let snapshotPath = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: snapshotPath) }
+        try SQLiteConnection(path: serverCopy.path).execute("VACUUM INTO '\(snapshotPath)'")
+        server.state.withLock { $0.snapshot = (try? Data(contentsOf: URL(fileURLWithPath: snapshotPath)), cursor, nil) }
+    }
+
+    @Test func onlyWhatTheSnapshotLacksIsReplayedUnderTheNewReplicaID() async throws {
+        let server = FakeSyncServer()
+        try server.start()
+        let a = try ClientReplica()
+        try a.addNotes(2)
+        // The server stored A's first two, but A never learned it (the answers were lost).
+        let stored = try a.replica.localChangeSets(status: .pending)
+        let client = a.client(server)
+        try await client.registerSchema()
+        _ = try await client.transport.push(stored, as: try a.replica.credentials())
+        try a.addNotes(1, prefix: "offline")
+        try RebootstrapTests.serveSnapshot(of: stored, cursor: "2", on: server)
+        server.inject("POST", "changesets", .error(status: 410, code: "replica_retired", message: "retired by an operator"))
+        let retired = a.replica.replicaID
+
+        let report = try await client.sync()
+        let rebootstrap = try #require(report.rebootstrap)
+        #expect(rebootstrap.retiredReplica == retired && rebootstrap.newReplica == a.replica.replicaID && rebootstrap.newReplica != retired)
+        #expect(rebootstrap.replayed == 1)
+        #expect(report.pushed == 1 && report.pendingAfter == 0)
+        #expect(server.logCount == 3)
+        #expect(try a.noteTitles() == ["note 0", "note 1", "offline 0"])
+        #expect(try a.replica.versionVector() == VersionVector([retired: 2, rebootstrap.newReplica: 1]))
+        #expect(!FileManager.default.fileExists(atPath: a.path + ".rebootstrap"))
+    }
+
+    @Test func aSnapshotThatCannotBeAdoptedLeavesTheStoreAsItWas() async throws {
+        let server = FakeSyncServer()
+        try server.start()
+        let a = try ClientReplica()
+        try a.addNotes(2)
+        server.state.withLock { $0.snapshot = (Data("not a store file".utf8), "0", nil) }
+        server.inject("POST", "changesets", .error(status: 410, code: "replica_retired", message: "retired by an operator"))
+        // What an attempt killed before it replaced the contents leaves behind.
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: a.path + ".rebootstrap"))
+        let replica = a.replica.replicaID
+
+        await #expect(throws: SyncClientError.self) { try await a.client(server).sync() }
+        #expect(a.replica.replicaID == replica)
+        #expect(try a.replica.unacknowledgedCount() == 2)
+        #expect(try a.noteTitles() == ["note 0", "note 1"])
+        #expect(!FileManager.default.fileExists(atPath: a.path + ".rebootstrap"))
+    }
+}
