@@ -146,28 +146,60 @@ package final class SQLiteConnection {
 }
 
 extension SQLiteConnection {
-    /// Replaces everything in this connection's database with the database at `sourcePath`, in
-    /// one write transaction (SQLite's online backup): a crash leaves the old contents or the
-    /// new ones, and other connections to the file, in this process or others, keep working and
-    /// see the new contents at their next read.
-    package func replaceContents(withDatabaseAt sourcePath: String) throws {
-        let source = try SQLiteConnection(path: sourcePath, readOnly: true)
-        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
-            throw Self.error(code: sqlite3_errcode(handle), message: "cannot start copying \(sourcePath): \(lastErrorMessage)", sql: nil, path: path)
+    /// Replaces the rows of every table of this connection's database with those of the
+    /// database at `sourcePath`, in one write transaction that `whileLocked` runs in first.
+    ///
+    /// The write lock is taken before `whileLocked` runs and held until the new rows are
+    /// committed, so no other connection, in this process or another, commits between what
+    /// `whileLocked` read and the replacement: a caller that carries the last changes over into
+    /// the source there loses none. A crash leaves the old contents or the new ones, and other
+    /// connections to the file keep working and see the new contents at their next read.
+    /// Tables only the source has are created (with their indexes); columns only this database
+    /// has keep their defaults.
+    package func replaceContents(withDatabaseAt sourcePath: String, whileLocked: () throws -> Void) throws {
+        try run("ATTACH DATABASE ? AS replacement", [.text(sourcePath)])
+        defer { try? execute("DETACH DATABASE replacement") }
+        try inTransaction {
+            try whileLocked()
+            let replacement = try tables(in: "replacement")
+            var own = try tables(in: "main")
+            // SQLite makes its AUTOINCREMENT counters itself, with the first table that needs them.
+            for (table, definition) in replacement where own[table] == nil && table != "sqlite_sequence" {
+                for statement in definition.statements { try execute(statement) }
+            }
+            own = try tables(in: "main")
+            for table in own.keys.sorted() {
+                let quoted = SQLiteConnection.quoted(table)
+                try execute("DELETE FROM main.\(quoted)")
+                guard let source = replacement[table] else { continue }
+                let columns = (own[table]?.columns ?? source.columns).filter(source.columns.contains)
+                let list = columns.map(SQLiteConnection.quoted).joined(separator: ", ")
+                try execute("INSERT INTO main.\(quoted) (\(list)) SELECT \(list) FROM replacement.\(quoted)")
+            }
         }
-        var result = SQLITE_OK
-        var attempts = 0
-        repeat {
-            // All pages in one step: one transaction on this database. Busy or locked (after
-            // the busy timeout) retries for a while, as a writer waiting for another would.
-            result = sqlite3_backup_step(backup, -1)
-            attempts += 1
-            if result == SQLITE_BUSY || result == SQLITE_LOCKED { sqlite3_sleep(10) }
-        } while (result == SQLITE_OK || result == SQLITE_BUSY || result == SQLITE_LOCKED) && attempts < 100
-        let finished = sqlite3_backup_finish(backup)
-        guard result == SQLITE_DONE, finished == SQLITE_OK else {
-            let code = result == SQLITE_DONE ? finished : result
-            throw Self.error(code: code, message: "cannot copy \(sourcePath) over the database: \(lastErrorMessage)", sql: nil, path: path)
+    }
+
+    /// The tables of the attached database `schema` (but SQLite's own, except the
+    /// AUTOINCREMENT counters), with their columns and the statements that create them.
+    private func tables(in schema: String) throws -> [String: (columns: [String], statements: [String])] {
+        var tables: [String: (columns: [String], statements: [String])] = [:]
+        for row in try rows("SELECT name, sql FROM \(schema).sqlite_master WHERE type = 'table' AND (name NOT LIKE 'sqlite\\_%' ESCAPE '\\' OR name = 'sqlite_sequence')") {
+            guard case .text(let name) = row[0] else { continue }
+            let columns = try rows("SELECT name FROM pragma_table_info(?, ?)", [.text(name), .text(schema)]).compactMap { row -> String? in
+                if case .text(let column)? = row.first { column } else { nil }
+            }
+            var statements: [String] = []
+            if case .text(let sql) = row[1] { statements.append(sql) }
+            for index in try rows("SELECT sql FROM \(schema).sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", [.text(name)]) {
+                if case .text(let sql) = index[0] { statements.append(sql) }
+            }
+            tables[name] = (columns, statements)
         }
+        return tables
+    }
+
+    /// `name` as an SQL identifier.
+    private static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -61,4 +61,34 @@ import SyncKit
         #expect(try a.noteTitles() == ["note 0", "note 1"])
         #expect(!FileManager.default.fileExists(atPath: a.path + ".rebootstrap"))
     }
+
+    /// The replacement holds the store's write lock from the last outbox read to the commit of
+    /// the new contents: a writer on another connection cannot commit in between (its save would
+    /// be lost with the old contents); tables only the new file has are created with their
+    /// indexes, and columns only the old file has keep their defaults.
+    @Test func theReplacementHoldsTheWriteLockFromTheLastReadToTheNewContents() throws {
+        let directory = FileManager.default.temporaryDirectory
+        let storePath = directory.appendingPathComponent("replaced-\(UUID().uuidString).sqlite").path
+        let sourcePath = directory.appendingPathComponent("source-\(UUID().uuidString).sqlite").path
+        defer { for path in [storePath, sourcePath] { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } } }
+        let store = try SQLiteConnection(path: storePath)
+        try store.execute("PRAGMA journal_mode = WAL; CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT, local TEXT DEFAULT 'kept'); INSERT INTO note (id, title, local) VALUES (1, 'old', 'x')")
+        let source = try SQLiteConnection(path: sourcePath)
+        try source.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO note VALUES (7, 'new')")
+        try source.execute("CREATE TABLE tag (name TEXT); CREATE INDEX tag_name ON tag (name); INSERT INTO tag VALUES ('red')")
+        let writer = try SQLiteConnection(path: storePath)
+        try writer.execute("PRAGMA busy_timeout = 0")
+
+        var ranLocked = false
+        try SQLiteConnection(path: storePath).replaceContents(withDatabaseAt: sourcePath) {
+            ranLocked = true
+            #expect(throws: StoreError.self) { try writer.execute("INSERT INTO note (id, title) VALUES (2, 'late')") }
+        }
+        #expect(ranLocked)
+        #expect(try store.rows("SELECT id, title, local FROM note") == [[.integer(7), .text("new"), .text("kept")]])
+        #expect(try store.rows("SELECT name FROM tag") == [[.text("red")]])
+        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'tag_name'").count == 1)
+        try writer.execute("INSERT INTO note (id, title) VALUES (2, 'after')")
+        #expect(try store.rows("SELECT count(*) FROM note") == [[.integer(2)]])
+    }
 }

@@ -6,12 +6,10 @@ import LocalStoreCore
 /// the replica's seq and HLC, and the merge metadata all commit with the data, or not at all.
 final class ChangeRecorder: SaveObserver {
     let schema: SyncSchema
-    let replicaID: ReplicaID
     let wallClock: @Sendable () -> UInt64
 
-    init(schema: SyncSchema, replicaID: ReplicaID, wallClock: @escaping @Sendable () -> UInt64) {
+    init(schema: SyncSchema, wallClock: @escaping @Sendable () -> UInt64) {
         self.schema = schema
-        self.replicaID = replicaID
         self.wallClock = wallClock
     }
 
@@ -20,7 +18,7 @@ final class ChangeRecorder: SaveObserver {
         var policyRewrites: [PolicyRewrite] = []
         let operations = try operations(for: changes, engine: engine, policyRewrites: &policyRewrites)
         guard !operations.isEmpty else { return [] }
-        let changeSet = try ChangeSetTable.numberLocal(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+        let changeSet = try ChangeSetTable.numberLocal(operations, wallClock: wallClock(), on: connection)
         try engine.applyLocalSave(changeSet, deletedValues: deletedValues(of: changes))
         for rewrite in policyRewrites { try engine.rewriteLocally(rewrite.values, of: rewrite.attribute, of: rewrite.object) }
         // The change set row is stored after the metadata rows: a large save's blob fills the page

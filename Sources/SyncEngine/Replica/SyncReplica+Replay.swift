@@ -18,7 +18,7 @@ extension SyncReplica {
             try connection.inTransaction {
                 let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
                 engine.recordsStoreChange = hub.hasSubscribers
-                let replayed = try ChangeSetTable.commitLocal(changeSet.operations, replica: replicaID, wallClock: wallClock(), on: connection)
+                let replayed = try ChangeSetTable.commitLocal(changeSet.operations, wallClock: wallClock(), on: connection)
                 try validator.validate([replayed])
                 try engine.apply(replayed)
                 try engine.materialize()
@@ -31,9 +31,10 @@ extension SyncReplica {
         } }
     }
 
-    /// Takes the replica ID the store file holds now: after its contents were replaced by those
-    /// of another store file (``SyncClient/rebootstrap()``), local saves are recorded under the
-    /// new file's ID, with its seqs.
+    /// Takes the replica ID the store file holds now, after its contents were replaced by those
+    /// of another store file (``SyncClient/rebootstrap()``). Local saves read the ID from the file
+    /// in their own transaction, so a save committed right after the replacement is recorded
+    /// under the new ID already.
     func adoptReplacedContents() throws {
         let replica = try withConnection { connection in
             guard let replica = try SyncStateTable.replicaID(on: connection) else {
@@ -42,6 +43,5 @@ extension SyncReplica {
             return replica
         }
         identity.withLock { $0 = replica }
-        store.saveObserver = ChangeRecorder(schema: schema, replicaID: replica, wallClock: wallClock)
     }
 }

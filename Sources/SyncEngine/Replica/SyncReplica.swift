@@ -57,7 +57,7 @@ public final class SyncReplica: Sendable {
         identity = Mutex(replicaID)
         self.connection = SerializedConnection(connection)
         try mergeHistoryAgainIfSchemaChanged()
-        store.saveObserver = ChangeRecorder(schema: schema, replicaID: replicaID, wallClock: wallClock)
+        store.saveObserver = ChangeRecorder(schema: schema, wallClock: wallClock)
     }
 
     /// Runs `body` with this replica's own connection.
@@ -237,7 +237,7 @@ public final class SyncReplica: Sendable {
                 try body(editor)
                 let operations = editor.operations
                 guard !operations.isEmpty else { return nil }
-                let changeSet = try ChangeSetTable.commitLocal(operations, replica: replicaID, wallClock: wallClock(), on: connection)
+                let changeSet = try ChangeSetTable.commitLocal(operations, wallClock: wallClock(), on: connection)
                 // Values given without Swift types are checked as peers will check them: a value
                 // they refuse would stay in the outbox for good.
                 try validator.validate([changeSet])

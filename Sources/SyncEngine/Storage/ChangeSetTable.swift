@@ -33,16 +33,20 @@ enum ChangeSetTable {
 
     /// Numbers, stamps and stores a new local change set (status pending), advancing the
     /// replica's seq and HLC. Runs inside the caller's transaction, so a seq is never reused.
-    static func commitLocal(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
-        var changeSet = try numberLocal(operations, replica: replica, wallClock: wallClock, on: connection)
+    static func commitLocal(_ operations: [Operation], wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
+        var changeSet = try numberLocal(operations, wallClock: wallClock, on: connection)
         changeSet.authenticator = try store(changeSet, status: .pending, on: connection)
         return changeSet
     }
 
     /// Numbers and stamps a new local change set, advancing the replica's seq and HLC, without
     /// storing it: the caller must ``store(_:status:on:)`` it (status pending) in the same transaction.
-    static func numberLocal(_ operations: [Operation], replica: ReplicaID, wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
-        // Read seq and HLC inside the transaction: another connection may have committed since.
+    static func numberLocal(_ operations: [Operation], wallClock: UInt64, on connection: SQLiteConnection) throws -> ChangeSet {
+        // Read the replica's identity, seq and HLC inside the transaction: another connection may
+        // have committed since, even a new identity (a re-bootstrap replaces the store's contents).
+        guard let replica = try SyncStateTable.replicaID(on: connection) else {
+            throw SyncError(.notSyncable, "\(connection.path) has no replica ID")
+        }
         let seq = try SyncStateTable.value(of: .seq, on: connection) + 1
         var clock = HybridLogicalClock(latest: HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection)))
         let hlc = clock.tick(wallClockMilliseconds: wallClock)

@@ -49,39 +49,54 @@ extension SyncClient {
         try snapshot.data.write(to: URL(fileURLWithPath: staging))
         try SyncReplica.adoptSnapshot(at: staging)
         let retired = replica.replicaID
-        let (newReplica, replayed) = try replayUnpushed(of: replica, ontoSnapshotAt: staging, snapshot: snapshot, configuration: configuration)
+        let target = try replayTarget(for: replica, at: staging, snapshot: snapshot, configuration: configuration)
+        // Most change sets are replayed while the user may still save; the last ones with the
+        // store's write lock held through the replacement, so no save can fall between the two.
+        var replay = Replay(held: try target.versionVector())
+        try replay.carryOver(from: replica, to: target)
         try OwnerOnlyFile.restrictStore(atPath: path)
-        try SQLiteConnection(path: path).replaceContents(withDatabaseAt: staging)
+        try SQLiteConnection(path: path).replaceContents(withDatabaseAt: staging) {
+            try replay.carryOver(from: replica, to: target)
+        }
         try replica.adoptReplacedContents()
-        return SyncReport.Rebootstrap(retiredReplica: retired, newReplica: newReplica, replayed: replayed)
+        return SyncReport.Rebootstrap(retiredReplica: retired, newReplica: target.replicaID, replayed: replay.count)
     }
 
-    /// Opens the adopted snapshot at `staging` with the store's schema, saves the client's
-    /// settings there and replays every change set of `replica` the snapshot lacks, oldest
-    /// first, including those the user saves meanwhile. Returns the new replica ID and how many
-    /// change sets it replayed.
-    private static func replayUnpushed(of replica: SyncReplica, ontoSnapshotAt staging: String, snapshot: HTTPTransport.Snapshot,
-                                       configuration: Configuration) throws -> (ReplicaID, Int) {
+    /// Opens the adopted snapshot at `staging` with the store's schema and saves the client's
+    /// settings there.
+    private static func replayTarget(for replica: SyncReplica, at staging: String, snapshot: HTTPTransport.Snapshot,
+                                     configuration: Configuration) throws -> SyncReplica {
         let store = try ObjectStore(path: staging, schema: replica.store.schemaDocument, policy: .additiveOnly)
         let target = try SyncReplica(store: store)
         try configuration.save(in: target)
         try target.setPullCursor(snapshot.cursor, digest: snapshot.cursorDigest)
         try target.setSetting(SettingKey.cursorSource, configuration.source)
         try target.setSetting(SettingKey.schema, configuration.source + " " + store.schemaDocument.versionHash)
-        // Change sets the snapshot holds (pushed before the refusal, even if their answer was
-        // lost) are not replayed: replaying them would apply the same edits twice.
-        let held = try target.versionVector()
-        var replayedThrough: UInt64 = 0
-        var replayed = 0
-        while true {
-            let unpushed = try (replica.localChangeSets(status: .pending) + replica.localChangeSets(status: .sent))
-                .filter { $0.dot.seq > replayedThrough && !held.covers($0.dot) }
-                .sorted { $0.dot.seq < $1.dot.seq }
-            guard let last = unpushed.last else { break }
-            for changeSet in unpushed where try target.replayLocally(changeSet) != nil { replayed += 1 }
-            replayedThrough = last.dot.seq
+        return target
+    }
+
+    /// The replay of a store's unpushed change sets onto the snapshot, oldest first, in steps.
+    private struct Replay {
+        /// What the snapshot holds: change sets pushed before the refusal (even if their answer
+        /// was lost) are not replayed, which would apply the same edits twice.
+        let held: VersionVector
+        /// The seq of the last change set looked at.
+        var through: UInt64 = 0
+        /// How many change sets were replayed.
+        var count = 0
+
+        /// Replays every unpushed change set of `replica` after ``through``, including those
+        /// saved while it runs.
+        mutating func carryOver(from replica: SyncReplica, to target: SyncReplica) throws {
+            while true {
+                let unpushed = try (replica.localChangeSets(status: .pending) + replica.localChangeSets(status: .sent))
+                    .filter { $0.dot.seq > through && !held.covers($0.dot) }
+                    .sorted { $0.dot.seq < $1.dot.seq }
+                guard let last = unpushed.last else { return }
+                for changeSet in unpushed where try target.replayLocally(changeSet) != nil { count += 1 }
+                through = last.dot.seq
+            }
         }
-        return (target.replicaID, replayed)
     }
 
     private static func removeStoreFiles(at path: String) {
