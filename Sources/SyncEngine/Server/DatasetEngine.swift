@@ -71,6 +71,13 @@ public protocol DatasetEngine: AnyObject, Sendable {
     /// copy includes: its cursor, and the digest of the log up to it, which the client sends
     /// back with the cursor on its first pull. The copy holds no replica keys.
     func writeSnapshot(to path: String) throws -> LogPosition
+
+    /// Compacts the log below `stable` (a vector every active replica has seen): see
+    /// <doc:ServerStorage> and ``CompactionReport``.
+    ///
+    /// - Throws: a ``StoreError`` from the storage, or ``SyncError`` `.notSyncable` when the
+    ///   storage cannot compact.
+    func compactLog(stable: VersionVector) throws -> CompactionReport
 }
 
 extension DatasetEngine {
@@ -222,4 +229,7 @@ public enum DatasetEngineError: Error, Sendable, Equatable {
     /// A cursor whose log entry differs from the one the client's digest names: the log was
     /// restored from a backup or rebuilt since the client pulled up to the cursor.
     case cursorMismatch(Int64)
+    /// A cursor before the compaction point (`logStart`, see ``DatasetEngine/compactLog(stable:)``)
+    /// whose puller cannot be shown to have every compacted entry after it, such as `unknown`.
+    case historyCompacted(Int64, logStart: Int64, unknown: Dot)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SyncEngine
 
 /// The server's Prometheus metrics, exposed at `GET /metrics` in text format 0.0.4.
 ///
@@ -28,6 +29,8 @@ package final class Metrics: @unchecked Sendable {
     private var requestBytes: UInt64 = 0
     private var responseBytes: UInt64 = 0
     private var openConnections: (@Sendable () -> Int)?
+    private var compactionBytesReclaimed: [String: UInt64] = [:]
+    private var logStarts: [String: Int64] = [:]
 
     package init() {}
 
@@ -62,6 +65,14 @@ package final class Metrics: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Records a compaction of `dataset`'s log: the bytes it reclaimed and where the log starts now.
+    package func recordCompaction(dataset: String, report: CompactionReport) {
+        lock.lock()
+        compactionBytesReclaimed[dataset, default: 0] &+= UInt64(max(0, report.payloadBytesRemoved))
+        logStarts[dataset] = report.logStart.cursor
+        lock.unlock()
+    }
+
     /// Where `syncd_open_connections` comes from (the HTTP server's statistics).
     package func setOpenConnectionsSource(_ source: @escaping @Sendable () -> Int) {
         lock.lock()
@@ -75,6 +86,7 @@ package final class Metrics: @unchecked Sendable {
         let requests = self.requests, bucketCounts = self.bucketCounts, durationSum = self.durationSum
         let durationCount = self.durationCount, changeSetsStored = self.changeSetsStored, logEnds = self.logEnds
         let requestBytes = self.requestBytes, responseBytes = self.responseBytes, openConnections = self.openConnections
+        let compactionBytesReclaimed = self.compactionBytesReclaimed, logStarts = self.logStarts
         lock.unlock()
 
         var lines: [String] = []
@@ -100,6 +112,16 @@ package final class Metrics: @unchecked Sendable {
         lines.append("# TYPE syncd_log_change_sets gauge")
         for (dataset, cursor) in logEnds.sorted(by: { $0.key < $1.key }) {
             lines.append("syncd_log_change_sets{dataset=\"\(Metrics.escape(dataset))\"} \(cursor)")
+        }
+        lines.append("# HELP syncd_compaction_bytes_reclaimed_total Bytes of change sets log compaction deleted, by dataset.")
+        lines.append("# TYPE syncd_compaction_bytes_reclaimed_total counter")
+        for (dataset, bytes) in compactionBytesReclaimed.sorted(by: { $0.key < $1.key }) {
+            lines.append("syncd_compaction_bytes_reclaimed_total{dataset=\"\(Metrics.escape(dataset))\"} \(bytes)")
+        }
+        lines.append("# HELP syncd_log_start_cursor The compaction point of each dataset's log, as of this instance's last compaction of it.")
+        lines.append("# TYPE syncd_log_start_cursor gauge")
+        for (dataset, cursor) in logStarts.sorted(by: { $0.key < $1.key }) {
+            lines.append("syncd_log_start_cursor{dataset=\"\(Metrics.escape(dataset))\"} \(cursor)")
         }
         lines.append("# HELP syncd_request_bytes_total Bytes of requests received.")
         lines.append("# TYPE syncd_request_bytes_total counter")

@@ -110,6 +110,8 @@ package struct APIError: Error, Sendable {
                 return APIError(.conflict, "causality_violation", message, extra: ["vector": .vector(vector)])
             case .invalidCursor(let message):
                 return APIError(.badRequest, "invalid_cursor", message)
+            case .historyCompacted(let message, let logStart):
+                return APIError(.gone, "history_compacted", message, extra: ["logStart": .integer(UInt64(max(0, logStart)))])
             }
         case let error as SyncError:
             switch error.code {

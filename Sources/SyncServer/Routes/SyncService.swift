@@ -22,6 +22,12 @@ public struct SyncServiceConfiguration: Sendable {
     /// in a database that several syncd instances share (see <doc:SharedStorage>); `nil` keeps
     /// them in SQLite files under ``dataDirectory``, which then only holds this instance's caches.
     public var databaseURL: String?
+    /// How often the service compacts every dataset's log below its stable vector (see
+    /// ``SyncService/compactLogs()``); `nil` never.
+    public var compactionInterval: Duration?
+    /// The vector below which a dataset's log may be compacted: one every active replica has
+    /// seen; `nil` (or a function answering `nil`) compacts nothing.
+    public var stableVector: (@Sendable (any DatasetEngine) throws -> VersionVector?)?
 
     /// Serves the datasets and tokens in `dataDirectory`, with the default clock, skew and
     /// revalidation interval, and no access log.

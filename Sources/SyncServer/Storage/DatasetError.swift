@@ -17,4 +17,7 @@ package enum DatasetError: Error, Sendable, Equatable {
     case causalityViolation(String, vector: VersionVector)
     /// A pull cursor that is not one this server handed out.
     case invalidCursor(String)
+    /// A pull cursor before the compaction point `logStart` whose puller cannot be shown to have
+    /// what was compacted after it: the client starts again from a snapshot.
+    case historyCompacted(String, logStart: Int64)
 }

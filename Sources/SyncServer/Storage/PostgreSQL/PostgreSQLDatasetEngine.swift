@@ -241,6 +241,12 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
             return try currentCache.writeSnapshot(to: path)
         }
     }
+
+    /// Refuses: every instance rebuilds its cache by replaying the shared log from cursor 0, so
+    /// the shared log cannot lose its start until it keeps a base to replay from.
+    func compactLog(stable: VersionVector) throws -> CompactionReport {
+        throw SyncError(.notSyncable, "dataset \(dataset): log compaction is not available with PostgreSQL storage (instances rebuild their caches by replaying the shared log from its start)")
+    }
 }
 
 /// Keeps datasets in a PostgreSQL database shared by several syncd instances (see

@@ -1,0 +1,43 @@
+import Foundation
+@testable import HTTPServer
+import SyncKit
+import Testing
+
+@testable import SyncServer
+
+/// Pulls after a compacted log: `410 history_compacted` for a puller that cannot be shown to
+/// have what was compacted after its cursor, the page from the compaction point for one that
+/// can; and the compaction's metrics.
+@Suite struct LogCompactionRouteTests {
+    @Test func aPullFromBeforeTheCompactionPointIsGoneUnlessThePullerHasWhatWasCompacted() throws {
+        let server = try ServerFixture()
+        try server.registerSchema()
+        let a = try ClientReplica(), b = try ClientReplica()
+        for index in 0..<2 { try a.addBoard("a\(index)") }
+        try b.addBoard("b0")
+        server.push(try a.batch(), as: try a.credentials).expectOK()
+        server.push(try b.batch(), as: try b.credentials).expectOK()
+
+        // Compacted by another service on the same data directory, as `syncd dataset compact` does.
+        var configuration = SyncServiceConfiguration(dataDirectory: server.directory)
+        let stable = VersionVector([a.replica.replicaID: 2])
+        configuration.stableVector = { _ in stable }
+        let compactor = try SyncService(configuration: configuration)
+        let report = try #require(try compactor.compactLog(of: "main"))
+        #expect(report.entriesRemoved == 2 && report.logStart.cursor == 2)
+        let metrics = compactor.metrics.exposition()
+        #expect(metrics.contains("syncd_compaction_bytes_reclaimed_total{dataset=\"main\"} \(report.payloadBytesRemoved)"), "\(metrics)")
+        #expect(metrics.contains("syncd_log_start_cursor{dataset=\"main\"} 2"), "\(metrics)")
+
+        // b never saw a's boards.
+        let gone = server.pull(after: "0", exclude: b.replica.replicaID)
+        #expect(gone.status == .gone && gone.errorCode == "history_compacted", "\(gone.text)")
+        #expect(((gone.json["error"] as? [String: Any])?["logStart"] as? Int) == 2, "\(gone.text)")
+        #expect(server.pull(after: "1").errorCode == "history_compacted")
+        // a authored everything compacted: its page starts at the compaction point.
+        let page = try PullRouteTests.page(server.pull(after: "0", exclude: a.replica.replicaID))
+        #expect(page.changeSets.map(\.dot) == [Dot(replica: b.replica.replicaID, seq: 1)] && page.cursor == "3")
+        // From the compaction point on, every puller is answered.
+        #expect(try PullRouteTests.page(server.pull(after: "2")).changeSets.count == 1)
+    }
+}
