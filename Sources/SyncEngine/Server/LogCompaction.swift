@@ -7,14 +7,16 @@ import Foundation
 /// entries of that prefix leave the log and their change sets leave the store, except those
 /// the merged state still refers to (a delete's change set, whose vector decides which
 /// references the delete had seen; the creation of an object with unique values, whose vector
-/// decides which creations were concurrent): those are kept whole, so that later merges
-/// decide exactly as before.
+/// decides which creations were concurrent), and each replica's latest change set (whose vector
+/// proves what the replica has to a pull from before the compaction point): those are kept
+/// whole, so that later merges decide exactly as before.
 public struct CompactionReport: Sendable, Equatable {
     /// Log entries compacted now.
     public var entriesRemoved: Int
     /// Change sets deleted from the store now.
     public var changeSetsRemoved: Int
-    /// Change sets of compacted entries kept because the merged state refers to them.
+    /// Change sets of compacted entries kept because the merged state refers to them, or because
+    /// each is its author's latest.
     public var changeSetsKept: Int
     /// The bytes of the deleted change sets' stored columns (operations, vector, authenticator):
     /// what the store file can reuse. The file itself shrinks only when it is vacuumed.

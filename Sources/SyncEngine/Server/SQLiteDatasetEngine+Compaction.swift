@@ -20,7 +20,7 @@ extension SQLiteDatasetEngine {
                     return CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
                                             logStart: previous ?? LogPosition(cursor: 0, digest: .empty))
                 }
-                let referenced = try Self.dotsReferencedByMergedState(on: connection)
+                let referenced = try Self.dotsReadAgain(on: connection)
                 var removed = 0, kept = 0, bytes: Int64 = 0
                 for entry in compacted {
                     guard !referenced.contains(entry.dot) else {
@@ -65,10 +65,12 @@ extension SQLiteDatasetEngine {
         }
     }
 
-    /// The dots whose stored change sets the merge reads again (their vector or HLC): the
-    /// change sets of deletes, voided or not, and the creations of objects with unique values.
-    private static func dotsReferencedByMergedState(on connection: SQLiteConnection) throws -> Set<Dot> {
-        var dots: Set<Dot> = []
+    /// The dots whose stored change sets are read again: by the merge (their vector or HLC), the
+    /// change sets of deletes, voided or not, and the creations of objects with unique values;
+    /// by pulls from before the compaction point, each replica's latest change set, whose vector
+    /// says what the replica has (``readStart(after:puller:on:)``).
+    private static func dotsReadAgain(on connection: SQLiteConnection) throws -> Set<Dot> {
+        var dots = Set(try VersionVectorTable.vector(on: connection).entries.map { Dot(replica: $0.key, seq: $0.value) })
         try connection.forEachRow("""
             SELECT replica, seq FROM _sync_delete UNION SELECT replica, seq FROM _sync_void
             UNION SELECT object.replica, object.seq FROM _sync_unique_value AS value
@@ -77,6 +79,22 @@ extension SQLiteDatasetEngine {
             if let replica = row.uuid(at: 0) { dots.insert(Dot(replica: replica, seq: UInt64(row.integer(at: 1)))) }
         }
         return dots
+    }
+
+    /// Refuses, before the store file is migrated, a schema that would make the server merge its
+    /// history again (one that renames) when its log was compacted: the change sets it would
+    /// merge again are gone (see ``SyncReplica/requireWholeHistory(on:)``).
+    ///
+    /// - Throws: ``StoreError`` `.migrationImpossible`, naming the compaction point.
+    static func refuseRenamesAfterCompaction(at path: String, schema: SchemaDocument) throws {
+        guard let stored = try ObjectStore.storedSchema(at: path), stored.versionHash != schema.versionHash,
+              SchemaRenames(from: stored, to: schema).renamesSomething else { return }
+        let connection = try SQLiteConnection(path: path)
+        guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_server_log_compacted'").isEmpty,
+              let point = try ServerCompactedLogTable.compactionPoint(on: connection) else { return }
+        throw StoreError(.migrationImpossible,
+                         "the schema renames entities, attributes or relationships, which needs every change set merged again, but the log was compacted up to cursor \(point.cursor)",
+                         path: path)
     }
 
     /// Where a pull after `cursor` by `puller` starts reading the log: at `cursor` itself, or

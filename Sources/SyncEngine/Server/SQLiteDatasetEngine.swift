@@ -27,6 +27,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     /// - Throws: ``StoreError`` `.migrationImpossible` or `.invalidSchema`, leaving the file as it was.
     public static func create(at path: String, schema: SchemaDocument) throws -> SQLiteDatasetEngine {
         let existed = FileManager.default.fileExists(atPath: path)
+        if existed { try refuseRenamesAfterCompaction(at: path, schema: schema) }
         return try SQLiteDatasetEngine(replica: SyncReplica(serving: try ObjectStore(path: path, schema: schema, policy: .additiveOnly)),
                                        isNew: !existed)
     }
@@ -84,7 +85,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     /// Checks the digest against the one stored with the cursor's entry (logged or compacted),
     /// then reads the log entries and their change sets, which are committed before they are
     /// logged. A cursor before the compaction point reads on from it when the puller provably
-    /// has what was compacted after the cursor (``readStart(after:puller:on:)``).
+    /// has what was compacted after the cursor (see <doc:ServerStorage>).
     public func readLog(after cursor: Int64, digest: LogDigest?, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
         try replica.withConnection { connection in
             let highest = try ServerLogTable.highestAssignedCursor(on: connection)

@@ -40,4 +40,20 @@ import Testing
         // From the compaction point on, every puller is answered.
         #expect(try PullRouteTests.page(server.pull(after: "2")).changeSets.count == 1)
     }
+
+    @Test func postgreSQLStorageRefusesToCompact() throws {
+        let server = try ServerFixture(storage: .postgreSQL)
+        try server.registerSchema()
+        let a = try ClientReplica()
+        try a.addBoard("a0")
+        server.push(try a.batch(), as: try a.credentials).expectOK()
+        let stable = VersionVector([a.replica.replicaID: 1])
+        do {
+            _ = try server.service.registry.dataset("main").compactLog(stableVector: { _ in stable })
+            Issue.record("PostgreSQL storage compacted")
+        } catch let error as SyncError {
+            #expect(error.message.contains("not available with PostgreSQL storage"), "\(error)")
+        }
+        #expect(try PullRouteTests.page(server.pull(after: "0")).changeSets.count == 1)
+    }
 }
