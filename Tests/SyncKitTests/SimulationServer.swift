@@ -22,6 +22,9 @@ struct SimulationServer {
     private var snapshot: LogPosition?
     /// How many compactions removed entries, and how many pulls from before the compaction point were answered.
     private(set) var compactions = 0, answeredPullsBeforeCompactionPoint = 0
+    /// How many runs' mid-run snapshots were brought up to date from the log's tail (the others
+    /// found the log compacted past them and started again from a new snapshot).
+    private(set) var snapshotsFollowedByTheirTail = 0
 
     init(seed: UInt64, replicas: [TestReplica]) throws {
         random = SeededGenerator(seed: seed ^ 0x5EED_C0A1_E5CE)
@@ -107,10 +110,18 @@ struct SimulationServer {
         try SyncReplica.adoptSnapshot(at: snapshotFile.path)
         // Opened with its stored schema, as the servers are: `.custom` merges by the last writer there too.
         let client = try SyncReplica(store: try ObjectStore(existingAt: snapshotFile.path))
-        let tail = try engine.readLog(after: snapshot.cursor, digest: snapshot.digest, limit: 1_000_000, excluding: client.replicaID)
-        _ = try client.apply(tail.changeSets)
-        if try storeDigest(snapshotFile.path) != want {
-            return "server snapshot plus tail " + Simulation.difference(want, try storeDigest(snapshotFile.path), between: 0, and: 1)
+        var result = snapshotFile
+        do {
+            let tail = try engine.readLog(after: snapshot.cursor, digest: snapshot.digest, limit: 1_000_000, excluding: client.replicaID)
+            _ = try client.apply(tail.changeSets)
+            snapshotsFollowedByTheirTail += 1
+        } catch DatasetEngineError.historyCompacted {
+            // The log was compacted past the snapshot since: the client starts again from a new one.
+            result = TemporaryStoreFile(prefix: "sim-server-snapshot-again")
+            _ = try engine.writeSnapshot(to: result.path)
+        }
+        if try storeDigest(result.path) != want {
+            return "server snapshot plus tail " + Simulation.difference(want, try storeDigest(result.path), between: 0, and: 1)
         }
         return nil
     }

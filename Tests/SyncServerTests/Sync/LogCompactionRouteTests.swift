@@ -56,4 +56,32 @@ import Testing
         }
         #expect(try PullRouteTests.page(server.pull(after: "0")).changeSets.count == 1)
     }
+
+    /// A schema that renames needs every change set merged again: once the log was compacted the
+    /// server refuses it before touching the store, and the dataset goes on as it was.
+    @Test func aRenamingSchemaIsRefusedOnceTheLogWasCompacted() throws {
+        let server = try ServerFixture()
+        let client = try ClientReplica()
+        let older = try SchemaDocument(jsonData: try client.store.exportSchema())
+        try server.registerSchema(try older.jsonData())
+        for index in 0..<2 { try client.addBoard("b\(index)") }
+        server.push(try client.batch(), as: try client.credentials).expectOK()
+        let stable = VersionVector([client.replica.replicaID: 2])
+        #expect(try server.service.registry.dataset("main").compactLog(stableVector: { _ in stable })?.changeSetsRemoved == 1)
+
+        var renamed = older
+        let cardIndex = try #require(renamed.entities.firstIndex { $0.name == "Card" })
+        let textIndex = try #require(renamed.entities[cardIndex].attributes.firstIndex { $0.name == "text" })
+        renamed.entities[cardIndex].attributes[textIndex].name = "body"
+        renamed.entities[cardIndex].attributes[textIndex].persistentName = "body"
+        renamed.entities[cardIndex].attributes[textIndex].originalName = "text"
+        renamed.entities[cardIndex].attributes[textIndex].columns[0].name = "body"
+        let refused = server.send(.put, "/v1/datasets/main/schema", body: try rehashed(renamed))
+        #expect(refused.status == .conflict && refused.errorCode == "schema_incompatible", "\(refused.text)")
+        #expect(refused.errorMessage.contains("compacted up to cursor 2"), "\(refused.text)")
+        #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == older.versionHash)
+        try client.addBoard("b2")
+        server.push(try client.batch(missingFrom: stable), as: try client.credentials).expectOK()
+        #expect(try PullRouteTests.page(server.pull(after: "2")).changeSets.count == 1)
+    }
 }
