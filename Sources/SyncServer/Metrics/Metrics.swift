@@ -113,16 +113,10 @@ package final class Metrics: @unchecked Sendable {
         for (dataset, cursor) in logEnds.sorted(by: { $0.key < $1.key }) {
             lines.append("syncd_log_change_sets{dataset=\"\(Metrics.escape(dataset))\"} \(cursor)")
         }
-        lines.append("# HELP syncd_compaction_bytes_reclaimed_total Bytes of change sets log compaction deleted, by dataset.")
-        lines.append("# TYPE syncd_compaction_bytes_reclaimed_total counter")
-        for (dataset, bytes) in compactionBytesReclaimed.sorted(by: { $0.key < $1.key }) {
-            lines.append("syncd_compaction_bytes_reclaimed_total{dataset=\"\(Metrics.escape(dataset))\"} \(bytes)")
-        }
-        lines.append("# HELP syncd_log_start_cursor The compaction point of each dataset's log, as of this instance's last compaction of it.")
-        lines.append("# TYPE syncd_log_start_cursor gauge")
-        for (dataset, cursor) in logStarts.sorted(by: { $0.key < $1.key }) {
-            lines.append("syncd_log_start_cursor{dataset=\"\(Metrics.escape(dataset))\"} \(cursor)")
-        }
+        Metrics.appendDatasetSeries("syncd_compaction_bytes_reclaimed_total", type: "counter",
+                                    help: "Bytes of change sets log compaction deleted, by dataset.", compactionBytesReclaimed, to: &lines)
+        Metrics.appendDatasetSeries("syncd_log_start_cursor", type: "gauge",
+                                    help: "The compaction point of each dataset's log, as of this instance's last compaction of it.", logStarts, to: &lines)
         lines.append("# HELP syncd_request_bytes_total Bytes of requests received.")
         lines.append("# TYPE syncd_request_bytes_total counter")
         lines.append("syncd_request_bytes_total \(requestBytes)")
@@ -133,6 +127,16 @@ package final class Metrics: @unchecked Sendable {
         lines.append("# TYPE syncd_open_connections gauge")
         lines.append("syncd_open_connections \(openConnections?() ?? 0)")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Appends a metric with one series per dataset, datasets in name order.
+    static func appendDatasetSeries(_ name: String, type: String, help: String, _ values: [String: some Numeric & CustomStringConvertible],
+                                    to lines: inout [String]) {
+        lines.append("# HELP \(name) \(help)")
+        lines.append("# TYPE \(name) \(type)")
+        for (dataset, value) in values.sorted(by: { $0.key < $1.key }) {
+            lines.append("\(name){dataset=\"\(Metrics.escape(dataset))\"} \(value)")
+        }
     }
 
     /// A bucket bound as Prometheus clients write it (`0.001`, `1`, `5`).

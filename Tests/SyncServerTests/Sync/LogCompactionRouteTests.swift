@@ -69,14 +69,7 @@ import Testing
         let stable = VersionVector([client.replica.replicaID: 2])
         #expect(try server.service.registry.dataset("main").compactLog(stableVector: { _ in stable })?.changeSetsRemoved == 1)
 
-        var renamed = older
-        let cardIndex = try #require(renamed.entities.firstIndex { $0.name == "Card" })
-        let textIndex = try #require(renamed.entities[cardIndex].attributes.firstIndex { $0.name == "text" })
-        renamed.entities[cardIndex].attributes[textIndex].name = "body"
-        renamed.entities[cardIndex].attributes[textIndex].persistentName = "body"
-        renamed.entities[cardIndex].attributes[textIndex].originalName = "text"
-        renamed.entities[cardIndex].attributes[textIndex].columns[0].name = "body"
-        let refused = server.send(.put, "/v1/datasets/main/schema", body: try rehashed(renamed))
+        let refused = server.send(.put, "/v1/datasets/main/schema", body: try renamingCardText(older))
         #expect(refused.status == .conflict && refused.errorCode == "schema_incompatible", "\(refused.text)")
         #expect(refused.errorMessage.contains("compacted up to cursor 2"), "\(refused.text)")
         #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == older.versionHash)
