@@ -49,7 +49,7 @@ extension SyncService {
     /// gives for it, recording it in the metrics; `nil` when the dataset has no schema or no
     /// stable vector is known.
     ///
-    /// - Throws: a ``SyncError`` or ``StoreError`` from the dataset's engine (shared storage refuses).
+    /// - Throws: a `SyncError` or `StoreError` from the dataset's engine (shared storage refuses).
     public func compactLog(of dataset: String) throws -> CompactionReport? {
         guard DatasetRegistry.isValidName(dataset), let stableVector = configuration.stableVector,
               let report = try registry.dataset(dataset).compactLog(stableVector: stableVector) else { return nil }
