@@ -2,15 +2,21 @@ import Foundation
 import SyncEngine
 
 extension SyncService {
-    /// Compacts the log of every dataset stored under the data directory below the vector
-    /// ``SyncServiceConfiguration/stableVector`` gives for it, records each compaction in the
-    /// metrics and the log, and returns what each did (datasets without a schema, or for which
-    /// no stable vector is known, are left out). With shared storage nothing is compacted.
+    /// Compacts the log of every dataset stored under the data directory (with shared storage:
+    /// every dataset this instance has served, since every instance compacts on its schedule)
+    /// below the vector ``SyncServiceConfiguration/stableVector`` gives for it, records each
+    /// compaction in the metrics and the log, and returns what each did (datasets without a
+    /// schema, or for which no stable vector is known, are left out).
     @discardableResult
     public func compactLogs() -> [String: Result<CompactionReport, any Error>] {
-        guard configuration.databaseURL == nil, configuration.stableVector != nil else { return [:] }
-        let directory = DatasetRegistry.datasetsDirectory(in: configuration.dataDirectory)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        guard configuration.stableVector != nil else { return [:] }
+        let names: [String]
+        if configuration.databaseURL == nil {
+            let directory = DatasetRegistry.datasetsDirectory(in: configuration.dataDirectory)
+            names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        } else {
+            names = registry.openedNames()
+        }
         var reports: [String: Result<CompactionReport, any Error>] = [:]
         for name in names.sorted() where DatasetRegistry.isValidName(name) {
             do {
@@ -49,7 +55,7 @@ extension SyncService {
     /// gives for it, recording it in the metrics; `nil` when the dataset has no schema or no
     /// stable vector is known.
     ///
-    /// - Throws: a `SyncError` or `StoreError` from the dataset's engine (shared storage refuses).
+    /// - Throws: a `SyncError`, `StoreError` or `PostgreSQLError` from the dataset's engine.
     public func compactLog(of dataset: String) throws -> CompactionReport? {
         guard DatasetRegistry.isValidName(dataset), let stableVector = configuration.stableVector,
               let report = try registry.dataset(dataset).compactLog(stableVector: stableVector) else { return nil }

@@ -44,6 +44,13 @@ package final class DatasetRegistry: @unchecked Sendable {
         }
     }
 
+    /// The names of the datasets opened so far.
+    package func openedNames() -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return Array(datasets.keys)
+    }
+
     /// The dataset called `name` (which must be valid); it may not have a schema yet.
     package func dataset(_ name: String) -> DatasetStore {
         precondition(DatasetRegistry.isValidName(name), "dataset names are validated before they reach the registry")

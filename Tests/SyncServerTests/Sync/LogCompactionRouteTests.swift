@@ -1,6 +1,7 @@
 import Foundation
 @testable import HTTPServer
 import SyncKit
+import TestSupport
 import Testing
 
 @testable import SyncServer
@@ -9,8 +10,8 @@ import Testing
 /// have what was compacted after its cursor, the page from the compaction point for one that
 /// can; and the compaction's metrics.
 @Suite struct LogCompactionRouteTests {
-    @Test func aPullFromBeforeTheCompactionPointIsGoneUnlessThePullerHasWhatWasCompacted() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func aPullFromBeforeTheCompactionPointIsGoneUnlessThePullerHasWhatWasCompacted(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         try server.registerSchema()
         let a = try ClientReplica(), b = try ClientReplica()
         for index in 0..<2 { try a.addBoard("a\(index)") }
@@ -18,8 +19,10 @@ import Testing
         server.push(try a.batch(), as: try a.credentials).expectOK()
         server.push(try b.batch(), as: try b.credentials).expectOK()
 
-        // Compacted by another service on the same data directory, as `syncd dataset compact` does.
-        var configuration = SyncServiceConfiguration(dataDirectory: server.directory)
+        // Compacted by another service on the same storage, as `syncd dataset compact` does.
+        let compactorDirectory = try TemporaryDirectory(prefix: "syncd-compactor")
+        var configuration = SyncServiceConfiguration(dataDirectory: storage == .sqlite ? server.directory : compactorDirectory.url)
+        configuration.databaseURL = server.database?.url
         let stable = VersionVector([a.replica.replicaID: 2])
         configuration.stableVector = { _ in stable }
         let compactor = try SyncService(configuration: configuration)
@@ -41,20 +44,34 @@ import Testing
         #expect(try PullRouteTests.page(server.pull(after: "2")).changeSets.count == 1)
     }
 
-    @Test func postgreSQLStorageRefusesToCompact() throws {
+    /// A new instance on a compacted PostgreSQL dataset restores the base and replays the tail:
+    /// its snapshot equals the snapshot of an instance that never lost its cache.
+    @Test func aNewPostgreSQLInstanceRestoresTheBaseAndReplaysTheTail() throws {
         let server = try ServerFixture(storage: .postgreSQL)
         try server.registerSchema()
-        let a = try ClientReplica()
-        try a.addBoard("a0")
+        let a = try ClientReplica(), b = try ClientReplica()
+        try a.addBoard("a0", cards: 2)
         server.push(try a.batch(), as: try a.credentials).expectOK()
-        let stable = VersionVector([a.replica.replicaID: 1])
-        do {
-            _ = try server.service.registry.dataset("main").compactLog(stableVector: { _ in stable })
-            Issue.record("PostgreSQL storage compacted")
-        } catch let error as SyncError {
-            #expect(error.message.contains("not available with PostgreSQL storage"), "\(error)")
-        }
-        #expect(try PullRouteTests.page(server.pull(after: "0")).changeSets.count == 1)
+        try b.addBoard("b0", cards: 1)
+        server.push(try b.batch(), as: try b.credentials).expectOK()
+        let stable = try server.serverVector()
+        let report = try #require(try server.service.registry.dataset("main").compactLog(stableVector: { _ in stable }))
+        #expect(report.logStart.cursor == 2 && report.changeSetsRemoved == 0 && report.changeSetsKept == 2, "\(report)")
+
+        try a.addBoard("a1")
+        server.push(try a.batch(missingFrom: stable), as: try a.credentials).expectOK()
+        let compacted = try #require(try server.service.registry.dataset("main").compactLog(stableVector: { _ in
+            VersionVector([a.replica.replicaID: 2, b.replica.replicaID: 1]) }))
+        // a's first change set left the shared log; its second is a's latest and stays.
+        #expect(compacted.logStart.cursor == 3 && compacted.changeSetsRemoved == 1 && compacted.payloadBytesRemoved > 0, "\(compacted)")
+
+        let fresh = try ServerFixture(sharingDatabaseWith: server)
+        #expect(try ServerFixture.entityRows(at: fresh.snapshotFile()) == ServerFixture.entityRows(at: server.snapshotFile()))
+        try b.addBoard("b1")
+        fresh.push(try b.batch(missingFrom: VersionVector([a.replica.replicaID: 2, b.replica.replicaID: 1])), as: try b.credentials).expectOK()
+        #expect(try ServerFixture.entityRows(at: fresh.snapshotFile()) == ServerFixture.entityRows(at: server.snapshotFile()))
+        #expect(fresh.pull(after: "0", exclude: b.replica.replicaID).errorCode == "history_compacted")
+        #expect(try PullRouteTests.page(fresh.pull(after: "3")).changeSets.count == 1)
     }
 
     /// A schema that renames needs every change set merged again: once the log was compacted the
