@@ -19,7 +19,8 @@ extension Command {
             change sets (those the merged state still refers to are kept), in one transaction. Pulls from
             a cursor before the compaction point are answered when the puller provably has what was
             compacted, else with 410 history_compacted (the client starts again from a snapshot). Safe
-            while syncd serves the same DIR. Prints what it removed. PostgreSQL storage refuses.
+            while syncd serves the same DIR or database. Prints what it removed. With --database, a base
+            (a cache's store file at the compaction point) is kept in PostgreSQL for new instances.
             """,
         options: [
             data,

@@ -76,8 +76,8 @@ import Testing
 
     /// A schema that renames needs every change set merged again: once the log was compacted the
     /// server refuses it before touching the store, and the dataset goes on as it was.
-    @Test func aRenamingSchemaIsRefusedOnceTheLogWasCompacted() throws {
-        let server = try ServerFixture()
+    @Test(arguments: ServerStorage.allCases) func aRenamingSchemaIsRefusedOnceTheLogWasCompacted(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
         let client = try ClientReplica()
         let older = try SchemaDocument(jsonData: try client.store.exportSchema())
         try server.registerSchema(try older.jsonData())

@@ -80,6 +80,12 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                 try engine.withMergeLock {
                     try engine.catchUp(on: connection)
                     if stored?.versionHash != schema.versionHash {
+                        // Renames merge the history again, which a compacted log no longer holds.
+                        if let stored, SchemaRenames(from: stored, to: schema).renamesSomething,
+                           let point = try PostgreSQLTables.compactionPoint(of: dataset, on: connection) {
+                            throw StoreError(.migrationImpossible,
+                                             "dataset \(dataset): the schema renames entities, attributes or relationships, which needs every change set merged again, but the log was compacted up to cursor \(point.cursor)")
+                        }
                         // Throws `.migrationImpossible` before anything is written to PostgreSQL.
                         engine.setCache(try SQLiteDatasetEngine.create(at: cachePath, schema: schema))
                         try PostgreSQLTables.setSchema(schema, of: dataset, on: connection)
