@@ -72,6 +72,9 @@ import Testing
         #expect(try ServerFixture.entityRows(at: fresh.snapshotFile()) == ServerFixture.entityRows(at: server.snapshotFile()))
         #expect(fresh.pull(after: "0", exclude: b.replica.replicaID).errorCode == "history_compacted")
         #expect(try PullRouteTests.page(fresh.pull(after: "3")).changeSets.count == 1)
+        // A re-push of everything, compacted change sets included, is already applied.
+        let again = fresh.push(try a.batch(), as: try a.credentials)
+        #expect(again.status == .ok && (again.json["alreadyApplied"] as? [Any])?.count == 2, "\(again.text)")
     }
 
     /// A schema that renames needs every change set merged again: once the log was compacted the
