@@ -58,6 +58,7 @@ enum Command {
                     .value("max-body-memory", valueName: "MIB", "memory all unfinished request bodies may hold together, in MiB (default 256)"),
                     replicaHorizonDays,
                     replicaHorizonSeconds,
+                    .value("compact-every", valueName: "SECONDS", "compact every dataset's log below its stable vector this often (default 14400; see 'dataset compact')"),
                 ]),
             replicaCommand,
             CommandDescription(
@@ -86,7 +87,7 @@ enum Command {
                         positionals: [PositionalDescription("HASH_PREFIX")]),
                 ]),
             CommandDescription(
-                name: "dataset", summary: "move a dataset from SQLite storage (--data) to PostgreSQL storage (--database)",
+                name: "dataset", summary: "move a dataset from SQLite storage (--data) to PostgreSQL storage (--database); compact its log",
                 discussion: """
                     export writes a dataset of DIR (its schema, replica keys and whole change-set log) to a file;
                     import creates the dataset from that file in the PostgreSQL database. The imported log keeps
@@ -107,6 +108,7 @@ enum Command {
                             .value("dataset", valueName: "NAME", "the dataset to create", required: true),
                             .value("input", valueName: "FILE", "the export to read (default stdin)"),
                         ]),
+                    compactDescription,
                 ]),
         ])
 
@@ -135,7 +137,7 @@ enum Command {
         switch command.path.dropFirst() {
         case ["serve"]: try serve(command)
         case ["token", "add"], ["token", "list"], ["token", "revoke"]: try token(command)
-        case ["dataset", "export"], ["dataset", "import"]: try dataset(command)
+        case ["dataset", "export"], ["dataset", "import"], ["dataset", "compact"]: try dataset(command)
         case ["replica", "list"], ["replica", "retire"]: try replica(command)
         default: throw command.usageError("unknown command")
         }
@@ -171,6 +173,8 @@ enum Command {
             guard mebibytes <= Int.max >> 20 else { throw options.usageError("--max-body-memory is too large: \(mebibytes)") }
             configuration.maxBufferedBodyBytes = mebibytes << 20
         }
+        serviceConfiguration.compactionInterval = try positiveSeconds(options, "compact-every") ?? defaultCompactionInterval
+        serviceConfiguration.stableVector = stableVector
         // Access lines are only queued here; the writer's thread writes them in batches.
         serviceConfiguration.log = { line in standardError.write(line) }
 
@@ -196,7 +200,9 @@ enum Command {
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         writeError("syncd listening on http://\(host):\(server.port)")
+        let compaction = service.scheduleCompaction()
         server.wait()
+        compaction?.cancel()
         signals.cancel()
         writeError("syncd: stopped")
     }
@@ -314,6 +320,8 @@ extension Command {
             }
             let count = try DatasetTransfer.importDataset(name, from: input, databaseURL: url)
             writeError("syncd: imported \(count) change set(s) into '\(name)' in \(PostgreSQLConnection.withoutPassword(url))")
+        case "compact":
+            try compact(options, dataset: name)
         default:
             throw options.usageError("unknown command")
         }

@@ -30,6 +30,8 @@ import Testing
         var selfInverseBounds: [ConflictEntry.Kind: Int] = [:]
         var olderAppRuns = 0
         var olderAppRunsThatKept = 0
+        /// Compactions of the simulated server's log that removed entries, and pulls from before its compaction point it answered.
+        var serverCompactions = 0, serverPullsAcrossCompaction = 0, serverSnapshotTails = 0
 
         /// Runs `seeds` in order, stopping after five failures.
         static func running(_ seeds: [UInt64]) -> Tally {
@@ -38,6 +40,9 @@ import Testing
                 do {
                     var simulation = try Simulation(seed: seed, mixedVersions: true)
                     if let problem = try simulation.run() { tally.failures.append("seed \(seed): \(problem)") }
+                    tally.serverCompactions += simulation.serverCompactions
+                    tally.serverPullsAcrossCompaction += simulation.serverPullsAcrossCompaction
+                    tally.serverSnapshotTails += simulation.serverSnapshotTails
                     if simulation.olderIndex != nil {
                         tally.olderAppRuns += 1
                         if simulation.keptByOlderReplica > 0 { tally.olderAppRunsThatKept += 1 }
@@ -64,6 +69,9 @@ import Testing
             selfInverseBounds.merge(other.selfInverseBounds, uniquingKeysWith: +)
             olderAppRuns += other.olderAppRuns
             olderAppRunsThatKept += other.olderAppRunsThatKept
+            serverCompactions += other.serverCompactions
+            serverPullsAcrossCompaction += other.serverPullsAcrossCompaction
+            serverSnapshotTails += other.serverSnapshotTails
         }
     }
 
@@ -98,8 +106,10 @@ import Testing
             }
             // Older apps must actually have kept what they did not know, in most of their runs.
             #expect(olderAppRunsThatKept * 2 > olderAppRuns, "\(olderAppRunsThatKept) of \(olderAppRuns) runs with an older app kept change sets")
+            #expect(tally.serverCompactions > 0 && tally.serverPullsAcrossCompaction > 0 && tally.serverSnapshotTails > 0,
+                    "\(tally.serverCompactions) server compactions, \(tally.serverPullsAcrossCompaction) pulls answered across a compaction point, \(tally.serverSnapshotTails) snapshots followed by their tail")
         }
-        print("simulation: \(SimulationTests.seeds.count) seeds (\(olderAppRuns) with an older app, \(olderAppRunsThatKept) of them keeping change sets), resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
+        print("simulation: \(SimulationTests.seeds.count) seeds (\(olderAppRuns) with an older app, \(olderAppRunsThatKept) of them keeping change sets), resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(tally.serverCompactions) server compactions (\(tally.serverPullsAcrossCompaction) pulls across one, \(tally.serverSnapshotTails) snapshot tails), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
     }
 }
 
@@ -113,6 +123,8 @@ struct Simulation {
     let olderIndex: Int?
     /// How many change sets the older replica kept for the newer schema before its upgrade.
     private(set) var keptByOlderReplica = 0
+    /// What the simulated server did (``SimulationServer``).
+    private(set) var serverCompactions = 0, serverPullsAcrossCompaction = 0, serverSnapshotTails = 0
 
     /// With `mixedVersions`, every third seed runs its last replica on ``olderSchema()``: it edits
     /// through `SyncReplica.edit` and is upgraded to the full schema before the final comparison.
@@ -183,9 +195,11 @@ struct Simulation {
     /// Runs the scenario; returns a description of the first problem, or `nil` when all is well.
     mutating func run() throws -> String? {
         try seedSharedGraph()
+        var server = try SimulationServer(seed: seed, replicas: replicas)
         let rounds = Int.random(in: 10...30, using: &random)
         var partitioned: Set<Int> = []
         for _ in 0..<rounds {
+            if let problem = try server.step(replicas) { return problem }
             if random.chance(0.15) {
                 partitioned = Set((0..<replicas.count).filter { _ in random.chance(0.3) })
             }
@@ -208,6 +222,9 @@ struct Simulation {
         }
         let vectors = try replicas.map { try $0.replica.versionVector() }
         if Set(vectors).count != 1 { return "version vectors differ after full exchange: \(vectors)" }
+        if let problem = try server.finish(replicas) { return problem }
+        (serverCompactions, serverPullsAcrossCompaction, serverSnapshotTails) =
+            (server.compactions, server.answeredPullsBeforeCompactionPoint, server.snapshotsFollowedByTheirTail)
         let digests = try replicas.map { try $0.digest() }
         for index in 1..<digests.count where digests[index] != digests[0] && index != olderIndex {
             return Simulation.difference(digests[0], digests[index], between: 0, and: index)

@@ -85,6 +85,7 @@ extension SyncReplica {
     /// Rebuilds the merged tables and the entity rows of synced objects from the stored change
     /// sets, inside the caller's transaction.
     private func mergeHistoryAgain(on connection: SQLiteConnection) throws {
+        try SyncReplica.requireWholeHistory(on: connection)
         let lastJournalEntry = try ConflictJournal.lastNumber(on: connection)
         for entity in schema.entities {
             for id in try ObjectMetadataTable.identifiers(of: entity.name, on: connection) {

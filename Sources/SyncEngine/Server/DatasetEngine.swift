@@ -96,6 +96,12 @@ public protocol DatasetEngine: AnyObject, Sendable {
     /// The meet of the acknowledged vectors of the active replicas: what every one of them
     /// has seen (the dataset's vector when none is active). Recomputed at most every second.
     func stableVector() throws -> VersionVector
+    /// Compacts the log below `stable` (a vector every active replica has seen): see
+    /// <doc:ServerStorage> and ``CompactionReport``.
+    ///
+    /// - Throws: a ``StoreError`` from the storage, or ``SyncError`` `.notSyncable` when the
+    ///   storage cannot compact.
+    func compactLog(stable: VersionVector) throws -> CompactionReport
 }
 
 extension DatasetEngine {
@@ -249,4 +255,7 @@ public enum DatasetEngineError: Error, Sendable, Equatable {
     case cursorMismatch(Int64)
     /// A replica that was retired, or was silent for longer than the horizon (`state`), pushed or pulled.
     case replicaRetired(ReplicaID, state: ReplicaState)
+    /// A cursor before the compaction point (`logStart`, see ``DatasetEngine/compactLog(stable:)``)
+    /// whose puller cannot be shown to have every compacted entry after it, such as `unknown`.
+    case historyCompacted(Int64, logStart: Int64, unknown: Dot)
 }

@@ -43,6 +43,12 @@ extension SQLiteDatasetEngine {
         }
     }
 
+    /// Copies the store file whole (log and compacted log included) to `path`: a base from which
+    /// another instance's cache replays the shared log's tail.
+    package func copyStoreFile(to path: String) throws {
+        try replica.withConnection { try $0.run("VACUUM INTO ?", [.text(path)]) }
+    }
+
     /// The cursor of the store file's last log entry and the digest up to it.
     package func logEnd() throws -> LogPosition {
         try replica.withConnection { try ServerLogTable.end(on: $0) }

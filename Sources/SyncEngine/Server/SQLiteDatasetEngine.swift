@@ -30,6 +30,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
     /// - Throws: ``StoreError`` `.migrationImpossible` or `.invalidSchema`, leaving the file as it was.
     public static func create(at path: String, schema: SchemaDocument, replicaPolicy: ReplicaPolicy = ReplicaPolicy()) throws -> SQLiteDatasetEngine {
         let existed = FileManager.default.fileExists(atPath: path)
+        if existed { try refuseRenamesAfterCompaction(at: path, schema: schema) }
         return try SQLiteDatasetEngine(replica: SyncReplica(serving: try ObjectStore(path: path, schema: schema, policy: .additiveOnly)),
                                        isNew: !existed, replicaPolicy: replicaPolicy)
     }
@@ -40,6 +41,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         path = replica.store.path
         try replica.withConnection { connection in
             try ServerLogTable.install(on: connection)
+            try ServerCompactedLogTable.install(on: connection)
             try ServerReplicaKeyTable.install(on: connection)
             try ServerSchemaHistoryTable.install(on: connection)
             try ServerReplicaTable.install(on: connection)
@@ -86,21 +88,27 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         }
     }
 
-    /// Checks the digest against the one stored with the cursor's entry, then reads the log
-    /// entries and their change sets, which are committed before they are logged.
+    /// Checks the digest against the one stored with the cursor's entry (logged or compacted),
+    /// then reads the log entries and their change sets, which are committed before they are
+    /// logged. A cursor before the compaction point reads on from it when the puller provably
+    /// has what was compacted after the cursor (see <doc:ServerStorage>).
     public func readLog(after cursor: Int64, digest: LogDigest?, limit: Int, excluding: ReplicaID?) throws -> ChangeSetLogPage {
         try replica.withConnection { connection in
             let highest = try ServerLogTable.highestAssignedCursor(on: connection)
             guard cursor >= 0, cursor <= highest else { throw DatasetEngineError.unknownCursor(cursor, logEnd: highest) }
             // Without an entry at the cursor (none was ever logged there) the digest cannot match.
-            let stored = try ServerLogTable.digest(at: cursor, on: connection)
+            var stored = try ServerLogTable.digest(at: cursor, on: connection)
             if let digest, digest != stored { throw DatasetEngineError.cursorMismatch(cursor) }
-            let entries = try ServerLogTable.entries(after: cursor, limit: limit + 1, on: connection)
+            var start = cursor
+            if let point = try readStart(after: cursor, puller: excluding, on: connection) {
+                (start, stored) = (point.cursor, point.digest)
+            }
+            let entries = try ServerLogTable.entries(after: start, limit: limit + 1, on: connection)
             let page = entries.prefix(limit)
             let changeSets = try page.compactMap { entry in
                 entry.dot.replica == excluding ? nil : try ChangeSetTable.changeSet(entry.dot, on: connection)
             }
-            return ChangeSetLogPage(changeSets: changeSets, cursor: page.last?.cursor ?? cursor,
+            return ChangeSetLogPage(changeSets: changeSets, cursor: page.last?.cursor ?? start,
                                     digest: page.last?.digest ?? stored ?? .empty, hasMore: entries.count > limit)
         }
     }
@@ -117,6 +125,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         try ServerReplicaTable.removeFromCopy(on: copy)
         try SyncStateTable.removeReplicaKey(on: copy)
         // Last: it compacts the copy, so the removed keys leave no trace in free pages.
+        try ServerCompactedLogTable.removeFromCopy(on: copy)
         try ServerLogTable.removeFromCopy(on: copy)
         return end
     }

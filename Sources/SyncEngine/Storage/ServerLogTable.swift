@@ -53,10 +53,10 @@ enum ServerLogTable {
     }
 
     /// The cursor of the last entry and the digest of the log up to it (0 and
-    /// ``LogDigest/empty`` for an empty log).
+    /// ``LogDigest/empty`` for an empty log; the compaction point when every entry was compacted).
     static func end(on connection: SQLiteConnection) throws -> LogPosition {
         guard let row = try connection.rows("SELECT cursor, digest FROM _server_log ORDER BY cursor DESC LIMIT 1").first else {
-            return LogPosition(cursor: 0, digest: .empty)
+            return try ServerCompactedLogTable.compactionPoint(on: connection) ?? LogPosition(cursor: 0, digest: .empty)
         }
         guard case .integer(let cursor) = row[0] else {
             throw SyncError(.notSyncable, "\(connection.path): the last _server_log row's cursor is damaged (\(row[0].storageClassName))")
@@ -64,10 +64,13 @@ enum ServerLogTable {
         return LogPosition(cursor: cursor, digest: try storedDigest(row[1], on: connection))
     }
 
-    /// The digest of the log up to `cursor`: ``LogDigest/empty`` at 0, `nil` when no entry has that cursor.
+    /// The digest of the log up to `cursor`: ``LogDigest/empty`` at 0, `nil` when no entry has
+    /// that cursor, logged or compacted.
     static func digest(at cursor: Int64, on connection: SQLiteConnection) throws -> LogDigest? {
         guard cursor != 0 else { return .empty }
-        guard let row = try connection.rows("SELECT digest FROM _server_log WHERE cursor = ?", [.integer(cursor)]).first else { return nil }
+        guard let row = try connection.rows("SELECT digest FROM _server_log WHERE cursor = ?", [.integer(cursor)]).first else {
+            return try ServerCompactedLogTable.digest(at: cursor, on: connection)
+        }
         return try storedDigest(row[0], on: connection)
     }
 

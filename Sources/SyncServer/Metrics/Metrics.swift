@@ -1,4 +1,5 @@
 import Foundation
+import SyncEngine
 
 /// The server's Prometheus metrics, exposed at `GET /metrics` in text format 0.0.4.
 ///
@@ -29,6 +30,8 @@ package final class Metrics: @unchecked Sendable {
     private var responseBytes: UInt64 = 0
     private var openConnections: (@Sendable () -> Int)?
     private var stableVectorLags: (@Sendable () -> [(dataset: String, lag: UInt64)])?
+    private var compactionBytesReclaimed: [String: UInt64] = [:]
+    private var logStarts: [String: Int64] = [:]
 
     package init() {}
 
@@ -63,6 +66,14 @@ package final class Metrics: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Records a compaction of `dataset`'s log: the bytes it reclaimed and where the log starts now.
+    package func recordCompaction(dataset: String, report: CompactionReport) {
+        lock.lock()
+        compactionBytesReclaimed[dataset, default: 0] &+= UInt64(max(0, report.payloadBytesRemoved))
+        logStarts[dataset] = report.logStart.cursor
+        lock.unlock()
+    }
+
     /// Where `syncd_open_connections` comes from (the HTTP server's statistics).
     package func setOpenConnectionsSource(_ source: @escaping @Sendable () -> Int) {
         lock.lock()
@@ -84,6 +95,7 @@ package final class Metrics: @unchecked Sendable {
         let durationCount = self.durationCount, changeSetsStored = self.changeSetsStored, logEnds = self.logEnds
         let requestBytes = self.requestBytes, responseBytes = self.responseBytes, openConnections = self.openConnections
         let stableVectorLags = self.stableVectorLags
+        let compactionBytesReclaimed = self.compactionBytesReclaimed, logStarts = self.logStarts
         lock.unlock()
 
         var lines: [String] = []
@@ -110,6 +122,10 @@ package final class Metrics: @unchecked Sendable {
         for (dataset, cursor) in logEnds.sorted(by: { $0.key < $1.key }) {
             lines.append("syncd_log_change_sets{dataset=\"\(Metrics.escape(dataset))\"} \(cursor)")
         }
+        Metrics.appendDatasetSeries("syncd_compaction_bytes_reclaimed_total", type: "counter",
+                                    help: "Bytes of change sets log compaction deleted, by dataset.", compactionBytesReclaimed, to: &lines)
+        Metrics.appendDatasetSeries("syncd_log_start_cursor", type: "gauge",
+                                    help: "The compaction point of each dataset's log, as of this instance's last compaction of it.", logStarts, to: &lines)
         lines.append("# HELP syncd_request_bytes_total Bytes of requests received.")
         lines.append("# TYPE syncd_request_bytes_total counter")
         lines.append("syncd_request_bytes_total \(requestBytes)")
@@ -125,6 +141,16 @@ package final class Metrics: @unchecked Sendable {
             lines.append("syncd_stable_vector_lag{dataset=\"\(Metrics.escape(dataset))\"} \(lag)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Appends a metric with one series per dataset, datasets in name order.
+    static func appendDatasetSeries(_ name: String, type: String, help: String, _ values: [String: some Numeric & CustomStringConvertible],
+                                    to lines: inout [String]) {
+        lines.append("# HELP \(name) \(help)")
+        lines.append("# TYPE \(name) \(type)")
+        for (dataset, value) in values.sorted(by: { $0.key < $1.key }) {
+            lines.append("\(name){dataset=\"\(Metrics.escape(dataset))\"} \(value)")
+        }
     }
 
     /// A bucket bound as Prometheus clients write it (`0.001`, `1`, `5`).

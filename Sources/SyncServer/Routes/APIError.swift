@@ -112,6 +112,8 @@ package struct APIError: Error, Sendable {
                 return APIError(.badRequest, "invalid_cursor", message)
             case .replicaRetired(let message):
                 return APIError(.gone, "replica_retired", message)
+            case .historyCompacted(let message, let logStart):
+                return APIError(.gone, "history_compacted", message, extra: ["logStart": .integer(UInt64(max(0, logStart)))])
             }
         case let error as SyncError:
             switch error.code {

@@ -25,6 +25,12 @@ public struct SyncServiceConfiguration: Sendable {
     /// How long a replica may stay silent before it counts as retired (`--replica-horizon-days`),
     /// and the wall clock of the replica registry.
     public var replicaPolicy = ReplicaPolicy()
+    /// How often the service compacts every dataset's log below its stable vector (see
+    /// ``SyncService/compactLogs()``); `nil` never.
+    public var compactionInterval: Duration?
+    /// The vector below which a dataset's log may be compacted: one every active replica has
+    /// seen; `nil` (or a function answering `nil`) compacts nothing.
+    public var stableVector: (@Sendable (any DatasetEngine) throws -> VersionVector?)?
 
     /// Serves the datasets and tokens in `dataDirectory`, with the default clock, skew and
     /// revalidation interval, and no access log.

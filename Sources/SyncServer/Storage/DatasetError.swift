@@ -19,4 +19,7 @@ package enum DatasetError: Error, Sendable, Equatable {
     case invalidCursor(String)
     /// A retired replica, or one silent for longer than the horizon, pushed or pulled.
     case replicaRetired(String)
+    /// A pull cursor before the compaction point `logStart` whose puller cannot be shown to have
+    /// what was compacted after it: the client starts again from a snapshot.
+    case historyCompacted(String, logStart: Int64)
 }

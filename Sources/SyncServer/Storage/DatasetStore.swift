@@ -299,6 +299,10 @@ package final class DatasetStore: @unchecked Sendable {
             page = try engine.readLog(after: cursor, digest: digest, limit: limit, excluding: excluding)
         } catch DatasetEngineError.unknownCursor(let unknown, let logEnd) {
             throw DatasetError.invalidCursor("cursor \(unknown) is not one this server handed out (its log ends at \(logEnd))")
+        } catch DatasetEngineError.historyCompacted(let compacted, let logStart, let unknown) {
+            throw DatasetError.historyCompacted(
+                "the log was compacted up to cursor \(logStart), and change set \(unknown) logged after cursor \(compacted) is not one the puller is known to have: start again from a snapshot",
+                logStart: logStart)
         } catch DatasetEngineError.cursorMismatch(let mismatched) {
             throw DatasetError.invalidCursor(
                 "the log up to cursor \(mismatched) is not the one afterDigest names (the server was restored from a backup or its log was rebuilt): pull again from cursor 0")
@@ -329,6 +333,18 @@ package final class DatasetStore: @unchecked Sendable {
         stateLock.unlock()
         guard let engine else { return nil }
         return ReplicaRegistry.lag(of: try engine.stableVector(), behind: try engine.versionVector())
+    }
+
+    // MARK: Compaction
+
+    /// Compacts the log below the vector `stableVector` gives for the engine (see
+    /// ``DatasetEngine/compactLog(stable:)``), one write at a time with pushes; `nil` when the
+    /// dataset has no schema or `stableVector` gives no vector.
+    package func compactLog(stableVector: (any DatasetEngine) throws -> VersionVector?) throws -> CompactionReport? {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        guard let engine = try engineIfRegistered(), let stable = try stableVector(engine) else { return nil }
+        return try engine.compactLog(stable: stable)
     }
 
     // MARK: Snapshot

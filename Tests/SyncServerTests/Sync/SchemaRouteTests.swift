@@ -145,14 +145,7 @@ import Testing
         let board = try client.addBoard("Renamed", cards: 1)
         #expect(server.push(try client.batch(), as: try client.credentials).status == .ok)
 
-        var renamed = older
-        let cardIndex = try #require(renamed.entities.firstIndex { $0.name == "Card" })
-        let textIndex = try #require(renamed.entities[cardIndex].attributes.firstIndex { $0.name == "text" })
-        renamed.entities[cardIndex].attributes[textIndex].name = "body"
-        renamed.entities[cardIndex].attributes[textIndex].persistentName = "body"
-        renamed.entities[cardIndex].attributes[textIndex].originalName = "text"
-        renamed.entities[cardIndex].attributes[textIndex].columns[0].name = "body"
-        let response = try server.registerSchema(try rehashed(renamed))
+        let response = try server.registerSchema(try renamingCardText(older))
         #expect(response.json["registration"] as? String == "migrated")
         // The older app keeps syncing: its schema is older, its edit of `text` lands on `body`.
         #expect(try server.registerSchema(try older.jsonData()).json["registration"] as? String == "older")

@@ -248,3 +248,15 @@ func rehashed(_ document: SchemaDocument) throws -> Data {
     document.versionHash = SHA256.hexDigest(String(decoding: try encoder.encode(document.entities), as: UTF8.self))
     return try document.jsonData()
 }
+
+/// `document` with `Card.text` renamed `body` (`originalName: "text"`), re-hashed.
+func renamingCardText(_ document: SchemaDocument) throws -> Data {
+    var renamed = document
+    let cardIndex = try #require(renamed.entities.firstIndex { $0.name == "Card" })
+    let textIndex = try #require(renamed.entities[cardIndex].attributes.firstIndex { $0.name == "text" })
+    renamed.entities[cardIndex].attributes[textIndex].name = "body"
+    renamed.entities[cardIndex].attributes[textIndex].persistentName = "body"
+    renamed.entities[cardIndex].attributes[textIndex].originalName = "text"
+    renamed.entities[cardIndex].attributes[textIndex].columns[0].name = "body"
+    return try rehashed(renamed)
+}

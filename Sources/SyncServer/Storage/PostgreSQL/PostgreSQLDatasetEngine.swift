@@ -87,6 +87,12 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                 try engine.withMergeLock {
                     try engine.catchUp(on: connection)
                     if stored?.versionHash != schema.versionHash {
+                        // Renames merge the history again, which a compacted log no longer holds.
+                        if let stored, SchemaRenames(from: stored, to: schema).renamesSomething,
+                           let point = try PostgreSQLTables.compactionPoint(of: dataset, on: connection) {
+                            throw StoreError(.migrationImpossible,
+                                             "dataset \(dataset): the schema renames entities, attributes or relationships, which needs every change set merged again, but the log was compacted up to cursor \(point.cursor)")
+                        }
                         // Throws `.migrationImpossible` before anything is written to PostgreSQL.
                         engine.setCache(try SQLiteDatasetEngine.create(at: cachePath, schema: schema))
                         try PostgreSQLTables.setSchema(schema, of: dataset, on: connection)
@@ -146,6 +152,11 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
             let entries = try PostgreSQLTables.entries(of: dataset, after: end.cursor, limit: PostgreSQLDatasetEngine.replayPageSize,
                                                        excluding: nil, on: connection)
             guard !entries.isEmpty else { return }
+            // An entry without its change set was compacted: the cache lies before the compaction point.
+            if entries.contains(where: { $0.changeSet == nil }) {
+                try restoreBase(on: connection)
+                continue
+            }
             let changeSets = entries.compactMap(\.changeSet)
             let batch = try ValidatedBatch(validating: changeSets, against: cache.schema)
             let result = try cache.apply(batch) { cacheConnection, _ in
@@ -237,11 +248,22 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
         try pool.withConnection { connection in
             let highest = try PostgreSQLTables.highestCursor(of: dataset, on: connection)
             guard cursor >= 0, cursor <= highest else { throw DatasetEngineError.unknownCursor(cursor, logEnd: highest) }
-            let stored = try PostgreSQLTables.digest(of: dataset, at: cursor, on: connection)
+            var stored = try PostgreSQLTables.digest(of: dataset, at: cursor, on: connection)
             if let digest, digest != stored { throw DatasetEngineError.cursorMismatch(cursor) }
-            let entries = try PostgreSQLTables.entries(of: dataset, after: cursor, limit: limit + 1, excluding: excluding, on: connection)
+            var start = cursor
+            // As the SQLite engine does: a cursor before the compaction point reads on from it
+            // when the puller provably has every compacted entry after the cursor.
+            if let point = try PostgreSQLTables.compactionPoint(of: dataset, on: connection), cursor < point.cursor {
+                let known = try excluding.map { try PostgreSQLTables.latestVector(of: $0, in: dataset, on: connection) } ?? VersionVector()
+                if let unknown = try PostgreSQLTables.firstUnknown(in: dataset, after: cursor, through: point.cursor, to: excluding,
+                                                                   known: known, on: connection) {
+                    throw DatasetEngineError.historyCompacted(cursor, logStart: point.cursor, unknown: unknown)
+                }
+                (start, stored) = (point.cursor, point.digest)
+            }
+            let entries = try PostgreSQLTables.entries(of: dataset, after: start, limit: limit + 1, excluding: excluding, on: connection)
             let page = entries.prefix(limit)
-            return ChangeSetLogPage(changeSets: page.compactMap(\.changeSet), cursor: page.last?.mirrored.cursor ?? cursor,
+            return ChangeSetLogPage(changeSets: page.compactMap(\.changeSet), cursor: page.last?.mirrored.cursor ?? start,
                                     digest: page.last?.mirrored.digest ?? stored ?? .empty, hasMore: entries.count > limit)
         }
     }
@@ -253,6 +275,50 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
             try pool.withConnection { try catchUp(on: $0) }
             return try currentCache.writeSnapshot(to: path)
         }
+    }
+
+    /// Compacts this instance's cache below `stable`, then, in one PostgreSQL transaction under
+    /// the dataset's lock, stores a copy of the cache as the dataset's base and drops the change
+    /// sets of the shared log's entries up to the compaction point (see
+    /// ``PostgreSQLTables/compact(_:through:base:on:)``). The report counts what left the
+    /// shared log. Other instances keep their caches; one whose cache lies before the point, or
+    /// a new one, restores the base and replays the tail.
+    func compactLog(stable: VersionVector) throws -> CompactionReport {
+        try withMergeLock {
+            try pool.withConnection { connection in
+                try connection.inTransaction {
+                    try PostgreSQLTables.lockDataset(dataset, on: connection)
+                    try catchUp(on: connection)
+                    let cache = currentCache
+                    let compacted = try cache.compactLog(stable: stable)
+                    let previous = try PostgreSQLTables.compactionPoint(of: dataset, on: connection)
+                    guard compacted.logStart.cursor > previous?.cursor ?? 0 else {
+                        return CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
+                                                logStart: previous ?? compacted.logStart)
+                    }
+                    let copy = cachePath + ".base-\(UUID().uuidString)"
+                    defer { PostgreSQLDatasetEngine.removeCacheFiles(at: copy) }
+                    try cache.copyStoreFile(to: copy)
+                    let store = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy)))
+                    let dropped = try PostgreSQLTables.compact(dataset, through: compacted.logStart, base: store, on: connection)
+                    return CompactionReport(entriesRemoved: Int(compacted.logStart.cursor - (previous?.cursor ?? 0)),
+                                            changeSetsRemoved: dropped.changeSets, changeSetsKept: compacted.changeSetsKept,
+                                            payloadBytesRemoved: dropped.bytes, logStart: compacted.logStart)
+                }
+            }
+        }
+    }
+
+    /// Replaces the cache with the dataset's base: the shared log no longer holds the change sets
+    /// the cache lacks. Called under `mergeLock`.
+    private func restoreBase(on connection: PostgreSQLConnection) throws {
+        guard let store = try PostgreSQLTables.baseStore(of: dataset, on: connection) else {
+            throw SyncError(.notSyncable, "dataset \(dataset): the shared log lacks change sets before its compaction point, and has no base")
+        }
+        let schema = currentCache.schema
+        PostgreSQLDatasetEngine.removeCacheFiles(at: cachePath)
+        try Data(store).write(to: URL(fileURLWithPath: cachePath))
+        setCache(try SQLiteDatasetEngine.create(at: cachePath, schema: schema))
     }
 }
 

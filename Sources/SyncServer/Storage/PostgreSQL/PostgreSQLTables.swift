@@ -47,6 +47,7 @@ enum PostgreSQLTables {
             try connection.execute("CREATE TABLE IF NOT EXISTS syncd_token_revision (id integer PRIMARY KEY, revision bigint NOT NULL)")
             try installReplicaTable(on: connection)
             try connection.execute("INSERT INTO syncd_token_revision (id, revision) VALUES (1, 0) ON CONFLICT DO NOTHING")
+            try installCompaction(on: connection)
         }
     }
 
@@ -177,7 +178,8 @@ extension PostgreSQLTables {
         }
     }
 
-    /// The highest cursor of `dataset`'s log (0 when it is empty); entries are never removed.
+    /// The highest cursor of `dataset`'s log (0 when it is empty); entries are never removed
+    /// (compaction drops their change sets only).
     static func highestCursor(of dataset: String, on connection: PostgreSQLConnection) throws -> Int64 {
         let sql = "SELECT coalesce(max(cursor), 0) FROM syncd_log WHERE dataset = $1"
         return try integer(try connection.execute(sql, [dataset]).scalar, column: "max(cursor)", sql: sql)

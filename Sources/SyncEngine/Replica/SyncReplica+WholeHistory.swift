@@ -1,0 +1,22 @@
+import Foundation
+import LocalStoreCore
+
+extension SyncReplica {
+    /// Refuses to merge the history again when the store no longer holds every change set its
+    /// version vector covers: a server that compacted its log, or a store made from a snapshot
+    /// of one. Merging what is left would lose what the missing change sets did.
+    ///
+    /// - Throws: ``StoreError`` `.migrationImpossible` naming the first replica whose change sets are missing.
+    static func requireWholeHistory(on connection: SQLiteConnection) throws {
+        let vector = try VersionVectorTable.vector(on: connection)
+        var stored: [ReplicaID: UInt64] = [:]
+        try connection.forEachRow("SELECT replica, count(*) FROM _sync_changeset GROUP BY replica") { row in
+            if let replica = row.uuid(at: 0) { stored[replica] = UInt64(row.integer(at: 1)) }
+        }
+        for (replica, seq) in vector.sortedEntries where stored[replica, default: 0] < seq {
+            throw StoreError(.migrationImpossible,
+                             "the schema renames entities, attributes or relationships (or lacks what the merged tables were derived under), which needs every change set merged again, but the store holds \(stored[replica, default: 0]) of the \(seq) change sets of replica \(replica.storageText): its history was compacted",
+                             path: connection.path)
+        }
+    }
+}

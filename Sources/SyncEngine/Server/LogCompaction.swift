@@ -1,0 +1,38 @@
+import Foundation
+
+/// What ``DatasetEngine/compactLog(stable:)`` removed, and where the log starts now.
+///
+/// The compaction point is the end of the longest log prefix whose change sets are all covered
+/// by the stable vector: every active replica has them, so no pull needs them again. The
+/// entries of that prefix leave the log and their change sets leave the store, except those
+/// the merged state still refers to (a delete's change set, whose vector decides which
+/// references the delete had seen; the creation of an object with unique values, whose vector
+/// decides which creations were concurrent), and each replica's latest change set (whose vector
+/// proves what the replica has to a pull from before the compaction point): those are kept
+/// whole, so that later merges decide exactly as before.
+public struct CompactionReport: Sendable, Equatable {
+    /// Log entries compacted now.
+    public var entriesRemoved: Int
+    /// Change sets deleted from the store now.
+    public var changeSetsRemoved: Int
+    /// Change sets of compacted entries kept because the merged state refers to them, or because
+    /// each is its author's latest.
+    public var changeSetsKept: Int
+    /// The bytes of the deleted change sets' stored columns (operations, vector, authenticator):
+    /// what the store file can reuse. The file itself shrinks only when it is vacuumed.
+    public var payloadBytesRemoved: Int64
+    /// The compaction point after this compaction: the last compacted entry's cursor and the
+    /// digest of the log up to it (cursor 0 while nothing was ever compacted). A pull naming a
+    /// cursor at or after it is answered as before; one before it only when the puller
+    /// provably has every compacted entry after its cursor.
+    public var logStart: LogPosition
+
+    /// A report with these fields.
+    public init(entriesRemoved: Int, changeSetsRemoved: Int, changeSetsKept: Int, payloadBytesRemoved: Int64, logStart: LogPosition) {
+        self.entriesRemoved = entriesRemoved
+        self.changeSetsRemoved = changeSetsRemoved
+        self.changeSetsKept = changeSetsKept
+        self.payloadBytesRemoved = payloadBytesRemoved
+        self.logStart = logStart
+    }
+}

@@ -1,0 +1,125 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// Log compaction of a store file (see ``CompactionReport``), and the pulls it concerns.
+extension SQLiteDatasetEngine {
+    /// How many log entries the search for the compaction point reads at a time.
+    private static let compactionScanPageSize = 1_000
+
+    /// Compacts the log below `stable` in one transaction: moves the entries of the longest log
+    /// prefix whose change sets' vectors `stable` dominates into `_server_log_compacted` (cursor,
+    /// dot and digest only) and deletes their change sets from the store, except those the
+    /// merged state refers to. Compacting again with the same vector removes nothing.
+    public func compactLog(stable: VersionVector) throws -> CompactionReport {
+        try replica.withConnection { connection in
+            try connection.inTransaction {
+                let previous = try ServerCompactedLogTable.compactionPoint(on: connection)
+                let compacted = try Self.stablePrefix(after: previous?.cursor ?? 0, below: stable, on: connection)
+                guard let point = compacted.last else {
+                    return CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
+                                            logStart: previous ?? LogPosition(cursor: 0, digest: .empty))
+                }
+                let referenced = try Self.dotsReadAgain(on: connection)
+                var removed = 0, kept = 0, bytes: Int64 = 0
+                for entry in compacted {
+                    guard !referenced.contains(entry.dot) else {
+                        kept += 1
+                        continue
+                    }
+                    let dot: [SQLValue] = [.text(entry.dot.replica.storageText), .integer(Int64(entry.dot.seq))]
+                    if case .integer(let size)? = try connection.rows(
+                        "SELECT length(operations) + length(vector) + coalesce(length(authenticator), 0) FROM _sync_changeset WHERE replica = ? AND seq = ?",
+                        dot).first?.first {
+                        bytes += size
+                    }
+                    try connection.run("DELETE FROM _sync_changeset WHERE replica = ? AND seq = ?", dot)
+                    removed += connection.changes
+                }
+                try ServerCompactedLogTable.moveLogEntries(through: point.cursor, on: connection)
+                return CompactionReport(entriesRemoved: compacted.count, changeSetsRemoved: removed, changeSetsKept: kept,
+                                        payloadBytesRemoved: bytes, logStart: LogPosition(cursor: point.cursor, digest: point.digest))
+            }
+        }
+    }
+
+    /// The log entries after `cursor`, in order, up to the first whose change set `stable` does
+    /// not dominate (its vector, not only its dot: a vector given by hand need not be closed
+    /// under causality, and an entry must not be compacted before what it depends on).
+    private static func stablePrefix(after cursor: Int64, below stable: VersionVector,
+                                     on connection: SQLiteConnection) throws -> [ServerLogTable.Entry] {
+        var prefix: [ServerLogTable.Entry] = []
+        var position = cursor
+        while true {
+            let entries = try ServerLogTable.entries(after: position, limit: compactionScanPageSize, on: connection)
+            for entry in entries {
+                guard stable.covers(entry.dot) else { return prefix }
+                guard let vector = try ChangeSetTable.vector(of: entry.dot, on: connection) else {
+                    throw SyncError(.notSyncable, "\(connection.path): the change set \(entry.dot) of log entry \(entry.cursor) is not stored")
+                }
+                guard stable.dominates(vector) else { return prefix }
+                prefix.append(entry)
+            }
+            guard let last = entries.last, entries.count == compactionScanPageSize else { return prefix }
+            position = last.cursor
+        }
+    }
+
+    /// The dots whose stored change sets are read again: by the merge (their vector or HLC), the
+    /// change sets of deletes, voided or not, and the creations of objects with unique values;
+    /// by pulls from before the compaction point, each replica's latest change set, whose vector
+    /// says what the replica has (``readStart(after:puller:on:)``).
+    private static func dotsReadAgain(on connection: SQLiteConnection) throws -> Set<Dot> {
+        var dots = Set(try VersionVectorTable.vector(on: connection).entries.map { Dot(replica: $0.key, seq: $0.value) })
+        try connection.forEachRow("""
+            SELECT replica, seq FROM _sync_delete UNION SELECT replica, seq FROM _sync_void
+            UNION SELECT object.replica, object.seq FROM _sync_unique_value AS value
+                JOIN _sync_object AS object ON object.entity = value.entity AND object.id = value.id
+            """) { row in
+            if let replica = row.uuid(at: 0) { dots.insert(Dot(replica: replica, seq: UInt64(row.integer(at: 1)))) }
+        }
+        return dots
+    }
+
+    /// Refuses, before the store file is migrated, a schema that would make the server merge its
+    /// history again (one that renames) when its log was compacted: the change sets it would
+    /// merge again are gone (see ``SyncReplica/requireWholeHistory(on:)``).
+    ///
+    /// - Throws: ``StoreError`` `.migrationImpossible`, naming the compaction point.
+    static func refuseRenamesAfterCompaction(at path: String, schema: SchemaDocument) throws {
+        guard let stored = try ObjectStore.storedSchema(at: path), stored.versionHash != schema.versionHash,
+              SchemaRenames(from: stored, to: schema).renamesSomething else { return }
+        let connection = try SQLiteConnection(path: path)
+        guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_server_log_compacted'").isEmpty,
+              let point = try ServerCompactedLogTable.compactionPoint(on: connection) else { return }
+        throw StoreError(.migrationImpossible,
+                         "the schema renames entities, attributes or relationships, which needs every change set merged again, but the log was compacted up to cursor \(point.cursor)",
+                         path: path)
+    }
+
+    /// Where a pull after `cursor` by `puller` starts reading the log: at `cursor` itself, or
+    /// at the compaction point when `cursor` lies before it and the puller provably has every
+    /// compacted entry after `cursor`, so that skipping them hands it exactly what reading them
+    /// would have (see <doc:ServerStorage>, "Log compaction").
+    ///
+    /// A puller has a compacted entry it authored. It also has every entry covered by the
+    /// vector of the latest change set it pushed: a replica's change set carries the vector of
+    /// everything it had applied when it made it, and a replica never unapplies a change set.
+    ///
+    /// - Throws: ``DatasetEngineError/historyCompacted(_:logStart:unknown:)`` naming an entry
+    ///   the puller cannot be shown to have.
+    func readStart(after cursor: Int64, puller: ReplicaID?, on connection: SQLiteConnection) throws -> LogPosition? {
+        guard let point = try ServerCompactedLogTable.compactionPoint(on: connection), cursor < point.cursor else { return nil }
+        var known = VersionVector()
+        if let puller {
+            let latest = try VersionVectorTable.vector(on: connection)[puller]
+            if latest > 0, let vector = try ChangeSetTable.vector(of: Dot(replica: puller, seq: latest), on: connection) {
+                known = vector
+            }
+        }
+        if let unknown = try ServerCompactedLogTable.firstUnknown(after: cursor, through: point.cursor, to: puller, known: known, on: connection) {
+            throw DatasetEngineError.historyCompacted(cursor, logStart: point.cursor, unknown: unknown)
+        }
+        return point
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
+
+/// Log compaction of the SQLite engine: exactly the stable prefix leaves the log, pulls from
+/// before the compaction point are answered only when the puller provably has what was
+/// compacted, merges after it decide as before, a snapshot plus the tail equals the store that
+/// was never compacted, and re-pushes of compacted change sets stay idempotent.
+@Suite struct LogCompactionTests {
+    /// Two engines fed the same pushes: `compacted` is compacted, `whole` never is.
+    private final class Engines {
+        let compactedFile = TemporaryStoreFile(prefix: "compacted"), wholeFile = TemporaryStoreFile(prefix: "whole")
+        let compacted: SQLiteDatasetEngine, whole: SQLiteDatasetEngine
+
+        init(schema: SchemaDocument) throws {
+            compacted = try SQLiteDatasetEngine.create(at: compactedFile.path, schema: schema)
+            whole = try SQLiteDatasetEngine.create(at: wholeFile.path, schema: schema)
+        }
+
+        /// Pushes what `author` has that the engines lack, as `author`, to both.
+        @discardableResult
+        func push(from author: TestReplica) throws -> [ChangeSet] {
+            let changeSets = try author.replica.changeSets(missingFrom: compacted.versionVector())
+            for engine in [compacted, whole] { _ = try engine.apply(changeSets, pushedBy: try author.replica.credentials()) }
+            return changeSets
+        }
+
+        func storedChangeSetCount() throws -> Int {
+            try compacted.replica.withConnection { connection in
+                guard case .integer(let count) = try connection.rows("SELECT count(*) FROM _sync_changeset")[0][0] else { return -1 }
+                return Int(count)
+            }
+        }
+    }
+
+    /// The history the tests compact: `a` creates a team and a member; `b`, having pulled them,
+    /// adds a member while `a` deletes the team (so the delete and `b`'s change set are
+    /// concurrent). The log holds a1, a2, b1, a3 in that order.
+    private struct History {
+        let a: TestReplica, b: TestReplica, engines: Engines
+        let team: UUID
+        var a1: ChangeSet, a2: ChangeSet, b1: ChangeSet, a3: ChangeSet
+    }
+
+    private func history() throws -> History {
+        let clock = FakeClock()
+        let a = try TestReplica(clock: clock, name: "a"), b = try TestReplica(clock: clock, name: "b")
+        let engines = try Engines(schema: a.store.schemaDocument)
+        let team = Team()
+        team.name = "Rovers"
+        a.context.insert(team)
+        try a.context.save()
+        let first = Member()
+        first.name = "Ada"
+        first.team = team
+        a.context.insert(first)
+        try a.context.save()
+        let pushedByA = try engines.push(from: a)
+        try b.pull(from: a)
+        let second = Member()
+        second.name = "Bo"
+        second.team = try b.context.object(Team.self, id: team.id)
+        b.context.insert(second)
+        try b.context.save()
+        let pushedByB = try engines.push(from: b)
+        a.context.delete(team)
+        try a.context.save()
+        let deleted = try engines.push(from: a)
+        return History(a: a, b: b, engines: engines, team: team.id, a1: pushedByA[0], a2: pushedByA[1], b1: pushedByB[0], a3: deleted[0])
+    }
+
+    @Test func compactionRemovesExactlyTheStablePrefix() throws {
+        let history = try history()
+        let engine = history.engines.compacted
+        let aID = history.a.replica.replicaID
+        // b1 is not below the vector, so the prefix ends before it, although a3 after it is.
+        let report = try engine.compactLog(stable: VersionVector([aID: 3]))
+        #expect(report.entriesRemoved == 2 && report.changeSetsRemoved == 2 && report.changeSetsKept == 0, "\(report)")
+        #expect(report.payloadBytesRemoved > 0)
+        let whole = try history.engines.whole.readLog(after: 0, limit: 10, excluding: nil)
+        let atPoint = try history.engines.whole.readLog(after: 0, limit: 2, excluding: nil)
+        #expect(report.logStart == LogPosition(cursor: 2, digest: atPoint.digest))
+        #expect(try history.engines.storedChangeSetCount() == 2)
+        // The tail is read as before, and the end of the log is where it was.
+        #expect(try engine.readLog(after: 2, limit: 10, excluding: nil).changeSets == Array(whole.changeSets.suffix(2)))
+        #expect(try engine.logEnd() == LogPosition(cursor: whole.cursor, digest: whole.digest))
+        // The same vector again compacts nothing.
+        let again = try engine.compactLog(stable: VersionVector([aID: 3]))
+        #expect(again.entriesRemoved == 0 && again.logStart == report.logStart)
+
+        // A vector covering everything compacts the rest of the log, but both change sets stay:
+        // the merge judges later references to the team against the delete's vector, and b1 is
+        // b's latest, whose vector proves what b has.
+        let all = try engine.compactLog(stable: try engine.versionVector())
+        #expect(all.entriesRemoved == 2 && all.changeSetsRemoved == 0 && all.changeSetsKept == 2, "\(all)")
+        #expect(all.logStart == LogPosition(cursor: whole.cursor, digest: whole.digest))
+        #expect(try engine.logEnd() == all.logStart)
+        let stored = try engine.replica.withConnection { try ChangeSetTable.changeSet(history.a3.dot, on: $0) }
+        #expect(stored == history.a3)
+    }
+
+    @Test func aPullFromBeforeTheCompactionPointIsAnsweredOnlyWhenThePullerHasWhatWasCompacted() throws {
+        let history = try history()
+        let engine = history.engines.compacted, whole = history.engines.whole
+        let aID = history.a.replica.replicaID, bID = history.b.replica.replicaID
+        _ = try engine.compactLog(stable: VersionVector([aID: 3]))
+
+        // Every compacted entry is a's own: a's pull reads on from the point, as the whole log answers it.
+        let byA = try engine.readLog(after: 0, limit: 10, excluding: aID)
+        let wholeByA = try whole.readLog(after: 0, limit: 10, excluding: aID)
+        #expect(byA.changeSets == wholeByA.changeSets && byA.cursor == wholeByA.cursor && byA.digest == wholeByA.digest)
+        #expect(byA.changeSets == [history.b1])
+        // b made b1 after it had a1 and a2: b has every compacted entry.
+        let byB = try engine.readLog(after: 0, limit: 10, excluding: bID)
+        #expect(byB.changeSets == [history.a3] && byB.cursor == 4)
+        // Anyone else cannot be shown to have a1.
+        for puller in [nil, UUID()] as [ReplicaID?] {
+            #expect(throws: DatasetEngineError.historyCompacted(0, logStart: 2, unknown: history.a1.dot)) {
+                try engine.readLog(after: 0, limit: 10, excluding: puller)
+            }
+        }
+        // A compacted cursor's digest is still checked.
+        let first = try whole.readLog(after: 0, limit: 1, excluding: nil)
+        #expect(try engine.readLog(after: 1, digest: first.digest, limit: 10, excluding: aID).changeSets == [history.b1])
+        #expect(throws: DatasetEngineError.cursorMismatch(1)) {
+            try engine.readLog(after: 1, digest: LogDigest.empty.appending(history.b1.dot), limit: 10, excluding: aID)
+        }
+        #expect(throws: DatasetEngineError.historyCompacted(1, logStart: 2, unknown: history.a2.dot)) {
+            try engine.readLog(after: 1, digest: first.digest, limit: 10, excluding: nil)
+        }
+        // From the point on, nothing is asked of the puller.
+        let fromPoint = try engine.readLog(after: 2, limit: 10, excluding: nil)
+        #expect(fromPoint.changeSets == [history.b1, history.a3])
+
+        // Once a3 is compacted too, b (whose last change set had not seen it) must start again.
+        _ = try engine.compactLog(stable: try engine.versionVector())
+        #expect(throws: DatasetEngineError.historyCompacted(0, logStart: 4, unknown: history.a3.dot)) {
+            try engine.readLog(after: 0, limit: 10, excluding: bID)
+        }
+        #expect(try engine.readLog(after: 3, limit: 10, excluding: aID).cursor == 4)
+    }
+
+    @Test func mergesAfterCompactionAndASnapshotPlusTheTailEqualTheStoreNeverCompacted() throws {
+        let history = try history()
+        let engines = history.engines
+        _ = try engines.compacted.compactLog(stable: try engines.compacted.versionVector())
+        let snapshotFile = TemporaryStoreFile(prefix: "snapshot")
+        let position = try engines.compacted.writeSnapshot(to: snapshotFile.path)
+
+        // b, which has not seen the delete, adds another member to the team: the delete (whose
+        // change set was compacted from the log) judges it by its vector as before.
+        let third = Member()
+        third.name = "Cy"
+        third.team = try history.b.context.object(Team.self, id: history.team)
+        history.b.context.insert(third)
+        try history.b.context.save()
+        try engines.push(from: history.b)
+        #expect(try storeDigest(engines.compacted.path) == storeDigest(engines.whole.path))
+
+        // A client made from the snapshot pulls the tail after the snapshot's cursor.
+        try SyncReplica.adoptSnapshot(at: snapshotFile.path)
+        let client = try SyncReplica(store: try ObjectStore(path: snapshotFile.path, entities: syncEntities))
+        let tail = try engines.compacted.readLog(after: position.cursor, digest: position.digest, limit: 100, excluding: client.replicaID)
+        _ = try client.apply(tail.changeSets)
+        #expect(try client.versionVector() == engines.whole.versionVector())
+        #expect(try storeDigest(snapshotFile.path) == storeDigest(engines.whole.path))
+    }
+
+    @Test func aRePushOfACompactedChangeSetIsAlreadyApplied() throws {
+        let history = try history()
+        let engine = history.engines.compacted
+        _ = try engine.compactLog(stable: try engine.versionVector())
+        let credentials = try history.a.replica.credentials()
+        let again = try engine.apply([history.a1, history.a2], pushedBy: credentials)
+        #expect(again.applied.isEmpty && again.alreadyApplied == [history.a1.dot, history.a2.dot])
+        // Its contents are gone, so other contents under its dot can no longer be told apart.
+        var altered = history.a1
+        altered.hlc = HLC(rawValue: altered.hlc.rawValue + 1)
+        #expect(try engine.apply([altered], pushedBy: credentials).alreadyApplied == [altered.dot])
+        // A change set the merged state keeps (the delete's) is still compared.
+        var alteredDelete = history.a3
+        alteredDelete.hlc = HLC(rawValue: alteredDelete.hlc.rawValue + 1)
+        #expect(throws: SyncError.self) { try engine.apply([alteredDelete], pushedBy: credentials) }
+        #expect(try history.engines.whole.readLog(after: 0, limit: 10, excluding: nil).cursor == engine.logEnd().cursor)
+    }
+}

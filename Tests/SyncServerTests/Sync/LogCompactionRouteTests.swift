@@ -1,0 +1,100 @@
+import Foundation
+@testable import HTTPServer
+import SyncKit
+import TestSupport
+import Testing
+
+@testable import SyncServer
+
+/// Pulls after a compacted log: `410 history_compacted` for a puller that cannot be shown to
+/// have what was compacted after its cursor, the page from the compaction point for one that
+/// can; and the compaction's metrics.
+@Suite struct LogCompactionRouteTests {
+    @Test(arguments: ServerStorage.allCases) func aPullFromBeforeTheCompactionPointIsGoneUnlessThePullerHasWhatWasCompacted(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
+        try server.registerSchema()
+        let a = try ClientReplica(), b = try ClientReplica()
+        for index in 0..<2 { try a.addBoard("a\(index)") }
+        try b.addBoard("b0")
+        server.push(try a.batch(), as: try a.credentials).expectOK()
+        server.push(try b.batch(), as: try b.credentials).expectOK()
+
+        // Compacted by another service on the same storage, as `syncd dataset compact` does.
+        let compactorDirectory = try TemporaryDirectory(prefix: "syncd-compactor")
+        var configuration = SyncServiceConfiguration(dataDirectory: storage == .sqlite ? server.directory : compactorDirectory.url)
+        configuration.databaseURL = server.database?.url
+        let stable = VersionVector([a.replica.replicaID: 2])
+        configuration.stableVector = { _ in stable }
+        let compactor = try SyncService(configuration: configuration)
+        let report = try #require(try compactor.compactLog(of: "main"))
+        #expect(report.entriesRemoved == 2 && report.logStart.cursor == 2)
+        let metrics = compactor.metrics.exposition()
+        #expect(metrics.contains("syncd_compaction_bytes_reclaimed_total{dataset=\"main\"} \(report.payloadBytesRemoved)"), "\(metrics)")
+        #expect(metrics.contains("syncd_log_start_cursor{dataset=\"main\"} 2"), "\(metrics)")
+
+        // b never saw a's boards.
+        let gone = server.pull(after: "0", exclude: b.replica.replicaID)
+        #expect(gone.status == .gone && gone.errorCode == "history_compacted", "\(gone.text)")
+        #expect(((gone.json["error"] as? [String: Any])?["logStart"] as? Int) == 2, "\(gone.text)")
+        #expect(server.pull(after: "1").errorCode == "history_compacted")
+        // a authored everything compacted: its page starts at the compaction point.
+        let page = try PullRouteTests.page(server.pull(after: "0", exclude: a.replica.replicaID))
+        #expect(page.changeSets.map(\.dot) == [Dot(replica: b.replica.replicaID, seq: 1)] && page.cursor == "3")
+        // From the compaction point on, every puller is answered.
+        #expect(try PullRouteTests.page(server.pull(after: "2")).changeSets.count == 1)
+    }
+
+    /// A new instance on a compacted PostgreSQL dataset restores the base and replays the tail:
+    /// its snapshot equals the snapshot of an instance that never lost its cache.
+    @Test func aNewPostgreSQLInstanceRestoresTheBaseAndReplaysTheTail() throws {
+        let server = try ServerFixture(storage: .postgreSQL)
+        try server.registerSchema()
+        let a = try ClientReplica(), b = try ClientReplica()
+        try a.addBoard("a0", cards: 2)
+        server.push(try a.batch(), as: try a.credentials).expectOK()
+        try b.addBoard("b0", cards: 1)
+        server.push(try b.batch(), as: try b.credentials).expectOK()
+        let stable = try server.serverVector()
+        let report = try #require(try server.service.registry.dataset("main").compactLog(stableVector: { _ in stable }))
+        #expect(report.logStart.cursor == 2 && report.changeSetsRemoved == 0 && report.changeSetsKept == 2, "\(report)")
+
+        try a.addBoard("a1")
+        server.push(try a.batch(missingFrom: stable), as: try a.credentials).expectOK()
+        let compacted = try #require(try server.service.registry.dataset("main").compactLog(stableVector: { _ in
+            VersionVector([a.replica.replicaID: 2, b.replica.replicaID: 1]) }))
+        // a's first change set left the shared log; its second is a's latest and stays.
+        #expect(compacted.logStart.cursor == 3 && compacted.changeSetsRemoved == 1 && compacted.payloadBytesRemoved > 0, "\(compacted)")
+
+        let fresh = try ServerFixture(sharingDatabaseWith: server)
+        #expect(try ServerFixture.entityRows(at: fresh.snapshotFile()) == ServerFixture.entityRows(at: server.snapshotFile()))
+        try b.addBoard("b1")
+        fresh.push(try b.batch(missingFrom: VersionVector([a.replica.replicaID: 2, b.replica.replicaID: 1])), as: try b.credentials).expectOK()
+        #expect(try ServerFixture.entityRows(at: fresh.snapshotFile()) == ServerFixture.entityRows(at: server.snapshotFile()))
+        #expect(fresh.pull(after: "0", exclude: b.replica.replicaID).errorCode == "history_compacted")
+        #expect(try PullRouteTests.page(fresh.pull(after: "3")).changeSets.count == 1)
+        // A re-push of everything, compacted change sets included, is already applied.
+        let again = fresh.push(try a.batch(), as: try a.credentials)
+        #expect(again.status == .ok && (again.json["alreadyApplied"] as? [Any])?.count == 2, "\(again.text)")
+    }
+
+    /// A schema that renames needs every change set merged again: once the log was compacted the
+    /// server refuses it before touching the store, and the dataset goes on as it was.
+    @Test(arguments: ServerStorage.allCases) func aRenamingSchemaIsRefusedOnceTheLogWasCompacted(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
+        let client = try ClientReplica()
+        let older = try SchemaDocument(jsonData: try client.store.exportSchema())
+        try server.registerSchema(try older.jsonData())
+        for index in 0..<2 { try client.addBoard("b\(index)") }
+        server.push(try client.batch(), as: try client.credentials).expectOK()
+        let stable = VersionVector([client.replica.replicaID: 2])
+        #expect(try server.service.registry.dataset("main").compactLog(stableVector: { _ in stable })?.changeSetsRemoved == 1)
+
+        let refused = server.send(.put, "/v1/datasets/main/schema", body: try renamingCardText(older))
+        #expect(refused.status == .conflict && refused.errorCode == "schema_incompatible", "\(refused.text)")
+        #expect(refused.errorMessage.contains("compacted up to cursor 2"), "\(refused.text)")
+        #expect(try SchemaDocument(jsonData: server.send(.get, "/v1/datasets/main/schema").body).versionHash == older.versionHash)
+        try client.addBoard("b2")
+        server.push(try client.batch(missingFrom: stable), as: try client.credentials).expectOK()
+        #expect(try PullRouteTests.page(server.pull(after: "2")).changeSets.count == 1)
+    }
+}
