@@ -75,7 +75,8 @@ extension ObjectContext {
         guard let id = statement.uuid(at: 0) else {
             throw StoreError(.corruptValue, "a row of \(mapping.name) has the identifier \(statement.value(at: 0)), which is not a UUID", entity: mapping.name)
         }
-        if let registered = registeredObjects[id] { return registered }
+        let (registered, vacancy) = registeredObjects.lookUp(id)
+        if let registered { return registered }
         row.removeAll(keepingCapacity: true)
         for (column, isAttribute) in mapping.isAttributeColumn.enumerated() {
             row.append(isAttribute ? statement.value(at: column) : .null)
@@ -93,7 +94,7 @@ extension ObjectContext {
         for (index, column) in mapping.foreignKeyColumns.enumerated() {
             state.setFault(column.map { .toOne(statement.uuid(at: $0)) } ?? .toMany, at: index)
         }
-        registeredObjects[id] = object
+        registeredObjects.insert(object, at: vacancy)
         return object
     }
 
@@ -126,7 +127,7 @@ extension ObjectContext {
         // The members go from the rows straight into the property; a failing row leaves the
         // relationship a fault, as it was.
         try relationship.description.accessor.replaceMembers(of: object) { add in
-            try forEachObject(target, sql: sql, arguments: [.text(object.objectID.storageText)]) { add($0) }
+            try forEachObject(target, sql: sql, arguments: [.text(object.objectID.storageText)]) { add($0 as AnyObject) }
         }
         state.setFault(nil, at: index)
     }

@@ -70,10 +70,9 @@ public struct MaterializingToken: Sendable {
 
 /// `object` as `Target`, or `nil` when it is of another class.
 ///
-/// Fetches and relationship loads cast every object they hand out. The objects of a fetch are
-/// nearly always of exactly the requested class, which one comparison of the class confirms; a
-/// cast from the existential through the runtime was a tenth of fetching an object. Subclasses
-/// and other classes take that cast.
+/// Fetches cast every object they hand out. The objects of a fetch are nearly always of exactly
+/// the requested class, which one comparison of the class confirms without the runtime's cast
+/// from an existential; subclasses and other classes take that cast.
 @inline(__always)
 func exactCast<Target: PersistentEntity>(_ object: any PersistentEntity, to _: Target.Type) -> Target? {
     if ObjectIdentifier(type(of: object)) == ObjectIdentifier(Target.self) {

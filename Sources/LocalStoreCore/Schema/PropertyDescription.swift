@@ -213,6 +213,10 @@ extension PropertyDescription {
     }
 
     /// An ordered to-many relationship (`[T]`).
+    ///
+    /// Inlinable, so that loading the relationship collects its members in code specialized for
+    /// the entity's classes.
+    @inlinable
     public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
         _ name: String, keyPath: KeyPath<Root, [Target]> & Sendable,
         get: @escaping @Sendable (Root) -> [Target],
@@ -220,10 +224,28 @@ extension PropertyDescription {
         inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
         persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
+        makeArrayRelationship(
+            name, keyPath: keyPath, get: get, modify: modify, inverse: inverse, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
+            persistentName: persistentName, originalName: originalName,
+            loadMembers: { owner, load in
+                var loaded: [Target] = []
+                try load { loaded.append($0 as! Target) }
+                modify(owner) { $0 = loaded }
+            })
+    }
+
+    @usableFromInline
+    static func makeArrayRelationship<Root: PersistentEntity, Target: PersistentEntity>(
+        _ name: String, keyPath: KeyPath<Root, [Target]> & Sendable,
+        get: @escaping @Sendable (Root) -> [Target],
+        modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void,
+        inverse: String, deleteRule: DeleteRule, minCount: Int?, maxCount: Int?,
+        persistentName: String?, originalName: String?, loadMembers: @escaping MemberLoading<Root>
+    ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .orderedToMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
             deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
-            accessor: ArrayAccessor(get: get, modify: modify)))
+            accessor: ArrayAccessor(get: get, modify: modify, loadMembers: loadMembers)))
     }
 }
 

@@ -86,7 +86,7 @@ protocol RelationshipAccessing: Sendable {
     /// collected straight into the property's own collection: loading a large relationship
     /// through arrays of existentials and of `AnyObject` first copied (and retained and
     /// released) every member twice more. When `load` throws, the members stay as they were.
-    func replaceMembers(of owner: AnyObject, loading load: (_ add: (any PersistentEntity) -> Void) throws -> Void) rethrows
+    func replaceMembers(of owner: AnyObject, loading load: (_ add: (AnyObject) -> Void) throws -> Void) throws
 }
 
 final class ToOneAccessor<Root: PersistentEntity, Target: PersistentEntity>: RelationshipAccessing {
@@ -116,9 +116,9 @@ final class ToOneAccessor<Root: PersistentEntity, Target: PersistentEntity>: Rel
     func replaceMembers(of owner: AnyObject, with members: [AnyObject]) {
         set(unsafeDowncast(owner, to: Root.self), members.first.map { $0 as! Target })
     }
-    func replaceMembers(of owner: AnyObject, loading load: (_ add: (any PersistentEntity) -> Void) throws -> Void) rethrows {
+    func replaceMembers(of owner: AnyObject, loading load: (_ add: (AnyObject) -> Void) throws -> Void) throws {
         var first: Target?
-        try load { member in if first == nil { first = exactCast(member, to: Target.self)! } }
+        try load { member in if first == nil { first = (member as! Target) } }
         set(unsafeDowncast(owner, to: Root.self), first)
     }
 }
@@ -172,20 +172,30 @@ final class SetAccessor<Root: PersistentEntity, Target: PersistentEntity>: Relat
     func replaceMembers(of owner: AnyObject, with members: [AnyObject]) {
         modify(unsafeDowncast(owner, to: Root.self)) { $0 = Set(members.map { $0 as! Target }) }
     }
-    func replaceMembers(of owner: AnyObject, loading load: (_ add: (any PersistentEntity) -> Void) throws -> Void) rethrows {
+    func replaceMembers(of owner: AnyObject, loading load: (_ add: (AnyObject) -> Void) throws -> Void) throws {
         var loaded = Set<Target>()
-        try load { loaded.insert(exactCast($0, to: Target.self)!) }
+        try load { loaded.insert($0 as! Target) }
         modify(unsafeDowncast(owner, to: Root.self)) { $0 = loaded }
     }
 }
 
+/// Replaces an owner's members with the objects a loader hands over, collected in the entity's
+/// module (see ``RelationshipAccessing/replaceMembers(of:loading:)``).
+@usableFromInline
+typealias MemberLoading<Root> = @Sendable (Root, (_ add: (AnyObject) -> Void) throws -> Void) throws -> Void
+
 final class ArrayAccessor<Root: PersistentEntity, Target: PersistentEntity>: RelationshipAccessing {
     let get: @Sendable (Root) -> [Target]
     let modify: @Sendable (Root, (inout [Target]) -> Void) -> Void
+    /// Collects a loaded relationship into an array of `Target` in specialized code: appending in
+    /// this generic class looked up the array's type metadata for every member.
+    let loadMembers: MemberLoading<Root>
 
-    init(get: @escaping @Sendable (Root) -> [Target], modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void) {
+    init(get: @escaping @Sendable (Root) -> [Target], modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void,
+         loadMembers: @escaping MemberLoading<Root>) {
         self.get = get
         self.modify = modify
+        self.loadMembers = loadMembers
     }
 
     func members(of owner: AnyObject) -> [AnyObject] { get(unsafeDowncast(owner, to: Root.self)) }
@@ -208,9 +218,7 @@ final class ArrayAccessor<Root: PersistentEntity, Target: PersistentEntity>: Rel
     func replaceMembers(of owner: AnyObject, with members: [AnyObject]) {
         modify(unsafeDowncast(owner, to: Root.self)) { $0 = members.map { $0 as! Target } }
     }
-    func replaceMembers(of owner: AnyObject, loading load: (_ add: (any PersistentEntity) -> Void) throws -> Void) rethrows {
-        var loaded: [Target] = []
-        try load { loaded.append(exactCast($0, to: Target.self)!) }
-        modify(unsafeDowncast(owner, to: Root.self)) { $0 = loaded }
+    func replaceMembers(of owner: AnyObject, loading load: (_ add: (AnyObject) -> Void) throws -> Void) throws {
+        try loadMembers(unsafeDowncast(owner, to: Root.self), load)
     }
 }
