@@ -29,7 +29,7 @@ extension ObjectContext {
         // bytes an object, was as large as a quarter of the objects themselves.
         var result: [Entity] = []
         try forEachObject(mapping, sql: "SELECT \(mapping.selectList) FROM \(quoteIdentifier(mapping.table))", arguments: []) { object in
-            if object._$entityState.status != .deleted, let entity = object as? Entity { result.append(entity) }
+            if object._$entityState.status != .deleted, let entity = exactCast(object, to: Entity.self) { result.append(entity) }
         }
         result.append(contentsOf: insertedObjects.compactMap {
             $0._$entityState.status == .inserted ? $0 as? Entity : nil
@@ -75,7 +75,8 @@ extension ObjectContext {
         guard let id = statement.uuid(at: 0) else {
             throw StoreError(.corruptValue, "a row of \(mapping.name) has the identifier \(statement.value(at: 0)), which is not a UUID", entity: mapping.name)
         }
-        if let registered = registeredObjects[id] { return registered }
+        let (registered, vacancy) = registeredObjects.lookUp(id)
+        if let registered { return registered }
         row.removeAll(keepingCapacity: true)
         for (column, isAttribute) in mapping.isAttributeColumn.enumerated() {
             row.append(isAttribute ? statement.value(at: column) : .null)
@@ -93,7 +94,7 @@ extension ObjectContext {
         for (index, column) in mapping.foreignKeyColumns.enumerated() {
             state.setFault(column.map { .toOne(statement.uuid(at: $0)) } ?? .toMany, at: index)
         }
-        registeredObjects[id] = object
+        registeredObjects.insert(object, at: vacancy)
         return object
     }
 
@@ -104,23 +105,30 @@ extension ObjectContext {
         let mapping = mapping(for: object)
         let relationship = mapping.relationships[index]
         guard let target = store.schema.entity(named: relationship.targetEntityName) else { return }
-        let members: [any PersistentEntity]
+        let sql: String
         switch (fault, relationship.storage) {
         case (.toOne(let targetID), _):
-            members = try targetID.flatMap { try self.object(id: $0, mapping: target) }.map { [$0] } ?? []
+            let member = try targetID.flatMap { try self.object(id: $0, mapping: target) }
+            state.setFault(nil, at: index)
+            relationship.description.accessor.replaceMembers(of: object, with: member.map { [$0] } ?? [])
+            return
         case (.toMany, .inverseForeignKey(let table, let column, let positionColumn)):
-            var sql = "SELECT \(target.selectList) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?"
-            if let positionColumn { sql += " ORDER BY \(quoteIdentifier(positionColumn)), rowid" }
-            members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.storageText)])
+            sql = "SELECT \(target.selectList) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?"
+                + (positionColumn.map { " ORDER BY \(quoteIdentifier($0)), rowid" } ?? "")
         case (.toMany, .joinTable(let table, let ownerColumn, let memberColumn, let positionColumn)):
             let columns = ([EntityTable.identifierColumn] + target.columns.map(\.name)).map { "t." + quoteIdentifier($0) }.joined(separator: ", ")
-            var sql = "SELECT \(columns) FROM \(quoteIdentifier(target.table)) t JOIN \(quoteIdentifier(table)) j ON j.\(quoteIdentifier(memberColumn)) = t.\(EntityTable.quotedIdentifierColumn) WHERE j.\(quoteIdentifier(ownerColumn)) = ?"
-            if let positionColumn { sql += " ORDER BY j.\(quoteIdentifier(positionColumn)), j.rowid" }
-            members = try fetchObjects(target, sql: sql, arguments: [.text(object.objectID.storageText)])
+            sql = "SELECT \(columns) FROM \(quoteIdentifier(target.table)) t JOIN \(quoteIdentifier(table)) j ON j.\(quoteIdentifier(memberColumn)) = t.\(EntityTable.quotedIdentifierColumn) WHERE j.\(quoteIdentifier(ownerColumn)) = ?"
+                + (positionColumn.map { " ORDER BY j.\(quoteIdentifier($0)), j.rowid" } ?? "")
         case (.toMany, .foreignKey):
-            members = []
+            state.setFault(nil, at: index)
+            relationship.description.accessor.replaceMembers(of: object, with: [])
+            return
+        }
+        // The members go from the rows straight into the property; a failing row leaves the
+        // relationship a fault, as it was.
+        try relationship.description.accessor.replaceMembers(of: object) { add in
+            try forEachObject(target, sql: sql, arguments: [.text(object.objectID.storageText)]) { add($0 as AnyObject) }
         }
         state.setFault(nil, at: index)
-        relationship.description.accessor.replaceMembers(of: object, with: members)
     }
 }

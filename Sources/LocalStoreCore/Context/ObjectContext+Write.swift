@@ -103,20 +103,19 @@ extension ObjectContext {
     ) throws {
         try statement.bind(storageTextOf: object.objectID, at: 1)
         values.removeAll(keepingCapacity: true)
-        for (index, accessor) in mapping.attributeAccessors.enumerated() {
-            try mapping.description.encodeAttribute(index, with: accessor, of: object, into: &values)
+        for (index, encoder) in mapping.attributeEncoders.enumerated() {
+            try mapping.description.encodeAttribute(index, with: encoder, of: object, into: &values)
         }
         var parameter: Int32 = 2
         for value in values {
             try statement.bind(value, at: parameter)
             parameter += 1
         }
-        for relationship in mapping.relationships {
-            guard case .foreignKey(_, let positionColumn) = relationship.storage else { continue }
-            let target = relationship.description.accessor.firstMember(of: object)
+        for foreignKey in mapping.foreignKeyWrites {
+            let target = foreignKey.accessor.firstMember(of: object)
             if let target { try statement.bind(storageTextOf: target.objectID, at: parameter) }
             parameter += 1
-            if positionColumn != nil {
+            if foreignKey.hasPositionColumn {
                 if target != nil, let position = positions[ObjectIdentifier(object)] { try statement.bind(.integer(Int64(position)), at: parameter) }
                 parameter += 1
             }

@@ -212,6 +212,24 @@ struct IdentityMap {
     /// Per slot: 0 when free, otherwise `0x80` with the hash's top seven bits.
     private var tags: [UInt8] = []
     private var count = 0
+    /// Counts the changes to the table, so that a ``Vacancy`` can tell whether it still holds.
+    private var generation: UInt = 0
+
+    /// Where a lookup that missed would enter its identifier: the free slot its probe ended at.
+    ///
+    /// A fetch looks each row's identifier up, makes the object, then enters it. Entering it
+    /// through the vacancy skips a second hash and probe; and the lookup reads the free slot
+    /// itself, so that the cache miss on it (the table is several MiB) overlaps with making the
+    /// object instead of stalling the entry.
+    struct Vacancy {
+        fileprivate let index: Int
+        fileprivate let tag: UInt8
+        fileprivate let high: UInt64
+        fileprivate let low: UInt64
+        fileprivate let generation: UInt
+        /// Whether the slot was free when the lookup read it.
+        fileprivate let isFree: Bool
+    }
 
     /// Chosen once per process, so that identifiers from elsewhere (sync) cannot be picked to collide.
     private static let key: (UInt64, UInt64) = {
@@ -233,6 +251,35 @@ struct IdentityMap {
                 remove(at: index)
             }
         }
+    }
+
+    /// The object registered under `id`, or where `id` would be entered.
+    func lookUp(_ id: UUID) -> (object: (any PersistentEntity)?, vacancy: Vacancy) {
+        let (high, low) = IdentityMap.halves(of: id)
+        guard !slots.isEmpty else {
+            return (nil, Vacancy(index: 0, tag: 0, high: high, low: low, generation: generation, isFree: false))
+        }
+        let mask = slots.count - 1
+        var (index, tag) = start(of: IdentityMap.hash(high, low))
+        while tags[index] != 0 {
+            if tags[index] == tag && slots[index].high == high && slots[index].low == low {
+                return (slots[index].object.map { $0 as! any PersistentEntity }, Vacancy(index: index, tag: tag, high: high, low: low, generation: generation, isFree: false))
+            }
+            index = (index + 1) & mask
+        }
+        return (nil, Vacancy(index: index, tag: tag, high: high, low: low, generation: generation, isFree: slots[index].object == nil))
+    }
+
+    /// Enters `object` where ``lookUp(_:)`` found no object; a full table, or one changed since
+    /// the lookup, takes the ordinary way.
+    mutating func insert(_ object: any PersistentEntity, at vacancy: Vacancy) {
+        guard vacancy.isFree, vacancy.generation == generation, (count + 1) * 8 <= slots.count * 7 else {
+            return insert(object as AnyObject, vacancy.high, vacancy.low)
+        }
+        tags[vacancy.index] = vacancy.tag
+        slots[vacancy.index] = Slot(high: vacancy.high, low: vacancy.low, object: object as AnyObject)
+        count += 1
+        generation &+= 1
     }
 
     /// Every registered object, in no particular order.
@@ -268,6 +315,7 @@ struct IdentityMap {
     }
 
     private mutating func insert(_ object: AnyObject, _ high: UInt64, _ low: UInt64) {
+        generation &+= 1
         if (count + 1) * 8 > slots.count * 7 { grow() }
         let mask = slots.count - 1
         var (index, tag) = start(of: IdentityMap.hash(high, low))
@@ -309,6 +357,7 @@ struct IdentityMap {
     /// Empties the slot at `index`, moving later entries of its probe run back so that every
     /// entry stays reachable from its home slot without a free slot in between.
     private mutating func remove(at index: Int) {
+        generation &+= 1
         let mask = slots.count - 1
         var hole = index
         var next = (index + 1) & mask

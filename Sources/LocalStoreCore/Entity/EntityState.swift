@@ -35,13 +35,16 @@ enum RelationshipFault: Equatable {
 /// to-one inline. What most objects never need (values as last saved, further to-one targets)
 /// lives in an `EntityStateOverflow` made on first use. A dictionary of faults per object would
 /// make a fetched object take about three times the memory of a plain Swift object. The object's
-/// `ObservationRegistrar` lives there too, made at the first read through a generated getter:
-/// a registrar is two allocations (about 130 bytes), more than the rest of the state, and
-/// objects that are fetched, saved or merged without being read never need one.
+/// `ObservationRegistrar` is made at the first read through a generated getter: a registrar is
+/// two allocations (about 130 bytes), more than the rest of the state, and objects that are
+/// fetched, saved or merged without being read never need one. It is held by an
+/// `EntityStateExtension` of its own (32 bytes) until the object needs an overflow, which then
+/// takes it over: an object read and never changed does not pay for the overflow's tables.
 public final class EntityState {
     // Declared from the widest alignment down, so the fields pack without padding.
     weak var context: ObjectContext?
-    private var overflow: EntityStateOverflow?
+    /// The registrar's holder, or the overflow when ``Flags/hasOverflow`` is set.
+    private var extensionRecord: EntityStateExtension?
     private var storedObjectID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     /// The target of the to-one fault at `inlineFaultIndex` (meaningful when `Flags.inlineTarget` is set).
     private var inlineFaultTarget = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
@@ -61,6 +64,8 @@ public final class EntityState {
         static let isQueuedForUpdate = Flags(rawValue: 1 << 2)
         /// The inline to-one fault has a target (otherwise it is `.toOne(nil)`).
         static let inlineTarget = Flags(rawValue: 1 << 3)
+        /// `extensionRecord` is an `EntityStateOverflow`.
+        static let hasOverflow = Flags(rawValue: 1 << 4)
     }
 
     /// Creates the state of a new object; its identifier is drawn on first use.
@@ -174,40 +179,67 @@ public final class EntityState {
         guard let overflow else { return }
         overflow.originalAttributes.removeAll()
         overflow.originalRelationships.removeAll()
-        if overflow.faults.isEmpty && overflow.observationRegistrar == nil { self.overflow = nil }
+        removeEmptyOverflow(overflow)
     }
 
     // MARK: Observation
 
     /// The object's registrar, if anything has read the object through its accessors. An object
     /// without one has no observers: observers register through reads, which make it.
-    @usableFromInline var observationRegistrar: ObservationRegistrar? { overflow?.observationRegistrar }
+    @usableFromInline var observationRegistrar: ObservationRegistrar? { extensionRecord?.observationRegistrar }
 
     /// The object's registrar, made on first use.
     func makeObservationRegistrar() -> ObservationRegistrar {
-        let overflow = makeOverflow()
-        if let registrar = overflow.observationRegistrar { return registrar }
+        if let record = extensionRecord {
+            if let registrar = record.observationRegistrar { return registrar }
+            let registrar = ObservationRegistrar()
+            record.observationRegistrar = registrar
+            return registrar
+        }
         let registrar = ObservationRegistrar()
-        overflow.observationRegistrar = registrar
+        extensionRecord = EntityStateExtension(observationRegistrar: registrar)
         return registrar
     }
 
+    /// The overflow, if the object has one.
+    private var overflow: EntityStateOverflow? {
+        guard flags.contains(.hasOverflow), let extensionRecord else { return nil }
+        return unsafeDowncast(extensionRecord, to: EntityStateOverflow.self)
+    }
+
+    /// The overflow, made on first use; it takes over a registrar made before it.
     private func makeOverflow() -> EntityStateOverflow {
         if let overflow { return overflow }
-        let created = EntityStateOverflow()
-        overflow = created
+        let created = EntityStateOverflow(observationRegistrar: extensionRecord?.observationRegistrar)
+        extensionRecord = created
+        flags.insert(.hasOverflow)
         return created
+    }
+
+    /// Drops the overflow once it holds nothing, keeping the registrar.
+    private func removeEmptyOverflow(_ overflow: EntityStateOverflow) {
+        guard overflow.faults.isEmpty && overflow.originalAttributes.isEmpty && overflow.originalRelationships.isEmpty else { return }
+        flags.remove(.hasOverflow)
+        extensionRecord = overflow.observationRegistrar.map(EntityStateExtension.init(observationRegistrar:))
+    }
+}
+
+/// Holds an object's Swift Observation registrar, made at the first read through an accessor.
+class EntityStateExtension {
+    /// The registrar; `nil` only in an overflow made before any read.
+    final var observationRegistrar: ObservationRegistrar?
+
+    init(observationRegistrar: ObservationRegistrar?) {
+        self.observationRegistrar = observationRegistrar
     }
 }
 
 /// The parts of an ``EntityState`` few objects need, allocated on first use.
-final class EntityStateOverflow {
+final class EntityStateOverflow: EntityStateExtension {
     /// Attribute index -> its column values as last saved.
     var originalAttributes: [Int: [SQLValue]] = [:]
     /// Relationship index -> its members as last saved.
     var originalRelationships: [Int: [AnyObject]] = [:]
     /// Faults the inline fields cannot hold: a second to-one, or a relationship index past 31.
     var faults: [Int: RelationshipFault] = [:]
-    /// The object's Swift Observation registrar, made at the first read through an accessor.
-    var observationRegistrar: ObservationRegistrar?
 }

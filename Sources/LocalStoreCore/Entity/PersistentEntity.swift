@@ -29,8 +29,10 @@ public protocol PersistentEntity: AnyObject, Hashable, Identifiable, SendableMet
 }
 
 extension PersistentEntity {
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    // Inlinable, so that sets of objects hash them in the entity's own module without a call
+    // through the conformance.
+    @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+    @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// The object's stable identifier: assigned at creation, kept in the store and across replicas.
     public var objectID: UUID { _$entityState.objectID }
@@ -64,4 +66,17 @@ extension PersistentEntity where ID == UUID {
 /// Proof that an object is created by LocalStore to be filled from a stored row.
 public struct MaterializingToken: Sendable {
     init() {}
+}
+
+/// `object` as `Target`, or `nil` when it is of another class.
+///
+/// Fetches cast every object they hand out. The objects of a fetch are nearly always of exactly
+/// the requested class, which one comparison of the class confirms without the runtime's cast
+/// from an existential; subclasses and other classes take that cast.
+@inline(__always)
+func exactCast<Target: PersistentEntity>(_ object: any PersistentEntity, to _: Target.Type) -> Target? {
+    if ObjectIdentifier(type(of: object)) == ObjectIdentifier(Target.self) {
+        return unsafeDowncast(object as AnyObject, to: Target.self)
+    }
+    return object as? Target
 }

@@ -68,11 +68,22 @@ public struct CompositionFieldDescription: Sendable {
     public func sqlValue(for value: Any) -> SQLValue? { encodeConstant(value) }
 }
 
+/// Appends an object's value of one attribute as SQL values.
+typealias AttributeEncoder = @Sendable (AnyObject, inout [SQLValue]) throws(ValueEncodingFailure) -> Void
+/// Sets an object's value of one attribute from the SQL values at an offset.
+typealias AttributeDecoder = @Sendable (AnyObject, [SQLValue], Int) throws(ValueDecodingFailure) -> Void
+
 /// Reads and writes one attribute of an object, type-erased so the store can work on any entity.
 protocol AttributeAccessing: Sendable {
     func encode(_ object: AnyObject, into values: inout [SQLValue]) throws(ValueEncodingFailure)
     func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure)
     func encodeConstant(_ value: Any) -> [SQLValue]?
+    /// ``encode(_:into:)`` as one closure, the specialized one when the attribute has it: the
+    /// per-row loops of fetches and saves call it without a dynamic dispatch, a generic method
+    /// and a copy of the existential in between.
+    var encoder: AttributeEncoder { get }
+    /// ``decode(_:from:at:)`` as one closure, the specialized one when the attribute has it.
+    var decoder: AttributeDecoder { get }
 }
 
 /// An attribute's encoding and decoding specialized for its entity class and value type (see
@@ -115,6 +126,16 @@ final class TypedAttributeAccessor<Root: PersistentEntity, Coder: ValueCoder>: A
     func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) {
         if let specializedCoding { return try specializedCoding.decode(object, values, offset) }
         set(unsafeDowncast(object, to: Root.self), try coder.decode(values, at: offset))
+    }
+
+    var encoder: AttributeEncoder {
+        if let specializedCoding { return specializedCoding.encode }
+        return { object, values throws(ValueEncodingFailure) in try self.encode(object, into: &values) }
+    }
+
+    var decoder: AttributeDecoder {
+        if let specializedCoding { return specializedCoding.decode }
+        return { object, values, offset throws(ValueDecodingFailure) in try self.decode(object, from: values, at: offset) }
     }
 
     func encodeConstant(_ value: Any) -> [SQLValue]? {

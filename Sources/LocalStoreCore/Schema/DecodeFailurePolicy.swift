@@ -50,9 +50,8 @@ extension EntityMapping {
     /// the attribute's ``DecodeFailurePolicy`` when the stored value does not decode.
     func decodeAttribute(_ index: Int, of object: any PersistentEntity, from row: [SQLValue], objectID: UUID) throws {
         let offset = 1 + attributeColumnOffsets[index]
-        let accessor = attributeAccessors[index]
         do {
-            try accessor.decode(object, from: row, at: offset)
+            try attributeDecoders[index](object, row, offset)
             return
         } catch {
             let attribute = description.attributes[index]
@@ -65,7 +64,7 @@ extension EntityMapping {
             case .debugAssertNil where attribute.isOptional:
                 var nulls = row
                 for column in offset..<(offset + attribute.columns.count) { nulls[column] = .null }
-                do { try accessor.decode(object, from: nulls, at: offset) } catch { try setDefaultValue(index, of: object, failure: failure) }
+                do { try attributeDecoders[index](object, nulls, offset) } catch { try setDefaultValue(index, of: object, failure: failure) }
                 DecodeFailureAssertion.fail(failure)
             case .debugAssertNil, .fallbackToDefaultValue:
                 try setDefaultValue(index, of: object, failure: failure)
@@ -75,12 +74,11 @@ extension EntityMapping {
 
     /// Gives `object` the default value of attribute `index`: the value a newly created object has.
     private func setDefaultValue(_ index: Int, of object: any PersistentEntity, failure: StoreError) throws {
-        let accessor = attributeAccessors[index]
         let fresh = description.entityType.init(_$materializing: MaterializingToken())
         var values: [SQLValue] = []
         do {
-            try accessor.encode(fresh, into: &values)
-            try accessor.decode(object, from: values, at: 0)
+            try attributeEncoders[index](fresh, &values)
+            try attributeDecoders[index](object, values, 0)
         } catch {
             throw failure
         }

@@ -8,23 +8,32 @@ extension EntityDescription {
     /// - Throws: ``StoreError`` `.unencodableValue` naming the entity, attribute and object when
     ///   the value has no SQL form (a `.codable` value JSON cannot express).
     func encodeAttribute(_ index: Int, of object: any PersistentEntity, into values: inout [SQLValue]) throws(StoreError) {
-        try encodeAttribute(index, with: attributes[index].accessor, of: object, into: &values)
+        do {
+            try attributes[index].accessor.encode(object, into: &values)
+        } catch {
+            throw unencodable(index, of: object, error)
+        }
     }
 
-    /// ``encodeAttribute(_:of:into:)`` through the attribute's accessor when the caller has it
-    /// at hand: the per-object loops of a save go through ``EntityMapping/attributeAccessors``
+    /// ``encodeAttribute(_:of:into:)`` through the attribute's encoder when the caller has it
+    /// at hand: the per-object loops of a save go through ``EntityMapping/attributeEncoders``
     /// rather than copying each attribute's description.
     @inline(__always)
     func encodeAttribute(
-        _ index: Int, with accessor: any AttributeAccessing, of object: any PersistentEntity, into values: inout [SQLValue]
+        _ index: Int, with encoder: AttributeEncoder, of object: any PersistentEntity, into values: inout [SQLValue]
     ) throws(StoreError) {
         do {
-            try accessor.encode(object, into: &values)
+            try encoder(object, &values)
         } catch {
-            let attribute = attributes[index].name
-            throw StoreError(
-                .unencodableValue, "\(name).\(attribute) of \(name) \(object.objectID.storageText) cannot be stored: \(error.message)",
-                entity: name, attribute: attribute, objectID: object.objectID)
+            throw unencodable(index, of: object, error)
         }
+    }
+
+    /// The error of an attribute value with no SQL form, naming the entity, attribute and object.
+    private func unencodable(_ index: Int, of object: any PersistentEntity, _ error: ValueEncodingFailure) -> StoreError {
+        let attribute = attributes[index].name
+        return StoreError(
+            .unencodableValue, "\(name).\(attribute) of \(name) \(object.objectID.storageText) cannot be stored: \(error.message)",
+            entity: name, attribute: attribute, objectID: object.objectID)
     }
 }

@@ -28,9 +28,11 @@ final class EntityMapping: Sendable {
     let selectList: String
     /// `INSERT INTO "Table" (<selectList>) VALUES (?, …)`: one parameter per column of a row.
     let insertSQL: String
-    /// Each attribute's accessor, in declaration order: per-object loops over the attributes
+    /// Each attribute's encoding, in declaration order: per-object loops over the attributes
     /// themselves copied every field of each description.
-    let attributeAccessors: [any AttributeAccessing]
+    let attributeEncoders: [AttributeEncoder]
+    /// Each attribute's decoding, in declaration order.
+    let attributeDecoders: [AttributeDecoder]
     /// For each column of `selectList` (the identifier first), whether it holds an attribute value: a
     /// fetch reads only those as `SQLValue`s and parses the identifiers from SQLite's bytes.
     let isAttributeColumn: [Bool]
@@ -38,6 +40,11 @@ final class EntityMapping: Sendable {
     /// other rows hold it: what a fetched object's faults are made from, without copying a
     /// `RelationshipMapping` (and retaining its strings and descriptions) per object.
     let foreignKeyColumns: [Int?]
+    /// The relationships stored as a foreign key of this entity's row, in column order: the
+    /// accessor of each, and whether a position column follows its foreign key. Inserts bind
+    /// these per row; copying each `RelationshipMapping` to find them retained and released
+    /// the strings of two relationship descriptions per relationship and row.
+    let foreignKeyWrites: [(accessor: any RelationshipAccessing, hasPositionColumn: Bool)]
     /// The uniqueness keys (`.unique` attributes, then `#Unique` keys), each with the indices of
     /// its attributes: a save checks these for the objects it inserts or whose key it changes.
     let uniqueKeys: [(key: UniqueKey, attributeIndices: [Int])]
@@ -61,10 +68,15 @@ final class EntityMapping: Sendable {
         selectList = ([EntityTable.identifierColumn] + columns.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         insertSQL = "INSERT INTO \(quoteIdentifier(table)) (\(selectList)) VALUES (\(placeholders))"
-        attributeAccessors = description.attributes.map(\.accessor)
+        attributeEncoders = description.attributes.map(\.accessor.encoder)
+        attributeDecoders = description.attributes.map(\.accessor.decoder)
         let attributeColumnCount = description.attributes.reduce(0) { $0 + $1.columns.count }
         isAttributeColumn = [false] + columns.indices.map { $0 < attributeColumnCount }
         foreignKeyColumns = relationships.map { $0.foreignKeyOffset.map { 1 + $0 } }
+        foreignKeyWrites = relationships.compactMap { relationship in
+            guard case .foreignKey(_, let positionColumn) = relationship.storage else { return nil }
+            return (relationship.description.accessor, positionColumn != nil)
+        }
         let attributes = description.attributes
         let singleKeys = attributes.indices.filter { attributes[$0].isUnique }.map { [$0] }
         let compositeKeys = description.uniquenessConstraints.map { names in names.compactMap { description.attributeIndex(named: $0) } }

@@ -176,6 +176,12 @@ extension PropertyDescription {
     }
 
     /// An unordered to-many relationship (`Set<T>`).
+    ///
+    /// Inlinable, so that the closures that add, remove and look up one member are specialized
+    /// in the entity's own module for its classes, as the attribute builders' are: the set
+    /// operations of ``SetAccessor``'s generic code hashed and copied every member through
+    /// witness tables, a tenth of inserting an object whose to-one has a to-many inverse.
+    @inlinable
     public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
         _ name: String, keyPath: KeyPath<Root, Set<Target>> & Sendable,
         get: @escaping @Sendable (Root) -> Set<Target>,
@@ -183,13 +189,34 @@ extension PropertyDescription {
         inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
         persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
+        makeSetRelationship(
+            name, keyPath: keyPath, get: get, modify: modify, inverse: inverse, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
+            persistentName: persistentName, originalName: originalName,
+            memberEditing: SpecializedSetEditing(
+                insert: { owner, member in modify(owner) { _ = $0.insert(member) } },
+                remove: { owner, member in modify(owner) { _ = $0.remove(member) } },
+                contains: { owner, member in get(owner).contains(member) }))
+    }
+
+    @usableFromInline
+    static func makeSetRelationship<Root: PersistentEntity, Target: PersistentEntity>(
+        _ name: String, keyPath: KeyPath<Root, Set<Target>> & Sendable,
+        get: @escaping @Sendable (Root) -> Set<Target>,
+        modify: @escaping @Sendable (Root, (inout Set<Target>) -> Void) -> Void,
+        inverse: String, deleteRule: DeleteRule, minCount: Int?, maxCount: Int?,
+        persistentName: String?, originalName: String?, memberEditing: SpecializedSetEditing<Root, Target>
+    ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .toMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
             deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
-            accessor: SetAccessor(get: get, modify: modify)))
+            accessor: SetAccessor(get: get, modify: modify, memberEditing: memberEditing)))
     }
 
     /// An ordered to-many relationship (`[T]`).
+    ///
+    /// Inlinable, so that loading the relationship collects its members in code specialized for
+    /// the entity's classes.
+    @inlinable
     public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
         _ name: String, keyPath: KeyPath<Root, [Target]> & Sendable,
         get: @escaping @Sendable (Root) -> [Target],
@@ -197,10 +224,28 @@ extension PropertyDescription {
         inverse: String, deleteRule: DeleteRule, minCount: Int? = nil, maxCount: Int? = nil,
         persistentName: String? = nil, originalName: String? = nil
     ) -> PropertyDescription {
+        makeArrayRelationship(
+            name, keyPath: keyPath, get: get, modify: modify, inverse: inverse, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
+            persistentName: persistentName, originalName: originalName,
+            loadMembers: { owner, load in
+                var loaded: [Target] = []
+                try load { loaded.append($0 as! Target) }
+                modify(owner) { $0 = loaded }
+            })
+    }
+
+    @usableFromInline
+    static func makeArrayRelationship<Root: PersistentEntity, Target: PersistentEntity>(
+        _ name: String, keyPath: KeyPath<Root, [Target]> & Sendable,
+        get: @escaping @Sendable (Root) -> [Target],
+        modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void,
+        inverse: String, deleteRule: DeleteRule, minCount: Int?, maxCount: Int?,
+        persistentName: String?, originalName: String?, loadMembers: @escaping MemberLoading<Root>
+    ) -> PropertyDescription {
         .relationship(RelationshipDescription(
             name: name, kind: .orderedToMany, targetEntityName: "\(Target.self)", targetType: Target.self, inverseName: inverse,
             deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, persistentName: persistentName, originalName: originalName, keyPath: keyPath,
-            accessor: ArrayAccessor(get: get, modify: modify)))
+            accessor: ArrayAccessor(get: get, modify: modify, loadMembers: loadMembers)))
     }
 }
 

@@ -82,6 +82,11 @@ protocol RelationshipAccessing: Sendable {
     func add(_ member: AnyObject, to owner: AnyObject, at index: Int?)
     func remove(_ member: AnyObject, from owner: AnyObject)
     func replaceMembers(of owner: AnyObject, with members: [AnyObject])
+    /// Replaces the members with the objects `load` hands to its argument, in that order,
+    /// collected straight into the property's own collection: loading a large relationship
+    /// through arrays of existentials and of `AnyObject` first copied (and retained and
+    /// released) every member twice more. When `load` throws, the members stay as they were.
+    func replaceMembers(of owner: AnyObject, loading load: (_ add: (AnyObject) -> Void) throws -> Void) throws
 }
 
 final class ToOneAccessor<Root: PersistentEntity, Target: PersistentEntity>: RelationshipAccessing {
@@ -111,6 +116,31 @@ final class ToOneAccessor<Root: PersistentEntity, Target: PersistentEntity>: Rel
     func replaceMembers(of owner: AnyObject, with members: [AnyObject]) {
         set(unsafeDowncast(owner, to: Root.self), members.first.map { $0 as! Target })
     }
+    func replaceMembers(of owner: AnyObject, loading load: (_ add: (AnyObject) -> Void) throws -> Void) throws {
+        var first: Target?
+        try load { member in if first == nil { first = (member as! Target) } }
+        set(unsafeDowncast(owner, to: Root.self), first)
+    }
+}
+
+/// The member operations of an unordered to-many, specialized in the entity's module (see
+/// `PropertyDescription.relationship(_:keyPath:get:modify:inverse:deleteRule:minCount:maxCount:persistentName:originalName:)`).
+@usableFromInline
+struct SpecializedSetEditing<Root: PersistentEntity, Target: PersistentEntity>: Sendable {
+    /// Adds a member to the owner's set.
+    let insert: @Sendable (Root, Target) -> Void
+    /// Removes a member from the owner's set.
+    let remove: @Sendable (Root, Target) -> Void
+    /// Whether the owner's set holds the member.
+    let contains: @Sendable (Root, Target) -> Bool
+
+    @usableFromInline
+    init(insert: @escaping @Sendable (Root, Target) -> Void, remove: @escaping @Sendable (Root, Target) -> Void,
+         contains: @escaping @Sendable (Root, Target) -> Bool) {
+        self.insert = insert
+        self.remove = remove
+        self.contains = contains
+    }
 }
 
 final class SetAccessor<Root: PersistentEntity, Target: PersistentEntity>: RelationshipAccessing {
@@ -118,36 +148,54 @@ final class SetAccessor<Root: PersistentEntity, Target: PersistentEntity>: Relat
     // `modify` mutates the stored set in place: copying a large set per change would make
     // building a relationship of n members cost O(n²).
     let modify: @Sendable (Root, (inout Set<Target>) -> Void) -> Void
+    let memberEditing: SpecializedSetEditing<Root, Target>
 
-    init(get: @escaping @Sendable (Root) -> Set<Target>, modify: @escaping @Sendable (Root, (inout Set<Target>) -> Void) -> Void) {
+    init(get: @escaping @Sendable (Root) -> Set<Target>, modify: @escaping @Sendable (Root, (inout Set<Target>) -> Void) -> Void,
+         memberEditing: SpecializedSetEditing<Root, Target>) {
         self.get = get
         self.modify = modify
+        self.memberEditing = memberEditing
     }
 
     func members(of owner: AnyObject) -> [AnyObject] { Array(get(unsafeDowncast(owner, to: Root.self))) }
     func firstMember(of owner: AnyObject) -> (any PersistentEntity)? { get(unsafeDowncast(owner, to: Root.self)).first }
     func contains(_ member: AnyObject, in owner: AnyObject) -> Bool {
-        get(unsafeDowncast(owner, to: Root.self)).contains(member as! Target)
+        memberEditing.contains(unsafeDowncast(owner, to: Root.self), member as! Target)
     }
     func count(of owner: AnyObject) -> Int { get(unsafeDowncast(owner, to: Root.self)).count }
     func add(_ member: AnyObject, to owner: AnyObject, at index: Int?) {
-        modify(unsafeDowncast(owner, to: Root.self)) { $0.insert(member as! Target) }
+        memberEditing.insert(unsafeDowncast(owner, to: Root.self), member as! Target)
     }
     func remove(_ member: AnyObject, from owner: AnyObject) {
-        modify(unsafeDowncast(owner, to: Root.self)) { $0.remove(member as! Target) }
+        memberEditing.remove(unsafeDowncast(owner, to: Root.self), member as! Target)
     }
     func replaceMembers(of owner: AnyObject, with members: [AnyObject]) {
         modify(unsafeDowncast(owner, to: Root.self)) { $0 = Set(members.map { $0 as! Target }) }
     }
+    func replaceMembers(of owner: AnyObject, loading load: (_ add: (AnyObject) -> Void) throws -> Void) throws {
+        var loaded = Set<Target>()
+        try load { loaded.insert($0 as! Target) }
+        modify(unsafeDowncast(owner, to: Root.self)) { $0 = loaded }
+    }
 }
+
+/// Replaces an owner's members with the objects a loader hands over, collected in the entity's
+/// module (see ``RelationshipAccessing/replaceMembers(of:loading:)``).
+@usableFromInline
+typealias MemberLoading<Root> = @Sendable (Root, (_ add: (AnyObject) -> Void) throws -> Void) throws -> Void
 
 final class ArrayAccessor<Root: PersistentEntity, Target: PersistentEntity>: RelationshipAccessing {
     let get: @Sendable (Root) -> [Target]
     let modify: @Sendable (Root, (inout [Target]) -> Void) -> Void
+    /// Collects a loaded relationship into an array of `Target` in specialized code: appending in
+    /// this generic class looked up the array's type metadata for every member.
+    let loadMembers: MemberLoading<Root>
 
-    init(get: @escaping @Sendable (Root) -> [Target], modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void) {
+    init(get: @escaping @Sendable (Root) -> [Target], modify: @escaping @Sendable (Root, (inout [Target]) -> Void) -> Void,
+         loadMembers: @escaping MemberLoading<Root>) {
         self.get = get
         self.modify = modify
+        self.loadMembers = loadMembers
     }
 
     func members(of owner: AnyObject) -> [AnyObject] { get(unsafeDowncast(owner, to: Root.self)) }
@@ -169,5 +217,8 @@ final class ArrayAccessor<Root: PersistentEntity, Target: PersistentEntity>: Rel
     }
     func replaceMembers(of owner: AnyObject, with members: [AnyObject]) {
         modify(unsafeDowncast(owner, to: Root.self)) { $0 = members.map { $0 as! Target } }
+    }
+    func replaceMembers(of owner: AnyObject, loading load: (_ add: (AnyObject) -> Void) throws -> Void) throws {
+        try loadMembers(unsafeDowncast(owner, to: Root.self), load)
     }
 }
