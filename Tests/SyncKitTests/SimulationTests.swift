@@ -30,6 +30,8 @@ import Testing
         var selfInverseBounds: [ConflictEntry.Kind: Int] = [:]
         var olderAppRuns = 0
         var olderAppRunsThatKept = 0
+        /// What the compactions of the compacting runs dropped, summed.
+        var compaction = CompactionTally()
 
         /// Runs `seeds` in order, stopping after five failures.
         static func running(_ seeds: [UInt64]) -> Tally {
@@ -38,6 +40,14 @@ import Testing
                 do {
                     var simulation = try Simulation(seed: seed, mixedVersions: true)
                     if let problem = try simulation.run() { tally.failures.append("seed \(seed): \(problem)") }
+                    // The same run with compactions at random moments must end exactly as this one.
+                    var compacting = try Simulation(seed: seed, mixedVersions: true, compacting: true)
+                    if let problem = try compacting.run() {
+                        tally.failures.append("seed \(seed): with compaction, \(problem)")
+                    } else if let difference = try compacting.outcomeDifference(from: simulation) {
+                        tally.failures.append("seed \(seed): compaction changed an outcome: \(difference)")
+                    }
+                    tally.compaction.add(compacting.compaction)
                     if simulation.olderIndex != nil {
                         tally.olderAppRuns += 1
                         if simulation.keptByOlderReplica > 0 { tally.olderAppRunsThatKept += 1 }
@@ -64,6 +74,7 @@ import Testing
             selfInverseBounds.merge(other.selfInverseBounds, uniquingKeysWith: +)
             olderAppRuns += other.olderAppRuns
             olderAppRunsThatKept += other.olderAppRunsThatKept
+            compaction.add(other.compaction)
         }
     }
 
@@ -98,7 +109,14 @@ import Testing
             }
             // Older apps must actually have kept what they did not know, in most of their runs.
             #expect(olderAppRunsThatKept * 2 > olderAppRuns, "\(olderAppRunsThatKept) of \(olderAppRuns) runs with an older app kept change sets")
+            // Compactions must actually drop every kind they drop, not only run.
+            let compaction = tally.compaction
+            for (kind, rows) in [("change sets", compaction.changeSets), ("change sets keeping their stamps", compaction.changeSetStampsKept),
+                                 ("tombstones", compaction.tombstones), ("field stamps", compaction.fieldStamps), ("positions", compaction.positions)] {
+                #expect(rows > 0, "no \(kind) dropped by \(compaction.runs) compactions in \(SimulationTests.seeds.count) seeds")
+            }
         }
+        print("simulation: \(tally.compaction)")
         print("simulation: \(SimulationTests.seeds.count) seeds (\(olderAppRuns) with an older app, \(olderAppRunsThatKept) of them keeping change sets), resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
     }
 }
@@ -113,14 +131,22 @@ struct Simulation {
     let olderIndex: Int?
     /// How many change sets the older replica kept for the newer schema before its upgrade.
     private(set) var keptByOlderReplica = 0
+    /// Whether replicas compact their history at random moments (decided by a generator of their
+    /// own, so the run's edits and exchanges are those of the run without compaction).
+    let compacting: Bool
+    private var compactionRandom: SeededGenerator
+    /// What the compactions dropped.
+    private(set) var compaction = CompactionTally()
 
     /// With `mixedVersions`, every third seed runs its last replica on ``olderSchema()``: it edits
     /// through `SyncReplica.edit` and is upgraded to the full schema before the final comparison.
     /// Which seeds do is decided without drawing from the generator, so the others replay as
     /// without it.
-    init(seed: UInt64, mixedVersions: Bool = false) throws {
+    init(seed: UInt64, mixedVersions: Bool = false, compacting: Bool = false) throws {
         self.seed = seed
         random = SeededGenerator(seed: seed)
+        self.compacting = compacting
+        compactionRandom = SeededGenerator(seed: ~seed)
         let count = Int.random(in: 2...6, using: &random)
         let olderIndex = mixedVersions && seed % 3 == 0 ? count - 1 : nil
         var clocks: [FakeClock] = []
@@ -199,6 +225,7 @@ struct Simulation {
                     try exchange(from: replicas[from], to: replicas[to])
                 }
             }
+            if compacting && compactionRandom.chance(0.3) { try compactOneReplica() }
         }
         // Full exchange until every vector is equal.
         for _ in 0..<replicas.count + 1 {
@@ -225,6 +252,45 @@ struct Simulation {
             if index != olderIndex, let problem = try boundsProblem(replica) { return "replica \(index): \(problem)" }
             let problems = try replica.integrityProblems()
             if !problems.isEmpty { return "replica \(index) integrity: \(problems)" }
+        }
+        return nil
+    }
+
+    /// A causally stable vector: what every replica has applied, lowered until every change set
+    /// not at or below it, on any replica (pushed or not, in a real deployment), covers it.
+    func stableVector() throws -> VersionVector {
+        let vectors = try replicas.map { try $0.replica.versionVector() }
+        var stable = vectors.dropFirst().reduce(vectors[0]) { SyncReplica.meet($0, $1) }
+        var lowered = true
+        while lowered {
+            lowered = false
+            for replica in replicas {
+                for changeSet in try replica.replica.changeSets(missingFrom: stable) where !changeSet.vector.dominates(stable) {
+                    stable = SyncReplica.meet(stable, changeSet.vector)
+                    lowered = true
+                }
+            }
+        }
+        return stable
+    }
+
+    /// One replica (not the older app's, whose upgrade merges its whole history again) has its
+    /// change sets at or below the stable vector acknowledged, as a server would, and compacts.
+    mutating func compactOneReplica() throws {
+        let candidates = replicas.indices.filter { $0 != olderIndex }
+        let replica = replicas[candidates[Int.random(in: 0..<candidates.count, using: &compactionRandom)]].replica
+        let stable = try stableVector()
+        try replica.mark(try replica.localChangeSets(status: .pending).map(\.dot).filter { stable.covers($0) }, as: .acknowledged)
+        compaction.add(try replica.compactHistory(stable: stable))
+    }
+
+    /// How this run's outcome (every replica's graph and journal) differs from `other`'s, `nil` when it does not.
+    func outcomeDifference(from other: Simulation) throws -> String? {
+        for index in replicas.indices {
+            let digest = try replicas[index].digest(), otherDigest = try other.replicas[index].digest()
+            if digest != otherDigest { return "replica \(index): " + Simulation.difference(otherDigest, digest, between: index, and: index) }
+            let journal = try replicas[index].replica.conflicts(), otherJournal = try other.replicas[index].replica.conflicts()
+            if journal != otherJournal { return "replica \(index) journals \(journal.count) entries, \(otherJournal.count) without compaction: \(journal) vs \(otherJournal)" }
         }
         return nil
     }
@@ -488,5 +554,41 @@ struct Simulation {
         } catch let error as StoreError where [.deleteDenied, .uniqueViolation, .countViolation].contains(error.code) {
             context.rollback()
         }
+    }
+}
+
+/// What compactions dropped, summed over runs.
+struct CompactionTally: Sendable, CustomStringConvertible {
+    var runs = 0
+    var changeSets = 0
+    var changeSetStampsKept = 0
+    var tombstones = 0
+    var fieldStamps = 0
+    var positions = 0
+    var bytes: Int64 = 0
+
+    mutating func add(_ report: SyncReplica.HistoryCompaction) {
+        runs += 1
+        changeSets += report.changeSets
+        changeSetStampsKept += report.changeSetStampsKept
+        tombstones += report.tombstones
+        fieldStamps += report.fieldStamps
+        positions += report.positions
+        bytes += report.bytes
+    }
+
+    mutating func add(_ other: CompactionTally) {
+        runs += other.runs
+        changeSets += other.changeSets
+        changeSetStampsKept += other.changeSetStampsKept
+        tombstones += other.tombstones
+        fieldStamps += other.fieldStamps
+        positions += other.positions
+        bytes += other.bytes
+    }
+
+    var description: String {
+        "\(runs) compactions dropped \(changeSets) change sets (\(changeSetStampsKept) keeping their stamps), \(tombstones) tombstones, "
+            + "\(fieldStamps) field stamps, \(positions) positions, \(bytes) bytes"
     }
 }

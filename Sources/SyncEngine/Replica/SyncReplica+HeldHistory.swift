@@ -28,6 +28,11 @@ extension SyncReplica {
         public var journalEntries: Int
         /// Change sets applied only in part, kept for a newer schema (``SyncReplica/keptChangeSetCount()``).
         public var keptForNewerSchema: Int = 0
+        /// The join of the stable vectors the store was compacted with (empty when it never was):
+        /// change sets at or below it may be gone (``SyncReplica/compactHistory(stable:)``).
+        public var compactedThrough = VersionVector()
+        /// What the last compaction that dropped anything dropped, `nil` before the first.
+        public var lastCompaction: HistoryCompaction?
         /// Bytes of the store file in use (entity tables included; free pages excluded).
         public var fileBytes: Int64
 
