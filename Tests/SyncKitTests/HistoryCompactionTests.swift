@@ -77,8 +77,14 @@ import Testing
         try trio.exchange(order)
         try trio.expectConverged()
         #expect(try trio.a.fetch(Member.self, doomed.objectID) == nil)
+        // Identifiers differ from run to run: each is named by its role.
+        let names = [(trio.a.replica.replicaID, "A"), (trio.b.replica.replicaID, "B"), (trio.c.replica.replicaID, "C"), (team.objectID, "team"),
+                     (doomed.objectID, "doomed"), (survivor.objectID, "survivor"), (label.objectID, "label")]
+        func named(_ text: String) -> String {
+            names.reduce(text) { $0.replacingOccurrences(of: $1.0.uuidString, with: $1.1) }
+        }
         let replicas = [trio.a, trio.b, trio.c]
-        return (Outcome(digests: try replicas.map { try $0.digest() }, journals: try replicas.map(journal)), reports)
+        return (Outcome(digests: try replicas.map { named(try $0.digest()) }, journals: try replicas.map { try journal(of: $0).map(named) }), reports)
     }
 
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
