@@ -11,7 +11,10 @@ import Testing
 /// exchange every replica must hold the identical graph, and the graph must be whole.
 ///
 /// Every third seed runs one replica on an older version of the schema, upgraded before the final
-/// comparison (CONTRACT.md §8). CI runs 500 seeds. `SIMULATION_SEEDS=5000` runs more; `SIMULATION_FIRST_SEED=5001` starts
+/// comparison (CONTRACT.md §8). Every seed runs twice, the second time with replicas compacting
+/// their history below the stable vector at random moments and after the first full exchange,
+/// and both runs must end with the same graphs and journals (CONTRACT.md "History compaction").
+/// CI runs 500 seeds. `SIMULATION_SEEDS=5000` runs more; `SIMULATION_FIRST_SEED=5001` starts
 /// further on (so several processes can share a long run); `SIMULATION_SEED=42` replays one.
 @Suite struct SimulationTests {
     static var seeds: [UInt64] {
@@ -209,30 +212,15 @@ struct Simulation {
     /// Runs the scenario; returns a description of the first problem, or `nil` when all is well.
     mutating func run() throws -> String? {
         try seedSharedGraph()
-        let rounds = Int.random(in: 10...30, using: &random)
-        var partitioned: Set<Int> = []
-        for _ in 0..<rounds {
-            if random.chance(0.15) {
-                partitioned = Set((0..<replicas.count).filter { _ in random.chance(0.3) })
-            }
-            if random.chance(0.6) {
-                let index = Int.random(in: 0..<replicas.count, using: &random)
-                if index == olderIndex { try editOnOlderSchema(replicas[index]) } else { try edit(replicas[index]) }
-            } else {
-                let from = Int.random(in: 0..<replicas.count, using: &random)
-                let to = Int.random(in: 0..<replicas.count, using: &random)
-                if from != to && !(partitioned.contains(from) || partitioned.contains(to)) {
-                    try exchange(from: replicas[from], to: replicas[to])
-                }
-            }
-            if compacting && compactionRandom.chance(0.3) { try compactOneReplica() }
+        try playRounds(Int.random(in: 10...30, using: &random))
+        try exchangeFully()
+        // Everything is stable now: compactions drop most of the history, and the rounds after
+        // them merge on top of what is left.
+        if compacting {
+            for index in replicas.indices where index != olderIndex { try compact(replicas[index].replica) }
         }
-        // Full exchange until every vector is equal.
-        for _ in 0..<replicas.count + 1 {
-            for to in replicas.indices {
-                for from in replicas.indices where from != to { try exchange(from: replicas[from], to: replicas[to]) }
-            }
-        }
+        try playRounds(Int.random(in: 5...12, using: &random))
+        try exchangeFully()
         let vectors = try replicas.map { try $0.replica.versionVector() }
         if Set(vectors).count != 1 { return "version vectors differ after full exchange: \(vectors)" }
         let digests = try replicas.map { try $0.digest() }
@@ -256,6 +244,40 @@ struct Simulation {
         return nil
     }
 
+    /// Random edits and exchanges between random replicas, with partitions; in a compacting run
+    /// a replica sometimes compacts after a round.
+    mutating func playRounds(_ rounds: Int) throws {
+        var partitioned: Set<Int> = []
+        for _ in 0..<rounds {
+            if random.chance(0.15) {
+                partitioned = Set((0..<replicas.count).filter { _ in random.chance(0.3) })
+            }
+            if random.chance(0.6) {
+                let index = Int.random(in: 0..<replicas.count, using: &random)
+                if index == olderIndex { try editOnOlderSchema(replicas[index]) } else { try edit(replicas[index]) }
+            } else {
+                let from = Int.random(in: 0..<replicas.count, using: &random)
+                let to = Int.random(in: 0..<replicas.count, using: &random)
+                if from != to && !(partitioned.contains(from) || partitioned.contains(to)) {
+                    try exchange(from: replicas[from], to: replicas[to])
+                }
+            }
+            if compacting && compactionRandom.chance(0.3) {
+                let candidates = replicas.indices.filter { $0 != olderIndex }
+                try compact(replicas[candidates[Int.random(in: 0..<candidates.count, using: &compactionRandom)]].replica)
+            }
+        }
+    }
+
+    /// Exchanges between every pair until every vector is equal.
+    mutating func exchangeFully() throws {
+        for _ in 0..<replicas.count + 1 {
+            for to in replicas.indices {
+                for from in replicas.indices where from != to { try exchange(from: replicas[from], to: replicas[to]) }
+            }
+        }
+    }
+
     /// A causally stable vector: what every replica has applied, lowered until every change set
     /// not at or below it, on any replica (pushed or not, in a real deployment), covers it.
     func stableVector() throws -> VersionVector {
@@ -274,11 +296,9 @@ struct Simulation {
         return stable
     }
 
-    /// One replica (not the older app's, whose upgrade merges its whole history again) has its
-    /// change sets at or below the stable vector acknowledged, as a server would, and compacts.
-    mutating func compactOneReplica() throws {
-        let candidates = replicas.indices.filter { $0 != olderIndex }
-        let replica = replicas[candidates[Int.random(in: 0..<candidates.count, using: &compactionRandom)]].replica
+    /// `replica` has its change sets at or below the stable vector acknowledged, as a server
+    /// would, and compacts. (Never the older app's: its upgrade merges its whole history again.)
+    mutating func compact(_ replica: SyncReplica) throws {
         let stable = try stableVector()
         try replica.mark(try replica.localChangeSets(status: .pending).map(\.dot).filter { stable.covers($0) }, as: .acknowledged)
         compaction.add(try replica.compactHistory(stable: stable))
