@@ -29,7 +29,7 @@ public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         /// A push named a replica whose registered key is another one.
         case replicaKeyMismatch = "replica_key_mismatch"
         /// What was asked for needs change sets the store dropped when it compacted its history
-        /// (``SyncReplica/compactHistory(stable:)``): a peer that lacks them, or a merge of the whole
+        /// (``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``): a peer that lacks them, or a merge of the whole
         /// history under another schema. The store must be bootstrapped from a server's snapshot.
         case historyCompacted = "history_compacted"
     }

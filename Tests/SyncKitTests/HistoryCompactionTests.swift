@@ -25,6 +25,24 @@ import Testing
         try replica.replica.mark(try replica.replica.localChangeSets(status: .pending).map(\.dot), as: .acknowledged)
     }
 
+    /// A saves `objects` (and what they reach), everyone takes them; then A deletes `doomed` and
+    /// everyone takes that too.
+    static func deleteEverywhere(_ doomed: Member, savedWith objects: [any PersistentEntity], in trio: ReplicaTrio) throws {
+        for object in objects { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+        trio.a.context.delete(try trio.a.object(Member.self, doomed.objectID))
+        try trio.a.context.save()
+        try trio.shareBase()
+    }
+
+    /// A's change sets acknowledged, A and B compact below what all three have.
+    static func compactAAndB(of trio: ReplicaTrio) throws -> [SyncReplica.HistoryCompaction] {
+        try acknowledgeEverything(of: trio.a)
+        let stable = try stableVector(of: trio)
+        return [try trio.a.replica.compactHistory(stable: stable), try trio.b.replica.compactHistory(stable: stable)]
+    }
+
     /// Each journal entry as text, without its number (which counts per replica).
     static func journal(of replica: TestReplica) throws -> [String] {
         try replica.replica.conflicts().map { entry in
@@ -43,20 +61,8 @@ import Testing
         doomed.team = team
         doomed.manager = survivor
         doomed.addToLabels(label)
-        trio.a.context.insert(team)
-        trio.a.context.insert(survivor)
-        try trio.a.context.save()
-        try trio.shareBase()
-        trio.a.context.delete(try trio.a.object(Member.self, doomed.objectID))
-        try trio.a.context.save()
-        try trio.shareBase()
-
-        var reports: [SyncReplica.HistoryCompaction] = []
-        if compacting {
-            try acknowledgeEverything(of: trio.a)
-            let stable = try stableVector(of: trio)
-            reports = [try trio.a.replica.compactHistory(stable: stable), try trio.b.replica.compactHistory(stable: stable)]
-        }
+        try deleteEverywhere(doomed, savedWith: [team, survivor], in: trio)
+        let reports = compacting ? try compactAAndB(of: trio) : []
 
         // Causally after the delete: its identifier is never created again, compacted or not.
         let again = Member()
@@ -108,15 +114,8 @@ import Testing
         team.name = "T"; member.name = "M"; other.name = "O"
         member.team = team
         other.team = team
-        trio.a.context.insert(team)
-        try trio.a.context.save()
-        try trio.shareBase()
-        trio.a.context.delete(try trio.a.object(Member.self, member.objectID))
-        try trio.a.context.save()
-        try trio.shareBase()
-        try HistoryCompactionTests.acknowledgeEverything(of: trio.a)
-        let stable = try HistoryCompactionTests.stableVector(of: trio)
-        for replica in [trio.a, trio.b] { try replica.replica.compactHistory(stable: stable) }
+        try HistoryCompactionTests.deleteEverywhere(member, savedWith: [team], in: trio)
+        _ = try HistoryCompactionTests.compactAAndB(of: trio)
         let deleteDot = Dot(replica: trio.a.replica.replicaID, seq: 2)
         #expect(try trio.b.replica.withConnection { try ChangeSetTable.changeSet(deleteDot, on: $0) } == nil)
         #expect(try trio.b.replica.withConnection { try ChangeSetTable.vector(of: deleteDot, on: $0) } != nil)
@@ -191,6 +190,23 @@ import Testing
         #expect(report.tombstones == 0 && report.changeSets == 1, "\(report)")
     }
 
+    /// While an older app is active, deleted objects keep their last values: only change sets go.
+    @Test func deletedObjectsStayWhenAskedTo() throws {
+        let a = try TestReplica(name: "a")
+        let label = Label()
+        label.text = "gone"
+        a.context.insert(label)
+        try a.context.save()
+        a.context.delete(label)
+        try a.context.save()
+        try HistoryCompactionTests.acknowledgeEverything(of: a)
+        let keeping = try a.replica.compactHistory(stable: try a.replica.versionVector(), droppingDeletedObjects: false)
+        #expect(keeping.changeSets == 2 && keeping.tombstones == 0, "\(keeping)")
+        #expect(try a.replica.lastKnownRecord("Label", id: label.objectID)?.attributes.first { $0.name == "text" }?.values == [.text("gone")])
+        let dropping = try a.replica.compactHistory(stable: try a.replica.versionVector())
+        #expect(dropping.changeSets == 0 && dropping.tombstones == 1, "\(dropping)")
+    }
+
     /// A store that keeps change sets for a newer schema drops nothing; a compacted store that must
     /// merge its history again (its schema renames something) refuses to open and stays as it was.
     @Test func mergingTheHistoryAgainNeedsTheWholeHistory() throws {
@@ -220,5 +236,38 @@ import Testing
         let after = try SQLiteConnection(path: file.path)
         #expect(try after.rows("SELECT count(*) FROM _sync_object WHERE tombstone = '{}'").first?.first == .integer(1))
         #expect(try SyncStateTable.mergedSchema(on: after)?.entities.contains { $0.name == "Card" } == true)
+    }
+
+    /// How long compaction takes on a large store: `COMPACTION_TIMING_CHANGE_SETS=100000` fills a
+    /// store with that many change sets of another replica (each creates a label; every tenth
+    /// deletes the label of the one before), then times a compaction below all of them and one
+    /// that finds nothing more to drop (the call after a pull that did not move the vector).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["COMPACTION_TIMING_CHANGE_SETS"] != nil))
+    func compactionTimeOnALargeStore() throws {
+        let count = Int(ProcessInfo.processInfo.environment["COMPACTION_TIMING_CHANGE_SETS"] ?? "") ?? 100_000
+        let replica = try TestReplica(name: "timing")
+        let author = UUID()
+        var previous: UUID?
+        var batch: [ChangeSet] = []
+        for seq in 1...UInt64(count) {
+            let id = UUID()
+            var operations: [SyncKit.Operation] = [.create(entity: "Label", id: id), .set(entity: "Label", id: id, attribute: "text", values: [.text("label \(seq)")])]
+            if seq % 10 == 0, let previous { operations.append(.delete(entity: "Label", id: previous, root: previous)) }
+            previous = id
+            batch.append(ChangeSet(dot: Dot(replica: author, seq: seq), hlc: HLC(rawValue: (1_700_000_000_000 + seq) << 16),
+                                   vector: VersionVector([author: seq]), operations: operations))
+            if batch.count == 1_000 {
+                _ = try replica.replica.apply(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { _ = try replica.replica.apply(batch) }
+        let stable = try replica.replica.versionVector()
+        let clock = ContinuousClock()
+        var report = SyncReplica.HistoryCompaction(stable: stable)
+        let first = try clock.measure { report = try replica.replica.compactHistory(stable: stable) }
+        let again = try clock.measure { try replica.replica.compactHistory(stable: stable) }
+        print("compaction of \(count) change sets: \(first) (\(report.changeSets) change sets, \(report.tombstones) tombstones, \(report.bytes) bytes); nothing more to drop: \(again)")
+        #expect(report.changeSets == count && report.tombstones == count / 10)
     }
 }

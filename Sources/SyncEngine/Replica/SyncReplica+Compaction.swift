@@ -2,7 +2,7 @@ import Foundation
 import LocalStoreCore
 
 extension SyncReplica {
-    /// What one ``SyncReplica/compactHistory(stable:)`` dropped.
+    /// What one ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)`` dropped.
     public struct HistoryCompaction: Sendable, Equatable, Codable {
         /// The stable vector the compaction used: the one it was given, lowered to this store's
         /// vector and below this replica's unacknowledged change sets that do not cover it.
@@ -105,17 +105,27 @@ extension SyncReplica {
     /// Cheap enough to run after every pull that moved the stable vector: the change-set steps
     /// read only the rows at or below it, the tombstone step one pass over the deleted objects.
     ///
+    /// **Older apps.** A replica whose schema is older than the dataset's may not apply a newer
+    /// app's delete (of an entity it knows under another name) and edit the object afterwards, in
+    /// change sets causally after the delete: a deny rule may then void the delete and bring the
+    /// object back with its last values. While such a replica is active (syncd knows: it
+    /// registered an `older` schema), pass `droppingDeletedObjects: false`, which keeps the
+    /// tombstones, stamps and positions of deleted objects and drops change sets alone.
+    ///
+    /// - Parameters:
+    ///   - stable: the dataset's stable vector.
+    ///   - droppingDeletedObjects: whether the last values, stamps and positions of objects
+    ///     deleted for good go too (the default); `false` while a replica on an older schema is active.
     /// - Throws: ``SyncError`` when the store cannot be read or written; nothing is dropped then.
     @discardableResult
-    public func compactHistory(stable: VersionVector) throws -> HistoryCompaction {
+    public func compactHistory(stable: VersionVector, droppingDeletedObjects: Bool = true) throws -> HistoryCompaction {
         try withConnection { connection in
             try connection.inTransaction {
                 var usable = SyncReplica.meet(stable, try VersionVectorTable.vector(on: connection))
                 // An unacknowledged change set of this replica that does not cover the vector is
                 // concurrent with some change set at or below it and has yet to reach the others:
                 // what it may meet must stay until it covers the vector.
-                var unacknowledged = try ChangeSetTable.changeSets(of: replicaID, status: .pending, on: connection)
-                    + ChangeSetTable.changeSets(of: replicaID, status: .sent, on: connection)
+                var unacknowledged = try CompactionTable.unacknowledgedVectors(of: replicaID, on: connection)
                 while let notCovering = unacknowledged.first(where: { !usable.covers($0.dot) && !$0.vector.dominates(usable) }) {
                     usable = SyncReplica.meet(usable, notCovering.vector)
                     unacknowledged.removeAll { $0.dot == notCovering.dot }
@@ -125,7 +135,7 @@ extension SyncReplica {
                     report.heldForNewerSchema = true
                     return report
                 }
-                return try SyncTables.compactHistory(stable: usable, on: connection)
+                return try SyncTables.compactHistory(stable: usable, droppingDeletedObjects: droppingDeletedObjects, on: connection)
             }
         }
     }

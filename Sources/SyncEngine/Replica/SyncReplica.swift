@@ -92,7 +92,7 @@ public final class SyncReplica: Sendable {
     /// respects causality (by `(HLC, replica ID)`).
     ///
     /// - Throws: ``SyncError`` `.historyCompacted` when the peer lacks change sets this store
-    ///   dropped (``compactHistory(stable:)``), naming the replica and range: the peer must
+    ///   dropped (``compactHistory(stable:droppingDeletedObjects:)``), naming the replica and range: the peer must
     ///   bootstrap from a server's snapshot instead.
     public func changeSets(missingFrom vector: VersionVector, limit: Int? = nil) throws -> [ChangeSet] {
         try withConnection { connection in

@@ -32,6 +32,18 @@ enum CompactionTable {
         return (HLC(rawValue: UInt64(bitPattern: hlc)), try vector(json, of: "the kept vector of compacted change set \(dot)"))
     }
 
+    /// The dots and vectors of `replica`'s pending and sent change sets (their operations are not read).
+    static func unacknowledgedVectors(of replica: ReplicaID, on connection: SQLiteConnection) throws -> [(dot: Dot, vector: VersionVector)] {
+        var result: [(dot: Dot, vector: VersionVector)] = []
+        for row in try connection.rows("SELECT seq, vector FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
+                                       [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]) {
+            guard case .integer(let seq) = row[0], case .text(let json) = row[1] else { continue }
+            let dot = Dot(replica: replica, seq: UInt64(seq))
+            result.append((dot, try vector(json, of: "the stored vector of change set \(dot)")))
+        }
+        return result
+    }
+
     // MARK: Compaction point
 
     /// The join of every stable vector the store was compacted with; empty when it never was.

@@ -3,9 +3,10 @@ import LocalStoreCore
 
 extension SyncTables {
     /// Drops the history below `stable` that no future merge can consult (see
-    /// ``SyncReplica/compactHistory(stable:)`` for the rules and why each holds), inside the
-    /// caller's transaction. `stable` must already be lowered to what this store may use.
-    static func compactHistory(stable: VersionVector, on connection: SQLiteConnection) throws -> SyncReplica.HistoryCompaction {
+    /// ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)`` for the rules and why each holds), inside the
+    /// caller's transaction. `stable` must already be lowered to what this store may use; with
+    /// `droppingDeletedObjects` false, the tombstones, stamps and positions of deleted objects stay.
+    static func compactHistory(stable: VersionVector, droppingDeletedObjects: Bool, on connection: SQLiteConnection) throws -> SyncReplica.HistoryCompaction {
         var report = SyncReplica.HistoryCompaction(stable: stable)
         guard !stable.entries.isEmpty else { return report }
         for statement in CompactionTable.createStatements { try connection.execute(statement) }
@@ -53,6 +54,17 @@ extension SyncTables {
         try connection.execute("DELETE FROM _sync_changeset WHERE (replica, seq) IN (SELECT c.replica, c.seq \(droppable))")
         report.bytes -= Int64(try count("SELECT ifnull(sum(length(vector) + length(replica) + 16), 0) FROM _sync_compacted", on: connection) - keptBytes)
 
+        if droppingDeletedObjects { try dropDeletedObjects(into: &report, on: connection) }
+        var compacted = try CompactionTable.compactedVector(on: connection)
+        compacted.merge(stable)
+        try CompactionTable.setCompactedVector(compacted, on: connection)
+        if report.droppedRows > 0 { try CompactionTable.setLastCompaction(report, on: connection) }
+        return report
+    }
+
+    /// Drops the tombstones, stamps and positions of objects deleted for good below the stable
+    /// vector in `temp._sync_stable`, counting them in `report`.
+    private static func dropDeletedObjects(into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
         // Deleted objects whose delete can never be undone: an explicit delete (not a cascade a
         // merge added, which later edges re-judge) at or below the stable vector whose root is not
         // void. Only a change set concurrent with the delete could void it or write to the object,
@@ -89,12 +101,6 @@ extension SyncTables {
             DELETE FROM _sync_position WHERE (entity, id) IN (SELECT entity, id FROM temp._sync_settled) OR member IN (SELECT id FROM temp._sync_settled)
             """)
         report.positions = connection.changes
-
-        var compacted = try CompactionTable.compactedVector(on: connection)
-        compacted.merge(stable)
-        try CompactionTable.setCompactedVector(compacted, on: connection)
-        if report.droppedRows > 0 { try CompactionTable.setLastCompaction(report, on: connection) }
-        return report
     }
 
     private static func count(_ sql: String, on connection: SQLiteConnection) throws -> Int {
