@@ -207,6 +207,20 @@ import Testing
         #expect(dropping.changeSets == 0 && dropping.tombstones == 1, "\(dropping)")
     }
 
+    /// A store that keeps a change set for a newer schema (it creates an object of an entity the
+    /// store does not know) drops nothing: its upgrade merges the whole history again.
+    @Test func aStoreKeepingChangeSetsForANewerSchemaDropsNothing() throws {
+        let a = try TestReplica(name: "a")
+        let author = UUID()
+        let newer = ChangeSet(dot: Dot(replica: author, seq: 1), hlc: HLC(rawValue: 1_700_000_000_000 << 16), vector: VersionVector([author: 1]),
+                              operations: [.create(entity: "Badge", id: UUID())])
+        _ = try a.replica.apply([newer])
+        #expect(try a.replica.keptChangeSetCount() == 1)
+        let report = try a.replica.compactHistory(stable: try a.replica.versionVector())
+        #expect(report.heldForNewerSchema && report.droppedRows == 0, "\(report)")
+        #expect(try a.replica.compactedVector() == VersionVector())
+    }
+
     /// A store that keeps change sets for a newer schema drops nothing; a compacted store that must
     /// merge its history again (its schema renames something) refuses to open and stays as it was.
     @Test func mergingTheHistoryAgainNeedsTheWholeHistory() throws {
