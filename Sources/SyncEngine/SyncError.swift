@@ -28,6 +28,10 @@ public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case unverifiedAuthor = "unverified_author"
         /// A push named a replica whose registered key is another one.
         case replicaKeyMismatch = "replica_key_mismatch"
+        /// What was asked for needs change sets the store dropped when it compacted its history
+        /// (``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``): a peer that lacks them, or a merge of the whole
+        /// history under another schema. The store must be bootstrapped from a server's snapshot.
+        case historyCompacted = "history_compacted"
     }
 
     /// What went wrong.

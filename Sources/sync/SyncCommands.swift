@@ -34,7 +34,8 @@ let statusCommand = Command(CommandDescription(
         Shows the store's replica ID, version vector, the number of local change sets the
         server has not acknowledged, when it last synced, its server, dataset and cursor, and
         the sync history the file holds (change sets by outbox state, field stamps, edges,
-        deletes, tombstones, journal entries, bytes in use). Does not contact the server.
+        deletes, tombstones, journal entries, bytes in use), the vector its history was compacted
+        through and what the last compaction dropped. Does not contact the server.
         """,
     options: [.flag("json", "print one JSON object instead of lines")]
 )) { arguments, storePath in
@@ -62,6 +63,12 @@ let statusCommand = Command(CommandDescription(
                 "fieldStamps": count(history.fieldStamps), "edgeAdditions": count(history.edgeAdditions),
                 "edgeRemovals": count(history.edgeRemovals), "journalEntries": count(history.journalEntries),
                 "keptForNewerSchema": count(history.keptForNewerSchema), "fileBytes": .integer(history.fileBytes),
+                "compactedThrough": Output.vector(history.compactedThrough),
+                "lastCompaction": history.lastCompaction.map { compaction in .object([
+                    "stable": Output.vector(compaction.stable), "changeSets": count(compaction.changeSets),
+                    "changeSetStampsKept": count(compaction.changeSetStampsKept), "tombstones": count(compaction.tombstones),
+                    "fieldStamps": count(compaction.fieldStamps), "positions": count(compaction.positions), "bytes": .integer(compaction.bytes),
+                ]) } ?? .null,
             ]),
         ]
         Output.line(JSONValue.object(object).string)
@@ -81,6 +88,10 @@ let statusCommand = Command(CommandDescription(
                      \(history.fieldStamps) field stamps, \(history.edgeAdditions) edge additions, \(history.edgeRemovals) removals, \(history.deleteRecords) deletes, \(history.tombstones) tombstones
                      \(history.journalEntries) journal entries, \(history.fileBytes) bytes in use
                      \(history.keptForNewerSchema) change sets kept for a newer schema
+            compacted through: \(Output.vector(history.compactedThrough).string)
+            last compaction: \(history.lastCompaction.map { compaction in
+                "\(compaction.changeSets) change sets (\(compaction.changeSetStampsKept) keep their stamps), \(compaction.tombstones) tombstones, "
+                    + "\(compaction.fieldStamps) field stamps, \(compaction.positions) positions, \(compaction.bytes) bytes" } ?? "never")
             """)
     }
 }

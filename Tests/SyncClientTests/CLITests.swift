@@ -143,6 +143,25 @@ import SyncKit
         #expect(try cli.run("--store", path, "status").stdout.contains("history: 5 change sets (own: 5 pending"))
     }
 
+    @Test func statusShowsTheCompactionPointAndWhatTheLastCompactionDropped() throws {
+        let path = try initStore("compacted.sqlite")
+        let folder = try cli.run("--store", path, "put", "Folder", "name=Inbox").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try cli.run("--store", path, "delete", "Folder", folder).status == 0)
+        #expect(try cli.run("--store", path, "status").stdout.contains("last compaction: never"))
+        do {
+            let replica = try SyncReplica(store: try ObjectStore(existingAt: path))
+            try replica.mark(try replica.localChangeSets(status: .pending).map(\.dot), as: .acknowledged)
+            try replica.compactHistory(stable: try replica.versionVector())
+        }
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run("--store", path, "status", "--json").stdout.utf8)) as? [String: Any])
+        let history = try #require(status["history"] as? [String: Any])
+        let last = try #require(history["lastCompaction"] as? [String: Any])
+        #expect(last["changeSets"] as? Int == 2 && last["tombstones"] as? Int == 1, "\(last)")
+        #expect(history["compactedThrough"] as? [String: Int] == status["vector"] as? [String: Int])
+        #expect(history["changeSets"] as? Int == 0)
+        #expect(try cli.run("--store", path, "status").stdout.contains("last compaction: 2 change sets (1 keep their stamps), 1 tombstones"))
+    }
+
     @Test func initChecksItsArguments() throws {
         let path = directory.appendingPathComponent("bad.sqlite").path
         let noSchema = try cli.run("init", path, "--server", "http://x", "--dataset", "d", "--token", "t")

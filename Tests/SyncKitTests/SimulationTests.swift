@@ -11,7 +11,10 @@ import Testing
 /// exchange every replica must hold the identical graph, and the graph must be whole.
 ///
 /// Every third seed runs one replica on an older version of the schema, upgraded before the final
-/// comparison (CONTRACT.md §8). CI runs 500 seeds. `SIMULATION_SEEDS=5000` runs more; `SIMULATION_FIRST_SEED=5001` starts
+/// comparison (CONTRACT.md §8). Every seed runs twice, the second time with replicas compacting
+/// their history below the stable vector at random moments and after the first full exchange,
+/// and both runs must end with the same graphs and journals (CONTRACT.md "History compaction").
+/// CI runs 500 seeds. `SIMULATION_SEEDS=5000` runs more; `SIMULATION_FIRST_SEED=5001` starts
 /// further on (so several processes can share a long run); `SIMULATION_SEED=42` replays one.
 @Suite struct SimulationTests {
     static var seeds: [UInt64] {
@@ -32,6 +35,8 @@ import Testing
         var olderAppRunsThatKept = 0
         /// Compactions of the simulated server's log that removed entries, and pulls from before its compaction point it answered.
         var serverCompactions = 0, serverPullsAcrossCompaction = 0, serverSnapshotTails = 0
+        /// What the compactions of the compacting runs dropped, summed.
+        var compaction = CompactionTally()
 
         /// Runs `seeds` in order, stopping after five failures.
         static func running(_ seeds: [UInt64]) -> Tally {
@@ -43,6 +48,14 @@ import Testing
                     tally.serverCompactions += simulation.serverCompactions
                     tally.serverPullsAcrossCompaction += simulation.serverPullsAcrossCompaction
                     tally.serverSnapshotTails += simulation.serverSnapshotTails
+                    // The same run with compactions at random moments must end exactly as this one.
+                    var compacting = try Simulation(seed: seed, mixedVersions: true, compacting: true)
+                    if let problem = try compacting.run() {
+                        tally.failures.append("seed \(seed): with compaction, \(problem)")
+                    } else if let difference = try compacting.outcomeDifference(from: simulation) {
+                        tally.failures.append("seed \(seed): compaction changed an outcome: \(difference)")
+                    }
+                    tally.compaction.add(compacting.compaction)
                     if simulation.olderIndex != nil {
                         tally.olderAppRuns += 1
                         if simulation.keptByOlderReplica > 0 { tally.olderAppRunsThatKept += 1 }
@@ -72,6 +85,7 @@ import Testing
             serverCompactions += other.serverCompactions
             serverPullsAcrossCompaction += other.serverPullsAcrossCompaction
             serverSnapshotTails += other.serverSnapshotTails
+            compaction.add(other.compaction)
         }
     }
 
@@ -108,8 +122,13 @@ import Testing
             #expect(olderAppRunsThatKept * 2 > olderAppRuns, "\(olderAppRunsThatKept) of \(olderAppRuns) runs with an older app kept change sets")
             #expect(tally.serverCompactions > 0 && tally.serverPullsAcrossCompaction > 0 && tally.serverSnapshotTails > 0,
                     "\(tally.serverCompactions) server compactions, \(tally.serverPullsAcrossCompaction) pulls answered across a compaction point, \(tally.serverSnapshotTails) snapshots followed by their tail")
+            // Compactions must actually drop every kind they drop, not only run.
+            for kind in CompactionTally.kinds {
+                #expect(tally.compaction.rows[kind.name, default: 0] > 0, "no \(kind.name) dropped in \(SimulationTests.seeds.count) seeds: \(tally.compaction)")
+            }
         }
-        print("simulation: \(SimulationTests.seeds.count) seeds (\(olderAppRuns) with an older app, \(olderAppRunsThatKept) of them keeping change sets), resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(tally.serverCompactions) server compactions (\(tally.serverPullsAcrossCompaction) pulls across one, \(tally.serverSnapshotTails) snapshot tails), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
+        print("simulation: \(tally.compaction)")
+        print("simulation: \(SimulationTests.seeds.count) seeds (\(olderAppRuns) with an older app, \(olderAppRunsThatKept) of them keeping change sets), resolutions \(resolutions.sorted { $0.key.rawValue < $1.key.rawValue }), \(selfInverseResolutions) on Peer, bounds on Pal \(selfInverseBounds.sorted { $0.key.rawValue < $1.key.rawValue })")
     }
 }
 
@@ -125,14 +144,22 @@ struct Simulation {
     private(set) var keptByOlderReplica = 0
     /// What the simulated server did (``SimulationServer``).
     private(set) var serverCompactions = 0, serverPullsAcrossCompaction = 0, serverSnapshotTails = 0
+    /// Whether replicas compact their history at random moments (decided by a generator of their
+    /// own, so the run's edits and exchanges are those of the run without compaction).
+    let compacting: Bool
+    private var compactionRandom: SeededGenerator
+    /// What the compactions dropped.
+    private(set) var compaction = CompactionTally()
 
     /// With `mixedVersions`, every third seed runs its last replica on ``olderSchema()``: it edits
     /// through `SyncReplica.edit` and is upgraded to the full schema before the final comparison.
     /// Which seeds do is decided without drawing from the generator, so the others replay as
     /// without it.
-    init(seed: UInt64, mixedVersions: Bool = false) throws {
+    init(seed: UInt64, mixedVersions: Bool = false, compacting: Bool = false) throws {
         self.seed = seed
         random = SeededGenerator(seed: seed)
+        self.compacting = compacting
+        compactionRandom = SeededGenerator(seed: ~seed)
         let count = Int.random(in: 2...6, using: &random)
         let olderIndex = mixedVersions && seed % 3 == 0 ? count - 1 : nil
         var clocks: [FakeClock] = []
@@ -219,7 +246,15 @@ struct Simulation {
             for to in replicas.indices {
                 for from in replicas.indices where from != to { try exchange(from: replicas[from], to: replicas[to]) }
             }
+        try playRounds(Int.random(in: 10...30, using: &random))
+        try exchangeFully()
+        // Everything is stable now: compactions drop most of the history, and the rounds after
+        // them merge on top of what is left.
+        if compacting {
+            for index in replicas.indices where index != olderIndex { try compact(replicas[index].replica) }
         }
+        try playRounds(Int.random(in: 5...12, using: &random))
+        try exchangeFully()
         let vectors = try replicas.map { try $0.replica.versionVector() }
         if Set(vectors).count != 1 { return "version vectors differ after full exchange: \(vectors)" }
         if let problem = try server.finish(replicas) { return problem }
@@ -242,6 +277,79 @@ struct Simulation {
             if index != olderIndex, let problem = try boundsProblem(replica) { return "replica \(index): \(problem)" }
             let problems = try replica.integrityProblems()
             if !problems.isEmpty { return "replica \(index) integrity: \(problems)" }
+        }
+        return nil
+    }
+
+    /// Random edits and exchanges between random replicas, with partitions; in a compacting run
+    /// a replica sometimes compacts after a round.
+    mutating func playRounds(_ rounds: Int) throws {
+        var partitioned: Set<Int> = []
+        for _ in 0..<rounds {
+            if random.chance(0.15) {
+                partitioned = Set((0..<replicas.count).filter { _ in random.chance(0.3) })
+            }
+            if random.chance(0.6) {
+                let index = Int.random(in: 0..<replicas.count, using: &random)
+                if index == olderIndex { try editOnOlderSchema(replicas[index]) } else { try edit(replicas[index]) }
+            } else {
+                let from = Int.random(in: 0..<replicas.count, using: &random)
+                let to = Int.random(in: 0..<replicas.count, using: &random)
+                if from != to && !(partitioned.contains(from) || partitioned.contains(to)) {
+                    try exchange(from: replicas[from], to: replicas[to])
+                }
+            }
+            if compacting && compactionRandom.chance(0.3) {
+                let candidates = replicas.indices.filter { $0 != olderIndex }
+                try compact(replicas[candidates[Int.random(in: 0..<candidates.count, using: &compactionRandom)]].replica)
+            }
+        }
+    }
+
+    /// Exchanges between every pair until every vector is equal.
+    mutating func exchangeFully() throws {
+        for _ in 0..<replicas.count + 1 {
+            for to in replicas.indices {
+                for from in replicas.indices where from != to { try exchange(from: replicas[from], to: replicas[to]) }
+            }
+        }
+    }
+
+    /// A causally stable vector: what every replica has applied, lowered until every change set
+    /// not at or below it, on any replica (pushed or not, in a real deployment), covers it.
+    func stableVector() throws -> VersionVector {
+        let vectors = try replicas.map { try $0.replica.versionVector() }
+        var stable = vectors.dropFirst().reduce(vectors[0]) { SyncReplica.meet($0, $1) }
+        var lowered = true
+        while lowered {
+            lowered = false
+            for replica in replicas {
+                for changeSet in try replica.replica.changeSets(missingFrom: stable) where !changeSet.vector.dominates(stable) {
+                    stable = SyncReplica.meet(stable, changeSet.vector)
+                    lowered = true
+                }
+            }
+        }
+        return stable
+    }
+
+    /// `replica` has its change sets at or below the stable vector acknowledged, as a server
+    /// would, and compacts. (Never the older app's: its upgrade merges its whole history again.)
+    mutating func compact(_ replica: SyncReplica) throws {
+        let stable = try stableVector()
+        try replica.mark(try replica.localChangeSets(status: .pending).map(\.dot).filter { stable.covers($0) }, as: .acknowledged)
+        // An older app edits objects whose delete it could not apply (it knows their entity under
+        // another name): deleted objects keep their last values while it is around.
+        compaction.add(try replica.compactHistory(stable: stable, droppingDeletedObjects: olderIndex == nil))
+    }
+
+    /// How this run's outcome (every replica's graph and journal) differs from `other`'s, `nil` when it does not.
+    func outcomeDifference(from other: Simulation) throws -> String? {
+        for index in replicas.indices {
+            let digest = try replicas[index].digest(), otherDigest = try other.replicas[index].digest()
+            if digest != otherDigest { return "replica \(index): " + Simulation.difference(otherDigest, digest, between: index, and: index) }
+            let journal = try replicas[index].replica.conflicts(), otherJournal = try other.replicas[index].replica.conflicts()
+            if journal != otherJournal { return "replica \(index) journals \(journal.count) entries, \(otherJournal.count) without compaction: \(journal) vs \(otherJournal)" }
         }
         return nil
     }
@@ -505,5 +613,33 @@ struct Simulation {
         } catch let error as StoreError where [.deleteDenied, .uniqueViolation, .countViolation].contains(error.code) {
             context.rollback()
         }
+    }
+}
+
+/// What compactions dropped, summed over runs.
+struct CompactionTally: Sendable, CustomStringConvertible {
+    /// The kinds of rows a compaction drops, as the report counts them.
+    static let kinds: [(name: String, rows: @Sendable (SyncReplica.HistoryCompaction) -> Int)] = [
+        ("change sets", \.changeSets), ("change sets keeping their stamps", \.changeSetStampsKept), ("tombstones", \.tombstones),
+        ("field stamps", \.fieldStamps), ("positions", \.positions),
+    ]
+    var runs = 0
+    var rows: [String: Int] = [:]
+    var bytes: Int64 = 0
+
+    mutating func add(_ report: SyncReplica.HistoryCompaction) {
+        runs += 1
+        bytes += report.bytes
+        for kind in CompactionTally.kinds { rows[kind.name, default: 0] += kind.rows(report) }
+    }
+
+    mutating func add(_ other: CompactionTally) {
+        runs += other.runs
+        bytes += other.bytes
+        rows.merge(other.rows, uniquingKeysWith: +)
+    }
+
+    var description: String {
+        "\(runs) compactions dropped " + CompactionTally.kinds.map { "\(rows[$0.name, default: 0]) \($0.name)" }.joined(separator: ", ") + ", \(bytes) bytes"
     }
 }

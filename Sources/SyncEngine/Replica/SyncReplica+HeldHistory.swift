@@ -3,7 +3,7 @@ import LocalStoreCore
 
 extension SyncReplica {
     /// How much sync history a store file holds next to its objects: what a long-lived store
-    /// accumulates, since every change set, stamp, edge and delete is kept.
+    /// accumulates until ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)`` drops what is stable.
     public struct HeldHistory: Sendable, Equatable {
         /// This replica's change sets not sent yet.
         public var pending: Int
@@ -28,6 +28,11 @@ extension SyncReplica {
         public var journalEntries: Int
         /// Change sets applied only in part, kept for a newer schema (``SyncReplica/keptChangeSetCount()``).
         public var keptForNewerSchema: Int = 0
+        /// The join of the stable vectors the store was compacted with (empty when it never was):
+        /// change sets at or below it may be gone (``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``).
+        public var compactedThrough = VersionVector()
+        /// What the last compaction that dropped anything dropped, `nil` before the first.
+        public var lastCompaction: HistoryCompaction?
         /// Bytes of the store file in use (entity tables included; free pages excluded).
         public var fileBytes: Int64
 

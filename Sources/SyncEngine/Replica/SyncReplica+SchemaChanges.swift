@@ -75,6 +75,16 @@ extension SyncReplica {
                 }
                 if try lacksSomething || SchemaRenames(from: merged, to: schema).renamesSomething
                     || KeptChangeSetTable.hasEntries(notAppliedBy: schema.versionHash, on: connection) {
+                    // Merging again starts from nothing: after compaction the change sets it would
+                    // start from are gone, and rebuilding from the rest would lose their effects.
+                    let compacted = try CompactionTable.compactedVector(on: connection)
+                    guard compacted.entries.isEmpty else {
+                        throw SyncError(.historyCompacted, """
+                            \(connection.path) must merge its history again under schema \(schema.versionHash) (merged under \
+                            \(merged?.versionHash ?? "none"): renames, or change sets kept for a newer schema), but it compacted its \
+                            history up to \(compacted); bootstrap it from a server's snapshot
+                            """)
+                    }
                     try mergeHistoryAgain(on: connection)
                 }
                 try SyncStateTable.setMergedSchema(schema, on: connection)

@@ -93,8 +93,20 @@ public final class SyncReplica: Sendable {
 
     /// The change sets this replica has that a peer with `vector` lacks, in an order that
     /// respects causality (by `(HLC, replica ID)`).
+    ///
+    /// - Throws: ``SyncError`` `.historyCompacted` when the peer lacks change sets this store
+    ///   dropped (``compactHistory(stable:droppingDeletedObjects:)``), naming the replica and range: the peer must
+    ///   bootstrap from a server's snapshot instead.
     public func changeSets(missingFrom vector: VersionVector, limit: Int? = nil) throws -> [ChangeSet] {
-        try withConnection { try ChangeSetTable.changeSets(missingFrom: vector, limit: limit, on: $0) }
+        try withConnection { connection in
+            if let dropped = try CompactionTable.droppedRange(missingFrom: vector, on: connection) {
+                throw SyncError(.historyCompacted, """
+                    \(connection.path) compacted its history: of the change sets of \(dropped.replica) after \(dropped.after) through \(dropped.through), \
+                    which a peer at \(vector) lacks, some are dropped; bootstrap the peer from a server's snapshot
+                    """)
+            }
+            return try ChangeSetTable.changeSets(missingFrom: vector, limit: limit, on: connection)
+        }
     }
 
     /// What ``apply(_:)`` did.
@@ -356,11 +368,13 @@ public final class SyncReplica: Sendable {
         try withConnection { connection in
             try connection.inTransaction {
                 for dot in dots where dot.replica == replicaID {
-                    guard let current = try ChangeSetTable.status(of: dot, on: connection) else {
+                    // A change set compaction dropped was acknowledged (the outbox's others stay).
+                    let stored = try ChangeSetTable.status(of: dot, on: connection)
+                    guard let current = try stored ?? (CompactionTable.compactedVector(on: connection).covers(dot) ? .acknowledged : nil) else {
                         throw SyncError(.invalidOutboxTransition, "change set \(dot) cannot become \(status.rawValue): this replica has not stored it")
                     }
                     let next = try current.moving(to: status, changeSet: dot)
-                    if next != current { try ChangeSetTable.setStatus(next, of: dot, on: connection) }
+                    if next != current, stored != nil { try ChangeSetTable.setStatus(next, of: dot, on: connection) }
                 }
             }
         }

@@ -220,10 +220,12 @@ enum ChangeSetTable {
         }
     }
 
+    /// The vector of the stored change set `dot`, or the one kept when compaction dropped it;
+    /// `nil` if neither is stored.
     static func vector(of dot: Dot, on connection: SQLiteConnection) throws -> VersionVector? {
         guard case .text(let json)? = try connection.rows(
             "SELECT vector FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first?.first
-        else { return nil }
+        else { return try CompactionTable.kept(dot, on: connection)?.vector }
         do {
             return VersionVector(try JSONReader.read(json) { try $0.readReplicaMap() })
         } catch let error as JSONReadError {
@@ -231,10 +233,11 @@ enum ChangeSetTable {
         }
     }
 
-    /// The HLC of the stored change set `dot`, `nil` if it is not stored.
+    /// The HLC of the stored change set `dot`, or the one kept when compaction dropped it; `nil`
+    /// if neither is stored.
     static func hlc(of dot: Dot, on connection: SQLiteConnection) throws -> HLC? {
         guard case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first?.first
-        else { return nil }
+        else { return try CompactionTable.kept(dot, on: connection)?.hlc }
         return HLC(rawValue: UInt64(bitPattern: value))
     }
 

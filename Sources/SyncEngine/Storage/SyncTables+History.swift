@@ -27,6 +27,8 @@ extension SyncTables {
                 + count("SELECT count(*) FROM _sync_edge_removal"),
             journalEntries: try count("SELECT count(*) FROM _sync_conflict"),
             keptForNewerSchema: try KeptChangeSetTable.count(on: connection),
+            compactedThrough: try CompactionTable.compactedVector(on: connection),
+            lastCompaction: try CompactionTable.lastCompaction(on: connection),
             fileBytes: Int64(pageCount - freePages) * Int64(pageSize))
     }
 }

@@ -127,7 +127,7 @@ package struct APIError: Error, Sendable {
                 return APIError(.forbidden, error.code.rawValue, error.message, extra: dot)
             case .replicaKeyMismatch: return APIError(.forbidden, error.code.rawValue, error.message)
             case .notSyncable: return APIError(.internalServerError, "internal_error", "the dataset's store is damaged: \(error.message)")
-            case .unsupportedStoreFormat, .invalidOutboxTransition:
+            case .unsupportedStoreFormat, .invalidOutboxTransition, .historyCompacted:
                 return APIError(.internalServerError, "internal_error", "the dataset's store cannot be used: \(error.message)")
             }
         case let error as StoreError:

@@ -1,0 +1,153 @@
+import Foundation
+import LocalStoreCore
+
+extension SyncReplica {
+    /// What one ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)`` dropped.
+    public struct HistoryCompaction: Sendable, Equatable, Codable {
+        /// The stable vector the compaction used: the one it was given, lowered to this store's
+        /// vector and below this replica's unacknowledged change sets that do not cover it.
+        public var stable: VersionVector
+        /// Change sets dropped from the store (their operations are gone).
+        public var changeSets: Int = 0
+        /// Of those, the ones whose HLC and vector stay (`_sync_compacted`): change sets that
+        /// deleted objects or created objects with uniqueness values, which later merges look up.
+        public var changeSetStampsKept: Int = 0
+        /// Deleted objects whose last values were dropped.
+        public var tombstones: Int = 0
+        /// Attribute stamps of those deleted objects.
+        public var fieldStamps: Int = 0
+        /// Ordered-relationship positions of those deleted objects, as owner or member.
+        public var positions: Int = 0
+        /// Bytes of the rows dropped (operations, vectors, values, stamps), net of what stays;
+        /// the file shrinks by as much only after a `VACUUM`: SQLite reuses the pages meanwhile.
+        public var bytes: Int64 = 0
+        /// Whether nothing was dropped because the store keeps change sets for a newer schema:
+        /// the upgrade merges the whole history again, which needs all of it.
+        public var heldForNewerSchema = false
+
+        /// A report of nothing dropped yet, with `stable`.
+        public init(stable: VersionVector) {
+            self.stable = stable
+        }
+
+        /// Rows dropped, of every kind.
+        public var droppedRows: Int { changeSets + tombstones + fieldStamps + positions }
+
+        private enum CodingKeys: String, CodingKey {
+            case stable, changeSets, changeSetStampsKept, tombstones, fieldStamps, positions, bytes, heldForNewerSchema
+        }
+
+        /// Reads a report as ``encode(to:)`` wrote it (the stable vector as replica ID → seq).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let entries = try container.decode([String: UInt64].self, forKey: .stable)
+            stable = VersionVector(Dictionary(uniqueKeysWithValues: entries.compactMap { key, seq in UUID(uuidString: key).map { ($0, seq) } }))
+            changeSets = try container.decode(Int.self, forKey: .changeSets)
+            changeSetStampsKept = try container.decode(Int.self, forKey: .changeSetStampsKept)
+            tombstones = try container.decode(Int.self, forKey: .tombstones)
+            fieldStamps = try container.decode(Int.self, forKey: .fieldStamps)
+            positions = try container.decode(Int.self, forKey: .positions)
+            bytes = try container.decode(Int64.self, forKey: .bytes)
+            heldForNewerSchema = try container.decodeIfPresent(Bool.self, forKey: .heldForNewerSchema) ?? false
+        }
+
+        /// Writes the report as JSON-friendly values (the stable vector as replica ID → seq).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(Dictionary(uniqueKeysWithValues: stable.entries.map { ($0.key.uuidString, $0.value) }), forKey: .stable)
+            try container.encode(changeSets, forKey: .changeSets)
+            try container.encode(changeSetStampsKept, forKey: .changeSetStampsKept)
+            try container.encode(tombstones, forKey: .tombstones)
+            try container.encode(fieldStamps, forKey: .fieldStamps)
+            try container.encode(positions, forKey: .positions)
+            try container.encode(bytes, forKey: .bytes)
+            try container.encode(heldForNewerSchema, forKey: .heldForNewerSchema)
+        }
+    }
+
+    /// Drops the history below a **stable vector** that no future merge can consult, in one
+    /// transaction, and reports what it dropped. Merge outcomes (rows, relationships, journal
+    /// entries of later merges) are the same as without it.
+    ///
+    /// `stable` must be causally stable: every active replica has applied every change set at or
+    /// below it, and every change set not at or below it (stored anywhere, pushed or not) covers
+    /// it, so that every change set this store applies from now on is causally after everything
+    /// at or below it. syncd sends such a vector in its pull answers (`"stable"`). This replica's
+    /// own unacknowledged change sets are the one part it can check: the vector is lowered below
+    /// those that do not cover it (and to this store's vector), and the report names the vector used.
+    ///
+    /// What is dropped, and why no later merge can miss it:
+    /// - **Change sets** (`_sync_changeset`) at or below the stable vector that are another
+    ///   replica's, or this replica's and acknowledged. Merges read the operations of the change
+    ///   sets they apply, never stored ones; every active replica has them, so no peer asks for
+    ///   them (``changeSets(missingFrom:limit:)`` throws ``SyncError/Code/historyCompacted`` for
+    ///   one that does). Pending and sent ones stay for the outbox, and change sets applied in part
+    ///   for a newer schema stay for the second merge that schema needs. Of a dropped change set
+    ///   that deleted objects, or created objects with uniqueness values, the HLC and vector stay:
+    ///   re-judging a delete asks which edges its deleter had seen, and a uniqueness collision
+    ///   asks whether two creations were concurrent.
+    /// - **Tombstones** (the last values in `_sync_object`) of objects deleted explicitly at or
+    ///   below the stable vector by a delete that is not void; their **attribute stamps**
+    ///   (`_sync_field`) and **positions** (`_sync_position`, as owner or member). Values come back
+    ///   only when a deny rule voids the delete, stamps decide between concurrent writes, and a
+    ///   deleted object orders nothing: each needs a change set concurrent with the delete, and
+    ///   none can arrive. The object's creation row stays, so its identifier is never created again.
+    ///
+    /// What stays: version vector, journal, edges (a delete is re-judged from the edges of the
+    /// objects it deleted), delete records, the stamps of live objects and uniqueness records.
+    /// A store that keeps change sets for a newer schema drops nothing
+    /// (``HistoryCompaction/heldForNewerSchema``): its upgrade merges the whole history again.
+    /// A compacted store cannot merge its whole history again under another schema (one that
+    /// renames something, or a newer schema's file opened by an older app):
+    /// ``SyncReplica/init(store:wallClock:newReplicaID:)`` then throws ``SyncError/Code/historyCompacted``,
+    /// which a client answers by bootstrapping from a server's snapshot.
+    ///
+    /// Cheap enough to run after every pull that moved the stable vector: the change-set steps
+    /// read only the rows at or below it, the tombstone step one pass over the deleted objects.
+    ///
+    /// **Older apps.** A replica whose schema is older than the dataset's may not apply a newer
+    /// app's delete (of an entity it knows under another name) and edit the object afterwards, in
+    /// change sets causally after the delete: a deny rule may then void the delete and bring the
+    /// object back with its last values. While such a replica is active (syncd knows: it
+    /// registered an `older` schema), pass `droppingDeletedObjects: false`, which keeps the
+    /// tombstones, stamps and positions of deleted objects and drops change sets alone.
+    ///
+    /// - Parameters:
+    ///   - stable: the dataset's stable vector.
+    ///   - droppingDeletedObjects: whether the last values, stamps and positions of objects
+    ///     deleted for good go too (the default); `false` while a replica on an older schema is active.
+    /// - Throws: ``SyncError`` when the store cannot be read or written; nothing is dropped then.
+    @discardableResult
+    public func compactHistory(stable: VersionVector, droppingDeletedObjects: Bool = true) throws -> HistoryCompaction {
+        try withConnection { connection in
+            try connection.inTransaction {
+                var usable = SyncReplica.meet(stable, try VersionVectorTable.vector(on: connection))
+                // An unacknowledged change set of this replica that does not cover the vector is
+                // concurrent with some change set at or below it and has yet to reach the others:
+                // what it may meet must stay until it covers the vector.
+                var unacknowledged = try CompactionTable.unacknowledgedVectors(of: replicaID, on: connection)
+                while let notCovering = unacknowledged.first(where: { !usable.covers($0.dot) && !$0.vector.dominates(usable) }) {
+                    usable = SyncReplica.meet(usable, notCovering.vector)
+                    unacknowledged.removeAll { $0.dot == notCovering.dot }
+                }
+                guard try KeptChangeSetTable.count(on: connection) == 0 else {
+                    var report = HistoryCompaction(stable: usable)
+                    report.heldForNewerSchema = true
+                    return report
+                }
+                return try SyncTables.compactHistory(stable: usable, droppingDeletedObjects: droppingDeletedObjects, on: connection)
+            }
+        }
+    }
+
+    /// The vector below both: per replica, the smaller seq.
+    static func meet(_ first: VersionVector, _ second: VersionVector) -> VersionVector {
+        VersionVector(first.entries.reduce(into: [:]) { result, entry in result[entry.key] = min(entry.value, second[entry.key]) })
+    }
+
+    /// The join of every stable vector this store was compacted with (empty when it never was):
+    /// change sets at or below it may be gone.
+    public func compactedVector() throws -> VersionVector {
+        try withConnection { try CompactionTable.compactedVector(on: $0) }
+    }
+}

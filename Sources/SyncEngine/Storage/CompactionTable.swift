@@ -1,0 +1,106 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+/// `_sync_compacted`: the HLC and vector of change sets whose operations history compaction
+/// dropped, kept only for those a future merge still looks up: the change sets that made a delete
+/// (a delete root's vector says which edges its deleter had seen, its HLC stamps journal entries)
+/// and those that created an object with uniqueness values (their vectors say whether two
+/// creations were concurrent). Created by the first compaction.
+///
+/// The compaction point (the join of every stable vector a compaction used) and the report of the
+/// last compaction live in ``SyncStateTable`` under `compacted_vector` and `last_compaction`.
+enum CompactionTable {
+    static let createStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS _sync_compacted (replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            vector TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID
+        """,
+    ]
+
+    /// Whether the file has the table, that is, was ever compacted.
+    static func exists(on connection: SQLiteConnection) throws -> Bool {
+        try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_compacted'").isEmpty
+    }
+
+    /// The vector and HLC kept for the dropped change set `dot`, `nil` when none is kept.
+    static func kept(_ dot: Dot, on connection: SQLiteConnection) throws -> (hlc: HLC, vector: VersionVector)? {
+        guard try exists(on: connection),
+              let row = try connection.rows("SELECT hlc, vector FROM _sync_compacted WHERE replica = ? AND seq = ?",
+                                            [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first,
+              case .integer(let hlc) = row[0], case .text(let json) = row[1] else { return nil }
+        return (HLC(rawValue: UInt64(bitPattern: hlc)), try vector(json, of: "the kept vector of compacted change set \(dot)"))
+    }
+
+    /// The dots and vectors of `replica`'s pending and sent change sets (their operations are not read).
+    static func unacknowledgedVectors(of replica: ReplicaID, on connection: SQLiteConnection) throws -> [(dot: Dot, vector: VersionVector)] {
+        var result: [(dot: Dot, vector: VersionVector)] = []
+        for row in try connection.rows("SELECT seq, vector FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
+                                       [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]) {
+            guard case .integer(let seq) = row[0], case .text(let json) = row[1] else { continue }
+            let dot = Dot(replica: replica, seq: UInt64(seq))
+            result.append((dot, try vector(json, of: "the stored vector of change set \(dot)")))
+        }
+        return result
+    }
+
+    // MARK: Compaction point
+
+    /// The join of every stable vector the store was compacted with; empty when it never was.
+    static func compactedVector(on connection: SQLiteConnection) throws -> VersionVector {
+        guard case .text(let json)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'compacted_vector'").first?.first else {
+            return VersionVector()
+        }
+        return try vector(json, of: "the store's compaction point")
+    }
+
+    static func setCompactedVector(_ vector: VersionVector, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('compacted_vector', ?)", [.text(json(vector))])
+    }
+
+    /// A range of one replica's change sets that a peer at `vector` lacks and the store dropped
+    /// some of; `nil` when the store still holds everything the peer lacks.
+    static func droppedRange(missingFrom vector: VersionVector, on connection: SQLiteConnection) throws -> (replica: ReplicaID, after: UInt64, through: UInt64)? {
+        let compacted = try compactedVector(on: connection)
+        guard !vector.dominates(compacted) else { return nil }
+        // Only dropped change sets count: the store may still hold the peer's missing ones (an
+        // unacknowledged change set stays whatever the stable vector says).
+        for (replica, seq) in compacted.entries.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where seq > vector[replica] {
+            let stored = try connection.rows("SELECT count(*) FROM _sync_changeset WHERE replica = ? AND seq > ? AND seq <= ?",
+                                             [.text(replica.storageText), .integer(Int64(vector[replica])), .integer(Int64(seq))]).first?.first
+            guard case .integer(let count)? = stored, UInt64(count) == seq - vector[replica] else { return (replica, vector[replica], seq) }
+        }
+        return nil
+    }
+
+    // MARK: Report
+
+    /// The report of the last compaction that dropped something, `nil` before the first.
+    static func lastCompaction(on connection: SQLiteConnection) throws -> SyncReplica.HistoryCompaction? {
+        guard case .text(let json)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'last_compaction'").first?.first else {
+            return nil
+        }
+        return try? JSONDecoder().decode(SyncReplica.HistoryCompaction.self, from: Data(json.utf8))
+    }
+
+    static func setLastCompaction(_ report: SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('last_compaction', ?)", [.text(json)])
+    }
+
+    // MARK: Vectors as text
+
+    static func json(_ vector: VersionVector) -> String {
+        var writer = JSONWriter(reservingCapacity: 16 + 48 * vector.entries.count, escapingSlashes: true)
+        writer.writeReplicaMap(vector.entries)
+        return writer.string
+    }
+
+    static func vector(_ json: String, of what: String) throws -> VersionVector {
+        do {
+            return VersionVector(try JSONReader.read(json) { try $0.readReplicaMap() })
+        } catch let error as JSONReadError {
+            throw SyncError(.notSyncable, "\(what) is damaged: \(error)")
+        }
+    }
+}

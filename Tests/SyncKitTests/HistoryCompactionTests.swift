@@ -1,0 +1,287 @@
+import Foundation
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
+import Testing
+
+/// CONTRACT.md "History compaction": a replica drops history below a stable vector, and every
+/// merge after it ends as it would have without it.
+@Suite struct HistoryCompactionTests {
+    /// What a scenario leaves on A, B and the observer C: each store's graph and journal.
+    struct Outcome: Equatable {
+        var digests: [String]
+        var journals: [[String]]
+    }
+
+    /// The vector every replica of the trio has reached.
+    static func stableVector(of trio: ReplicaTrio) throws -> VersionVector {
+        let vectors = try [trio.a, trio.b, trio.c].map { try $0.replica.versionVector() }
+        return vectors.dropFirst().reduce(vectors[0]) { SyncReplica.meet($0, $1) }
+    }
+
+    /// Marks every local change set of `replica` acknowledged, as a server's answer would.
+    static func acknowledgeEverything(of replica: TestReplica) throws {
+        try replica.replica.mark(try replica.replica.localChangeSets(status: .pending).map(\.dot), as: .acknowledged)
+    }
+
+    /// A saves `objects` (and what they reach), everyone takes them; then A deletes `doomed` and
+    /// everyone takes that too.
+    static func deleteEverywhere(_ doomed: Member, savedWith objects: [any PersistentEntity], in trio: ReplicaTrio) throws {
+        for object in objects { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+        trio.a.context.delete(try trio.a.object(Member.self, doomed.objectID))
+        try trio.a.context.save()
+        try trio.shareBase()
+    }
+
+    /// A's change sets acknowledged, A and B compact below what all three have.
+    static func compactAAndB(of trio: ReplicaTrio) throws -> [SyncReplica.HistoryCompaction] {
+        try acknowledgeEverything(of: trio.a)
+        let stable = try stableVector(of: trio)
+        return [try trio.a.replica.compactHistory(stable: stable), try trio.b.replica.compactHistory(stable: stable)]
+    }
+
+    /// Each journal entry as text, without its number (which counts per replica).
+    static func journal(of replica: TestReplica) throws -> [String] {
+        try replica.replica.conflicts().map { entry in
+            "\(entry.kind.rawValue) \(entry.entity) \(entry.objectID) \(entry.property ?? "-") \(String(describing: entry.winner)) \(entry.loser) \(entry.cause)"
+        }
+    }
+
+    /// A team with two members, one of them deleted and the delete known everywhere; then, with
+    /// or without A and B compacting below the delete, changes made after it: B tries to create
+    /// the deleted member again (refused), A and B change the other member concurrently, A deletes
+    /// the team's label, and B links the survivor to the team. C observes without compacting.
+    static func deleteThenLaterChanges(compacting: Bool, order: ExchangeOrder, later: ReplicaTrio.Side) throws -> (Outcome, [SyncReplica.HistoryCompaction]) {
+        let trio = try ReplicaTrio()
+        let team = Team(), doomed = Member(), survivor = Member(), label = Label()
+        team.name = "T"; doomed.name = "doomed"; survivor.name = "survivor"; label.text = "L"
+        doomed.team = team
+        doomed.manager = survivor
+        doomed.addToLabels(label)
+        try deleteEverywhere(doomed, savedWith: [team, survivor], in: trio)
+        let reports = compacting ? try compactAAndB(of: trio) : []
+
+        // Causally after the delete: its identifier is never created again, compacted or not.
+        let again = Member()
+        again._$entityState.objectID = doomed.objectID
+        trio.b.context.insert(again)
+        let error = #expect(throws: SyncError.self) { try trio.b.context.save() }
+        #expect(error?.code == .conflictingChangeSet)
+        trio.b.context.rollback()
+
+        trio.make(later: later)
+        try trio.a.object(Member.self, survivor.objectID).level = 1
+        trio.a.context.delete(try trio.a.object(Label.self, label.objectID))
+        try trio.a.context.save()
+        let survivorOnB = try trio.b.object(Member.self, survivor.objectID)
+        survivorOnB.level = 2
+        survivorOnB.team = try trio.b.object(Team.self, team.objectID)
+        try trio.b.context.save()
+        try trio.exchange(order)
+        try trio.expectConverged()
+        #expect(try trio.a.fetch(Member.self, doomed.objectID) == nil)
+        // Identifiers differ from run to run: each is named by its role.
+        let names = [(trio.a.replica.replicaID, "A"), (trio.b.replica.replicaID, "B"), (trio.c.replica.replicaID, "C"), (team.objectID, "team"),
+                     (doomed.objectID, "doomed"), (survivor.objectID, "survivor"), (label.objectID, "label")]
+        func named(_ text: String) -> String {
+            names.reduce(text) { $0.replacingOccurrences(of: $1.0.uuidString, with: $1.1) }
+        }
+        let replicas = [trio.a, trio.b, trio.c]
+        return (Outcome(digests: try replicas.map { named(try $0.digest()) }, journals: try replicas.map { try journal(of: $0).map(named) }), reports)
+    }
+
+    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
+    func aStableDeleteLosesItsTombstoneAndLaterChangesMergeAsWithout(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
+        let (compacted, reports) = try HistoryCompactionTests.deleteThenLaterChanges(compacting: true, order: order, later: later)
+        let (uncompacted, _) = try HistoryCompactionTests.deleteThenLaterChanges(compacting: false, order: order, later: later)
+        #expect(compacted == uncompacted)
+        for report in reports {
+            // Both stores dropped the two change sets, the deleted member's last values, its stamps and position.
+            #expect(report.changeSets == 2 && report.changeSetStampsKept == 1, "\(report)")
+            #expect(report.tombstones == 1 && report.bytes > 0, "\(report)")
+        }
+    }
+
+    /// Merges after compaction re-judge a delete at or below the stable vector (its deleted
+    /// objects' neighbours change): its deleter's vector and HLC are still found.
+    @Test(arguments: ExchangeOrder.allCases)
+    func aStableDeleteIsReJudgedFromTheStampsItKeeps(order: ExchangeOrder) throws {
+        let trio = try ReplicaTrio()
+        let team = Team(), member = Member(), other = Member()
+        team.name = "T"; member.name = "M"; other.name = "O"
+        member.team = team
+        other.team = team
+        try HistoryCompactionTests.deleteEverywhere(member, savedWith: [team], in: trio)
+        _ = try HistoryCompactionTests.compactAAndB(of: trio)
+        let deleteDot = Dot(replica: trio.a.replica.replicaID, seq: 2)
+        #expect(try trio.b.replica.withConnection { try ChangeSetTable.changeSet(deleteDot, on: $0) } == nil)
+        #expect(try trio.b.replica.withConnection { try ChangeSetTable.vector(of: deleteDot, on: $0) } != nil)
+
+        // The team the deleted member belonged to changes on both sides.
+        trio.make(later: .a)
+        try trio.a.object(Team.self, team.objectID).name = "A"
+        try trio.a.context.save()
+        try trio.b.object(Team.self, team.objectID).insertIntoMembers(try trio.b.object(Member.self, other.objectID), at: 0)
+        try trio.b.context.save()
+        try trio.exchange(order)
+        try trio.expectConverged()
+        #expect(try trio.c.fetch(Team.self, team.objectID)?.members.map(\.objectID) == [other.objectID])
+    }
+
+    /// Only change sets the outbox is done with go; a peer that lacks dropped ones is told so; the
+    /// outbox still accepts a repeated acknowledgement of a dropped change set and refuses to send it.
+    @Test func theOutboxKeepsWhatItMustPushAndPeersLackingDroppedChangeSetsAreRefused() throws {
+        let a = try TestReplica(name: "a"), b = try TestReplica(name: "b")
+        for text in ["one", "two", "three"] {
+            let label = Label()
+            label.text = text
+            a.context.insert(label)
+            try a.context.save()
+        }
+        try b.pull(from: a)
+        let dots = try a.replica.localChangeSets(status: .pending).map(\.dot)
+        try a.replica.mark([dots[0]], as: .acknowledged)
+        try a.replica.mark([dots[1]], as: .sent)
+        let stable = SyncReplica.meet(try a.replica.versionVector(), try b.replica.versionVector())
+
+        let report = try a.replica.compactHistory(stable: stable)
+        #expect(report.changeSets == 1, "only the acknowledged one: \(report)")
+        #expect(try a.replica.localChangeSets(status: .sent).map(\.dot) == [dots[1]])
+        #expect(try a.replica.localChangeSets(status: .pending).map(\.dot) == [dots[2]])
+        #expect(try a.replica.compactedVector() == stable)
+        let history = try a.replica.heldHistory()
+        #expect(history.changeSets == 2 && history.lastCompaction == report && history.compactedThrough == stable)
+
+        // Acknowledged again (a server restored from a backup): still fine; sent again: refused.
+        try a.replica.mark([dots[0]], as: .acknowledged)
+        let transition = #expect(throws: SyncError.self) { try a.replica.mark([dots[0]], as: .sent) }
+        #expect(transition?.code == .invalidOutboxTransition)
+
+        let fresh = try TestReplica(name: "fresh")
+        let refusal = #expect(throws: SyncError.self) { try fresh.pull(from: a) }
+        #expect(refusal?.code == .historyCompacted)
+        #expect(refusal?.message.contains("\(a.replica.replicaID) after 0 through 3") == true, "\(refusal?.message ?? "")")
+        // A peer that has what was dropped still gets the rest.
+        #expect(try a.replica.changeSets(missingFrom: VersionVector([a.replica.replicaID: 1])).map(\.dot) == [dots[1], dots[2]])
+    }
+
+    /// This replica's unacknowledged change set that did not see a change set at or below the
+    /// given vector lowers it: what that change set may meet stays.
+    @Test func anUnpushedConcurrentChangeSetLowersTheStableVector() throws {
+        let a = try TestReplica(name: "a"), b = try TestReplica(name: "b")
+        let label = Label()
+        label.text = "shared"
+        a.context.insert(label)
+        try a.context.save()
+        try b.pull(from: a)
+        try HistoryCompactionTests.acknowledgeEverything(of: a)
+        // B edits without having seen A's next change set, and has not pushed yet.
+        try b.object(Label.self, label.objectID).text = "b"
+        try b.context.save()
+        a.context.delete(try a.object(Label.self, label.objectID))
+        try a.context.save()
+        try b.pull(from: a)
+        let given = try a.replica.versionVector()
+        let report = try b.replica.compactHistory(stable: given)
+        #expect(report.stable == VersionVector([a.replica.replicaID: 1]), "\(report)")
+        #expect(report.tombstones == 0 && report.changeSets == 1, "\(report)")
+    }
+
+    /// While an older app is active, deleted objects keep their last values: only change sets go.
+    @Test func deletedObjectsStayWhenAskedTo() throws {
+        let a = try TestReplica(name: "a")
+        let label = Label()
+        label.text = "gone"
+        a.context.insert(label)
+        try a.context.save()
+        a.context.delete(label)
+        try a.context.save()
+        try HistoryCompactionTests.acknowledgeEverything(of: a)
+        let keeping = try a.replica.compactHistory(stable: try a.replica.versionVector(), droppingDeletedObjects: false)
+        #expect(keeping.changeSets == 2 && keeping.tombstones == 0, "\(keeping)")
+        #expect(try a.replica.lastKnownRecord("Label", id: label.objectID)?.attributes.first { $0.name == "text" }?.values == [.text("gone")])
+        let dropping = try a.replica.compactHistory(stable: try a.replica.versionVector())
+        #expect(dropping.changeSets == 0 && dropping.tombstones == 1, "\(dropping)")
+    }
+
+    /// A store that keeps a change set for a newer schema (it creates an object of an entity the
+    /// store does not know) drops nothing: its upgrade merges the whole history again.
+    @Test func aStoreKeepingChangeSetsForANewerSchemaDropsNothing() throws {
+        let a = try TestReplica(name: "a")
+        let author = UUID()
+        let newer = ChangeSet(dot: Dot(replica: author, seq: 1), hlc: HLC(rawValue: 1_700_000_000_000 << 16), vector: VersionVector([author: 1]),
+                              operations: [.create(entity: "Badge", id: UUID())])
+        _ = try a.replica.apply([newer])
+        #expect(try a.replica.keptChangeSetCount() == 1)
+        let report = try a.replica.compactHistory(stable: try a.replica.versionVector())
+        #expect(report.heldForNewerSchema && report.droppedRows == 0, "\(report)")
+        #expect(try a.replica.compactedVector() == VersionVector())
+    }
+
+    /// A store that keeps change sets for a newer schema drops nothing; a compacted store that must
+    /// merge its history again (its schema renames something) refuses to open and stays as it was.
+    @Test func mergingTheHistoryAgainNeedsTheWholeHistory() throws {
+        let file = TemporaryStoreFile(prefix: "sync-compacted-rename")
+        let clock = FakeClock()
+        do {
+            let store = try ObjectStore(path: file.path, entities: RenameVersion1.entities)
+            let replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: UUID())
+            let context = try store.makeContext()
+            let deck = RenameVersion1.Deck(), card = RenameVersion1.Card()
+            deck.title = "D"; card.text = "C"
+            card.deck = deck
+            context.insert(deck)
+            try context.save()
+            context.delete(card)
+            try context.save()
+            try replica.mark(try replica.localChangeSets(status: .pending).map(\.dot), as: .acknowledged)
+            let report = try replica.compactHistory(stable: try replica.versionVector())
+            #expect(report.changeSets == 2 && report.tombstones == 1, "\(report)")
+        }
+        let error = #expect(throws: SyncError.self) {
+            _ = try SyncReplica(store: try ObjectStore(path: file.path, entities: RenameVersion2.entities), wallClock: { clock.read() }, newReplicaID: UUID())
+        }
+        #expect(error?.code == .historyCompacted)
+        #expect(error?.message.contains("bootstrap it from a server's snapshot") == true, "\(error?.message ?? "")")
+        // The sync tables are as the compaction left them (LocalStore has migrated the rows).
+        let after = try SQLiteConnection(path: file.path)
+        #expect(try after.rows("SELECT count(*) FROM _sync_object WHERE tombstone = '{}'").first?.first == .integer(1))
+        #expect(try SyncStateTable.mergedSchema(on: after)?.entities.contains { $0.name == "Card" } == true)
+    }
+
+    /// How long compaction takes on a large store: `COMPACTION_TIMING_CHANGE_SETS=100000` fills a
+    /// store with that many change sets of another replica (each creates a label; every tenth
+    /// deletes the label of the one before), then times a compaction below all of them and one
+    /// that finds nothing more to drop (the call after a pull that did not move the vector).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["COMPACTION_TIMING_CHANGE_SETS"] != nil))
+    func compactionTimeOnALargeStore() throws {
+        let count = Int(ProcessInfo.processInfo.environment["COMPACTION_TIMING_CHANGE_SETS"] ?? "") ?? 100_000
+        let replica = try TestReplica(name: "timing")
+        let author = UUID()
+        var previous: UUID?
+        var batch: [ChangeSet] = []
+        for seq in 1...UInt64(count) {
+            let id = UUID()
+            var operations: [SyncKit.Operation] = [.create(entity: "Label", id: id), .set(entity: "Label", id: id, attribute: "text", values: [.text("label \(seq)")])]
+            if seq % 10 == 0, let previous { operations.append(.delete(entity: "Label", id: previous, root: previous)) }
+            previous = id
+            batch.append(ChangeSet(dot: Dot(replica: author, seq: seq), hlc: HLC(rawValue: (1_700_000_000_000 + seq) << 16),
+                                   vector: VersionVector([author: seq]), operations: operations))
+            if batch.count == 1_000 {
+                _ = try replica.replica.apply(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { _ = try replica.replica.apply(batch) }
+        let stable = try replica.replica.versionVector()
+        let clock = ContinuousClock()
+        var report = SyncReplica.HistoryCompaction(stable: stable)
+        let first = try clock.measure { report = try replica.replica.compactHistory(stable: stable) }
+        let again = try clock.measure { try replica.replica.compactHistory(stable: stable) }
+        print("compaction of \(count) change sets: \(first) (\(report.changeSets) change sets, \(report.tombstones) tombstones, \(report.bytes) bytes); nothing more to drop: \(again)")
+        #expect(report.changeSets == count && report.tombstones == count / 10)
+    }
+}
