@@ -56,6 +56,7 @@ enum Command {
                     .value("head-timeout", valueName: "SECONDS", "time for a request head to arrive after its first byte, and the longest pause within a body (default 10)"),
                     .value("body-timeout", valueName: "SECONDS", "time for a whole request body to arrive after its head (default 60)"),
                     .value("max-body-memory", valueName: "MIB", "memory all unfinished request bodies may hold together, in MiB (default 256)"),
+                    .value("max-body-bytes", valueName: "BYTES", "largest request body (default 33554432); larger change sets travel as uploads in parts of half this"),
                 ]),
             CommandDescription(
                 name: "token", summary: "add, list and revoke the datasets' bearer tokens",
@@ -165,6 +166,12 @@ enum Command {
         if let mebibytes = try positiveInteger(options, "max-body-memory") {
             guard mebibytes <= Int.max >> 20 else { throw options.usageError("--max-body-memory is too large: \(mebibytes)") }
             configuration.maxBufferedBodyBytes = mebibytes << 20
+        }
+        if let bytes = try positiveInteger(options, "max-body-bytes") {
+            guard bytes >= 4096 else { throw options.usageError("--max-body-bytes must be at least 4096, not \(bytes)") }
+            configuration.maxBodyBytes = bytes
+            // Half the body limit leaves room for the JSON around a pull page's or part's bytes.
+            serviceConfiguration.transferPartBytes = bytes / 2
         }
         // Access lines are only queued here; the writer's thread writes them in batches.
         serviceConfiguration.log = { line in standardError.write(line) }

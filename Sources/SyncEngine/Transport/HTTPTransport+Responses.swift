@@ -53,6 +53,7 @@ extension HTTPTransport {
                 var cursor: String?
                 var cursorDigest: String?
                 var more: Bool?
+                var largeChangeSet: LargeChangeSetReference?
                 while let key = try reader.nextKey() {
                     if key.matches("changeSets") {
                         try JSONReadError.checkFirst(changeSets, "changeSets", reader)
@@ -66,6 +67,9 @@ extension HTTPTransport {
                     } else if key.matches("more") {
                         try JSONReadError.checkFirst(more, "more", reader)
                         more = try JSONReadError.at(.key("more")) { try reader.readBool() }
+                    } else if key.matches("largeChangeSet") {
+                        try JSONReadError.checkFirst(largeChangeSet, "largeChangeSet", reader)
+                        largeChangeSet = try JSONReadError.at(.key("largeChangeSet")) { try LargeChangeSetReference(&reader) }
                     } else {
                         try reader.skipValue()
                     }
@@ -73,7 +77,7 @@ extension HTTPTransport {
                 guard let changeSets, let cursor, let more else {
                     throw JSONReadError(message: "the pull response needs 'changeSets', 'cursor' and 'more'", offset: start)
                 }
-                return PullPage(changeSets: changeSets, cursor: cursor, cursorDigest: cursorDigest, more: more)
+                return PullPage(changeSets: changeSets, cursor: cursor, cursorDigest: cursorDigest, more: more, largeChangeSet: largeChangeSet)
             }
         } catch {
             throw .invalidResponse("the pull response is malformed: \(error)")

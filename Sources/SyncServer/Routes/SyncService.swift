@@ -22,6 +22,13 @@ public struct SyncServiceConfiguration: Sendable {
     /// in a database that several syncd instances share (see <doc:SharedStorage>); `nil` keeps
     /// them in SQLite files under ``dataDirectory``, which then only holds this instance's caches.
     public var databaseURL: String?
+    /// The largest part of a large change set's upload or download, and the largest pull page
+    /// before a change set is handed out by reference: at most the HTTP server's body limit.
+    public var transferPartBytes: Int = 16 << 20
+    /// The largest change-set batch an upload may hold.
+    public var maxUploadBytes: Int64 = 4 << 30
+    /// How long (seconds) staged parts of an upload or download are kept after last use.
+    public var stagedTransferLifetime: Double = 24 * 3600
 
     /// Serves the datasets and tokens in `dataDirectory`, with the default clock, skew and
     /// revalidation interval, and no access log.
@@ -60,13 +67,18 @@ public final class SyncService: Sendable {
             registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock)
             tokens = try TokenStore(dataDirectory: configuration.dataDirectory, revalidationInterval: configuration.tokenRevalidationInterval)
         }
-        let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics)
+        let transfers = TransferRegistry(
+            partBytes: configuration.transferPartBytes, maxUploadBytes: configuration.maxUploadBytes,
+            lifetimeMilliseconds: UInt64(max(0, min(configuration.stagedTransferLifetime, 1e12)) * 1000),
+            isShared: configuration.databaseURL != nil, clock: configuration.clock)
+        let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics, transfers: transfers)
         var router = Router()
         HealthRoutes.register(in: &router, context)
         MetricsRoutes.register(in: &router, context)
         SchemaRoutes.register(in: &router, context)
         ChangeSetRoutes.register(in: &router, context)
         SnapshotRoutes.register(in: &router, context)
+        TransferRoutes.register(in: &router, context)
         self.router = router
     }
 
@@ -131,6 +143,7 @@ struct RouteContext: Sendable {
     let registry: DatasetRegistry
     let tokens: TokenStore
     let metrics: Metrics
+    let transfers: TransferRegistry
 
     /// The dataset named in the path, once the request's bearer token is known to belong to it
     /// and to allow `access`.
