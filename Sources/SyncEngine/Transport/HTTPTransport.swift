@@ -176,6 +176,8 @@ public struct HTTPTransport: Sendable {
         var query = [URLQueryItem(name: "after", value: cursor), URLQueryItem(name: "limit", value: String(limit))]
         if let digest { query.append(URLQueryItem(name: "afterDigest", value: digest)) }
         if let replica { query.append(URLQueryItem(name: "exclude", value: replica.uuidString)) }
+        // This client fetches change sets too large for a page by reference, in parts.
+        query.append(URLQueryItem(name: "largeChangeSets", value: "byReference"))
         let data = try await send("GET", path: "changesets", query: query)
         return try HTTPTransport.decodePullPage(data)
     }

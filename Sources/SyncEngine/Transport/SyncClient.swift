@@ -395,11 +395,16 @@ public final class SyncClient: Sendable {
         var missing = try await local { try replica.changeSets(missingFrom: serverVector) }
         var unrelayed: Set<ReplicaID> = []
         var start = 0
+        var batchSize = batchSize
         while start < missing.count {
             let batch = Array(missing[start..<min(missing.count, start + batchSize)])
             let result: HTTPTransport.PushResult
             do {
-                result = try await transport.pushDetailed(batch, base: VersionVector(), as: credentials)
+                guard let pushed = try await push(batch, as: credentials) else {
+                    batchSize = max(1, batch.count / 2)
+                    continue
+                }
+                result = pushed
             } catch {
                 guard case .unverifiedAuthor = error.error, let author = error.unverifiedAuthor,
                       author != replica.replicaID, !unrelayed.contains(author) else { throw error.error }

@@ -28,8 +28,8 @@ enum ChangeSetRoutes {
                 batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
             }
             var largeChangeSet: JSONValue?
-            if batch.count > context.transfers.partBytes && !context.transfers.isShared {
-                (page, batch, largeChangeSet) = try pageWithinPartSize(query, dataset, context)
+            if query.largeChangeSetsByReference && batch.count > context.transfers.partBytes && !context.transfers.isShared {
+                (page, batch, largeChangeSet) = try pageWithinPartSize(query, changeSets: page.changeSets.count, dataset, context)
             }
             if !page.more { context.metrics.recordLogEnd(dataset: dataset.name, cursor: page.cursor) }
             var answer: [String: JSONValue] = [
@@ -61,12 +61,16 @@ enum ChangeSetRoutes {
     /// (`largeChangeSet`), staged in parts for the client to fetch, with the page's cursor
     /// being that entry's. Only pages over the part size take this path, so small pages cost
     /// what they did.
-    static func pageWithinPartSize(_ query: PullQuery, _ dataset: DatasetStore, _ context: RouteContext) throws
+    static func pageWithinPartSize(_ query: PullQuery, changeSets: Int, _ dataset: DatasetStore, _ context: RouteContext) throws
         -> (DatasetStore.PullPage, Data, JSONValue?) {
         var limit = query.limit
+        var changeSets = changeSets
         while true {
-            limit = max(1, limit / 2)
+            // At most half the change sets of the page that was too large (entries left out by
+            // `exclude` only make the page smaller), straight to one entry when it held one.
+            limit = max(1, min(limit, changeSets) / 2)
             let page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: limit, excluding: query.exclude)
+            changeSets = page.changeSets.count
             let batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
             if batch.count <= context.transfers.partBytes { return (page, batch, nil) }
             guard limit == 1, let changeSet = page.changeSets.first else { continue }
@@ -105,6 +109,8 @@ enum ChangeSetRoutes {
         var afterDigest: LogDigest?
         var limit = ChangeSetRoutes.defaultLimit
         var exclude: ReplicaID?
+        /// Whether the client takes a change set larger than a part by reference (`largeChangeSets=byReference`).
+        var largeChangeSetsByReference = false
 
         init(_ request: HTTPRequest) throws {
             if let text = request.queryValue("after") {
@@ -131,6 +137,12 @@ enum ChangeSetRoutes {
                     throw APIError.invalidParameter("exclude must be a replica UUID, not '\(text.prefix(40))'")
                 }
                 exclude = replica
+            }
+            if let text = request.queryValue("largeChangeSets") {
+                guard text == "byReference" else {
+                    throw APIError.invalidParameter("largeChangeSets must be 'byReference', not '\(text.prefix(40))'")
+                }
+                largeChangeSetsByReference = true
             }
         }
 

@@ -110,11 +110,14 @@ final class ServerFixture {
     /// - Parameters:
     ///   - dataDirectory: where the server keeps its data; a new temporary directory by default.
     ///   - storage: SQLite files in the data directory, or a new PostgreSQL database.
-    init(maxClockSkew: Double = 300, now: UInt64 = serverNow, dataDirectory: URL? = nil, storage: ServerStorage = .sqlite) throws {
+    ///   - configure: changes the service's configuration before it starts (limits, clock).
+    init(maxClockSkew: Double = 300, now: UInt64 = serverNow, dataDirectory: URL? = nil, storage: ServerStorage = .sqlite,
+         configure: (inout SyncServiceConfiguration) -> Void = { _ in }) throws {
         temporary = try TemporaryDirectory(prefix: "syncd-test")
         directory = dataDirectory ?? temporary.url
         database = storage == .postgreSQL ? try PostgreSQLTestDatabase() : nil
-        service = try ServerFixture.service(directory: directory, databaseURL: database?.url, maxClockSkew: maxClockSkew, now: now)
+        service = try ServerFixture.service(directory: directory, databaseURL: database?.url, maxClockSkew: maxClockSkew, now: now,
+                                            configure: configure)
         token = try service.tokens.add(dataset: "main")
         otherToken = try service.tokens.add(dataset: "other")
     }
@@ -130,11 +133,13 @@ final class ServerFixture {
         otherToken = other.otherToken
     }
 
-    private static func service(directory: URL, databaseURL: String?, maxClockSkew: Double, now: UInt64) throws -> SyncService {
+    private static func service(directory: URL, databaseURL: String?, maxClockSkew: Double, now: UInt64,
+                                configure: (inout SyncServiceConfiguration) -> Void = { _ in }) throws -> SyncService {
         var configuration = SyncServiceConfiguration(dataDirectory: directory)
         configuration.maxClockSkew = maxClockSkew
         configuration.clock = { now }
         configuration.databaseURL = databaseURL
+        configure(&configuration)
         return try SyncService(configuration: configuration)
     }
 
