@@ -92,6 +92,9 @@ import Darwin
         kill(pushing.processIdentifier, SIGKILL)
         pushing.waitUntilExit()
         #expect(midUpload)
+        // Killed, not finished: the upload was under way.
+        #expect(pushing.terminationReason == .uncaughtSignal)
+        #expect(requests("POST", "/commit") == 0)
         #expect(requests("PUT", "/parts/") > 0)
 
         let resumed = try ProductProcess.run(product: "sync", ["--store", path, "push"], timeout: 300)
@@ -110,6 +113,7 @@ import Darwin
         let pushing = Task { try? await client.sync() }
         #expect(waitUntil(timeout: 60) { requests("PUT", "/parts/", status: "200") >= 3 })
         #expect(server.stop(signal: SIGKILL))
+        #expect(requests("POST", "/commit") == 0)
         _ = await pushing.value
         #expect(try replica.unacknowledgedCount() == 1)
 
