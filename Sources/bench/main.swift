@@ -39,6 +39,10 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "sync", summary: "insert with change capture vs raw C API, merge (applied and stale), end to end through syncd") {
         try SyncBenchmark(rows: $0.rows, repeats: $0.repeats, only: $0.only).run()
     },
+    // Needs the release `syncd` too; --rows is the number of objects of the one save (1000000 for the goal).
+    Subcommand(name: "large", summary: "one save of --rows small objects pushed and pulled through syncd in parts: time and peak memory") {
+        try LargeChangeSetBenchmark(objects: $0.rows).run()
+    },
     // Needs the release `syncd` too, and a PostgreSQL database for its PostgreSQL rows.
     Subcommand(name: "storage", summary: "syncd's push and pull rates on SQLite vs PostgreSQL, one and three instances, one and 16 datasets") {
         try StorageBenchmark(databaseURL: $0.databaseURL, repeats: $0.repeats).run()

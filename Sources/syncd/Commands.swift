@@ -59,6 +59,7 @@ enum Command {
                     replicaHorizonDays,
                     replicaHorizonSeconds,
                     .value("compact-every", valueName: "SECONDS", "compact every dataset's log below its stable vector this often (default 14400; see 'dataset compact')"),
+                    .value("max-body-bytes", valueName: "BYTES", "largest request body (default 33554432); larger change sets travel as uploads in parts of half this"),
                 ]),
             replicaCommand,
             CommandDescription(
@@ -175,6 +176,12 @@ enum Command {
         }
         serviceConfiguration.compactionInterval = try positiveSeconds(options, "compact-every") ?? defaultCompactionInterval
         serviceConfiguration.stableVector = stableVector
+        if let bytes = try positiveInteger(options, "max-body-bytes") {
+            guard bytes >= 4096 else { throw options.usageError("--max-body-bytes must be at least 4096, not \(bytes)") }
+            configuration.maxBodyBytes = bytes
+            // Half the body limit leaves room for the JSON around a pull page's or part's bytes.
+            serviceConfiguration.transferPartBytes = bytes / 2
+        }
         // Access lines are only queued here; the writer's thread writes them in batches.
         serviceConfiguration.log = { line in standardError.write(line) }
 

@@ -223,37 +223,14 @@ struct Simulation {
     mutating func run() throws -> String? {
         try seedSharedGraph()
         var server = try SimulationServer(seed: seed, replicas: replicas)
-        let rounds = Int.random(in: 10...30, using: &random)
-        var partitioned: Set<Int> = []
-        for _ in 0..<rounds {
-            if let problem = try server.step(replicas) { return problem }
-            if random.chance(0.15) {
-                partitioned = Set((0..<replicas.count).filter { _ in random.chance(0.3) })
-            }
-            if random.chance(0.6) {
-                let index = Int.random(in: 0..<replicas.count, using: &random)
-                if index == olderIndex { try editOnOlderSchema(replicas[index]) } else { try edit(replicas[index]) }
-            } else {
-                let from = Int.random(in: 0..<replicas.count, using: &random)
-                let to = Int.random(in: 0..<replicas.count, using: &random)
-                if from != to && !(partitioned.contains(from) || partitioned.contains(to)) {
-                    try exchange(from: replicas[from], to: replicas[to])
-                }
-            }
-        }
-        // Full exchange until every vector is equal.
-        for _ in 0..<replicas.count + 1 {
-            for to in replicas.indices {
-                for from in replicas.indices where from != to { try exchange(from: replicas[from], to: replicas[to]) }
-            }
-        try playRounds(Int.random(in: 10...30, using: &random))
+        if let problem = try playRounds(Int.random(in: 10...30, using: &random), server: &server) { return problem }
         try exchangeFully()
         // Everything is stable now: compactions drop most of the history, and the rounds after
         // them merge on top of what is left.
         if compacting {
             for index in replicas.indices where index != olderIndex { try compact(replicas[index].replica) }
         }
-        try playRounds(Int.random(in: 5...12, using: &random))
+        if let problem = try playRounds(Int.random(in: 5...12, using: &random), server: &server) { return problem }
         try exchangeFully()
         let vectors = try replicas.map { try $0.replica.versionVector() }
         if Set(vectors).count != 1 { return "version vectors differ after full exchange: \(vectors)" }
@@ -283,9 +260,12 @@ struct Simulation {
 
     /// Random edits and exchanges between random replicas, with partitions; in a compacting run
     /// a replica sometimes compacts after a round.
-    mutating func playRounds(_ rounds: Int) throws {
+    /// The simulated server takes its step (``SimulationServer``) before each round; returns what
+    /// it found wrong, if anything.
+    mutating func playRounds(_ rounds: Int, server: inout SimulationServer) throws -> String? {
         var partitioned: Set<Int> = []
         for _ in 0..<rounds {
+            if let problem = try server.step(replicas) { return problem }
             if random.chance(0.15) {
                 partitioned = Set((0..<replicas.count).filter { _ in random.chance(0.3) })
             }
@@ -304,6 +284,7 @@ struct Simulation {
                 try compact(replicas[candidates[Int.random(in: 0..<candidates.count, using: &compactionRandom)]].replica)
             }
         }
+        return nil
     }
 
     /// Exchanges between every pair until every vector is equal.

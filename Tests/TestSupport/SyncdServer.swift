@@ -11,6 +11,8 @@ public final class SyncdServer {
     public let databaseURL: String?
     /// The port the server listens on, once started.
     public private(set) var port: UInt16 = 0
+    /// More `syncd serve` options (limits such as `--max-body-bytes`), given at every start.
+    public var extraArguments: [String] = []
     private var process: Process?
 
     /// A server for `dataDirectory` (and `databaseURL` when given); nothing runs until ``start(port:timeout:)``.
@@ -44,7 +46,7 @@ public final class SyncdServer {
         let process = Process()
         process.executableURL = try BuiltProduct.url(named: "syncd")
         process.arguments = ["serve", "--data", dataDirectory, "--host", "127.0.0.1", "--port", String(requested)]
-            + (databaseURL.map { ["--database", $0] } ?? [])
+            + (databaseURL.map { ["--database", $0] } ?? []) + extraArguments
         process.standardOutput = log
         process.standardError = log
         try process.run()

@@ -54,6 +54,7 @@ extension HTTPTransport {
                 var cursorDigest: String?
                 var more: Bool?
                 var stable: [ReplicaID: UInt64]?
+                var largeChangeSet: LargeChangeSetReference?
                 while let key = try reader.nextKey() {
                     if key.matches("stable") {
                         try JSONReadError.checkFirst(stable, "stable", reader)
@@ -70,6 +71,9 @@ extension HTTPTransport {
                     } else if key.matches("more") {
                         try JSONReadError.checkFirst(more, "more", reader)
                         more = try JSONReadError.at(.key("more")) { try reader.readBool() }
+                    } else if key.matches("largeChangeSet") {
+                        try JSONReadError.checkFirst(largeChangeSet, "largeChangeSet", reader)
+                        largeChangeSet = try JSONReadError.at(.key("largeChangeSet")) { try LargeChangeSetReference(&reader) }
                     } else {
                         try reader.skipValue()
                     }
@@ -77,7 +81,8 @@ extension HTTPTransport {
                 guard let changeSets, let cursor, let more else {
                     throw JSONReadError(message: "the pull response needs 'changeSets', 'cursor' and 'more'", offset: start)
                 }
-                return PullPage(changeSets: changeSets, cursor: cursor, cursorDigest: cursorDigest, more: more, stable: stable.map { VersionVector($0) })
+                return PullPage(changeSets: changeSets, cursor: cursor, cursorDigest: cursorDigest, more: more, stable: stable.map { VersionVector($0) },
+                                largeChangeSet: largeChangeSet)
             }
         } catch {
             throw .invalidResponse("the pull response is malformed: \(error)")

@@ -124,23 +124,32 @@ public struct HTTPTransport: Sendable {
     /// ``push(_:base:as:)`` keeping what a refusal said beyond its error (the server's vector of
     /// a `409 causality_violation`, the change set of a `403 unverified_author`).
     func pushDetailed(_ changeSets: [ChangeSet], base: VersionVector, as pusher: ReplicaCredentials?) async throws(HTTPFailure) -> PushResult {
-        let body: Data
+        try await pushEncoded(try HTTPTransport.encodeBatch(changeSets, base: base), as: pusher)
+    }
+
+    /// A push body: `changeSets` as a batch relative to `base`.
+    static func encodeBatch(_ changeSets: [ChangeSet], base: VersionVector) throws(HTTPFailure) -> Data {
         do {
-            body = try ChangeSetCoding.encode(changeSets, base: base)
+            return try ChangeSetCoding.encode(changeSets, base: base)
         } catch {
             throw HTTPFailure(error: .local("cannot encode change sets: \(error)"))
         }
-        var headers: [String: String] = [:]
-        if let pusher {
-            headers["Sync-Replica-ID"] = pusher.replica.storageText
-            headers["Sync-Replica-Key"] = pusher.keyHex
-        }
-        let data = try await sendDetailed("POST", path: "changesets", body: body, headers: headers).data
+    }
+
+    /// Pushes an encoded batch (``encodeBatch(_:base:)``) as `pusher`.
+    func pushEncoded(_ body: Data, as pusher: ReplicaCredentials?) async throws(HTTPFailure) -> PushResult {
+        let data = try await sendDetailed("POST", path: "changesets", body: body, headers: HTTPTransport.replicaHeaders(pusher)).data
         do throws(SyncClientError) {
             return try HTTPTransport.decodePushResult(data)
         } catch {
             throw HTTPFailure(error: error)
         }
+    }
+
+    /// `Sync-Replica-ID` and `Sync-Replica-Key` of `pusher`; none without one.
+    static func replicaHeaders(_ pusher: ReplicaCredentials?) -> [String: String] {
+        guard let pusher else { return [:] }
+        return ["Sync-Replica-ID": pusher.replica.storageText, "Sync-Replica-Key": pusher.keyHex]
     }
 
     /// One page of the server's change-set log.
@@ -157,6 +166,9 @@ public struct HTTPTransport: Sendable {
         /// What every active replica of the dataset holds (the server's stable vector); `nil`
         /// from a server that does not send it.
         public var stable: VersionVector?
+        /// A change set too large for a page, handed out by reference: fetch it with
+        /// ``fetchLargeChangeSet(_:)`` and apply it as this page's only change set.
+        public var largeChangeSet: LargeChangeSetReference? = nil
     }
 
     /// `GET /v1/datasets/{dataset}/changesets?after=&afterDigest=&limit=&exclude=`: the log after
@@ -167,6 +179,8 @@ public struct HTTPTransport: Sendable {
         var query = [URLQueryItem(name: "after", value: cursor), URLQueryItem(name: "limit", value: String(limit))]
         if let digest { query.append(URLQueryItem(name: "afterDigest", value: digest)) }
         if let replica { query.append(URLQueryItem(name: "exclude", value: replica.uuidString)) }
+        // This client fetches change sets too large for a page by reference, in parts.
+        query.append(URLQueryItem(name: "largeChangeSets", value: "byReference"))
         let data = try await send("GET", path: "changesets", query: query)
         return try HTTPTransport.decodePullPage(data)
     }
@@ -225,11 +239,12 @@ public struct HTTPTransport: Sendable {
         request.timeoutInterval = Backoff.seconds(requestTimeout)
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue(accept, forHTTPHeaderField: "Accept")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
+        // After the body's type, so a route sending other bytes (an upload's part) can name theirs.
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return request
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Codecs
 import LocalStoreCore
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -38,6 +39,10 @@ public final class SyncClient: Sendable {
         public var token: String
         /// Change sets per push request (halved automatically on `413 payload_too_large`).
         public var pushBatchSize: Int = 200
+        /// A push body larger than this goes through an upload in parts of at most this size
+        /// (a batch of several change sets is halved first); see "Large change sets" in
+        /// `Protocol/README.md`.
+        public var largeChangeSetBytes: Int = 8 << 20
         /// Change sets per pull page (`limit`; the server caps it at 5000).
         public var pullPageSize: Int = 500
         /// Retry policy for network errors and `5xx`.
@@ -120,6 +125,8 @@ public final class SyncClient: Sendable {
         static let lastSync = "sync.lastSync"
         static let schema = "sync.schema"
         static let certificateAuthorities = "sync.certificateAuthorities"
+        /// `<upload ID> <SHA-256 of its bytes>`: the upload in progress, resumed after a restart.
+        static let upload = "sync.upload"
     }
 
     /// The replica this client syncs.
@@ -319,7 +326,11 @@ public final class SyncClient: Sendable {
                 try await local { try replica.mark(dots, as: .sent) }
                 let result: HTTPTransport.PushResult
                 do {
-                    result = try await transport.pushDetailed(batch, base: VersionVector(), as: credentials)
+                    guard let pushed = try await push(batch, as: credentials) else {
+                        batchSize = max(1, batch.count / 2)
+                        continue
+                    }
+                    result = pushed
                 } catch {
                     switch error.error {
                     case .payloadTooLarge where batch.count > 1:
@@ -348,6 +359,40 @@ public final class SyncClient: Sendable {
         }
     }
 
+    /// Pushes `batch` in one request, or a single change set too large for one through an upload
+    /// (resuming the upload a stopped client left); `nil` when a batch of several is too large
+    /// and should be halved.
+    private func push(_ batch: [ChangeSet], as credentials: ReplicaCredentials?) async throws(HTTPFailure) -> HTTPTransport.PushResult? {
+        let body = try HTTPTransport.encodeBatch(batch, base: VersionVector())
+        let threshold = max(1024, configuration.largeChangeSetBytes)
+        if body.count <= threshold {
+            do {
+                return try await transport.pushEncoded(body, as: credentials)
+            } catch where batch.count == 1 && error.error.code == "payload_too_large" {
+                // The server's body limit is below the client's threshold: upload it.
+            }
+        } else if batch.count > 1 {
+            return nil
+        }
+        let replica = replica
+        let sha256 = LowercaseHex.encode(SHA256.hash(body))
+        let stored = try? await local { try replica.setting(SettingKey.upload) }
+        let resumable = stored.flatMap { $0 }.flatMap { setting -> String? in
+            let fields = setting.split(separator: " ")
+            return fields.count == 2 && fields[1] == sha256 ? String(fields[0]) : nil
+        }
+        let result = try await transport.pushThroughUpload(body, as: credentials, partBytes: threshold, resumable: resumable) {
+            id throws(HTTPFailure) in
+            do throws(SyncClientError) {
+                try await local { try replica.setSetting(SettingKey.upload, "\(id) \(sha256)") }
+            } catch {
+                throw HTTPFailure(error: error)
+            }
+        }
+        try? await local { try replica.setSetting(SettingKey.upload, nil) }
+        return result
+    }
+
     /// Pushes every change set this replica has (its own and others') that `serverVector` lacks.
     ///
     /// A server restored from a backup verifies relayed change sets only for authors whose keys
@@ -362,11 +407,16 @@ public final class SyncClient: Sendable {
         var missing = try await local { try replica.changeSets(missingFrom: serverVector) }
         var unrelayed: Set<ReplicaID> = []
         var start = 0
+        var batchSize = batchSize
         while start < missing.count {
             let batch = Array(missing[start..<min(missing.count, start + batchSize)])
             let result: HTTPTransport.PushResult
             do {
-                result = try await transport.pushDetailed(batch, base: VersionVector(), as: credentials)
+                guard let pushed = try await push(batch, as: credentials) else {
+                    batchSize = max(1, batch.count / 2)
+                    continue
+                }
+                result = pushed
             } catch {
                 guard case .unverifiedAuthor = error.error, let author = error.unverifiedAuthor,
                       author != replica.replicaID, !unrelayed.contains(author) else { throw error.error }
@@ -415,7 +465,7 @@ public final class SyncClient: Sendable {
         let journalBefore = try await local { try replica.lastConflictNumber() }
         var restarted = false
         while true {
-            let page: HTTPTransport.PullPage
+            var page: HTTPTransport.PullPage
             do {
                 // Cursor 0 names the empty log, which every server has: it needs no digest.
                 page = try await transport.pull(after: cursor, digest: cursor == "0" ? nil : digest,
@@ -431,8 +481,17 @@ public final class SyncClient: Sendable {
                 continue
             }
             report.pages += 1
+            if let reference = page.largeChangeSet {
+                do {
+                    page.changeSets = try await transport.fetchLargeChangeSet(reference)
+                } catch .server(code: "transfer_not_found", _, _) {
+                    // Its parts expired between the page and the fetch: asking again stages them again.
+                    continue
+                }
+            }
             if !page.changeSets.isEmpty {
-                let result: SyncReplica.MergeResult = try await local { try replica.apply(page.changeSets) }
+                let changeSets = page.changeSets
+                let result: SyncReplica.MergeResult = try await local { try replica.apply(changeSets) }
                 report.pulled += result.applied.count
                 report.pulledAlreadyApplied += result.alreadyApplied.count
                 report.changedObjectIDs.formUnion(result.changedObjectIDs)

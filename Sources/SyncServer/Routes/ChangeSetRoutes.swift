@@ -15,32 +15,75 @@ enum ChangeSetRoutes {
     static func register(in router: inout Router, _ context: RouteContext) {
         router.add(.post, pattern, admission: context.datasetAdmission(for: .readWrite)) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters, for: .readWrite)
-            let result = try dataset.push(request.body, pushedBy: try pusher(of: request))
-            context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
-            context.metrics.recordLogEnd(dataset: dataset.name, cursor: result.cursor)
-            func dots(_ dots: [Dot]) -> JSONValue {
-                .array(dots.map { .object(["replica": .string($0.replica.storageText), "seq": .unsignedInteger($0.seq)]) })
-            }
-            return .json(data: JSONValue.object([
-                "applied": dots(result.applied), "alreadyApplied": dots(result.alreadyApplied),
-                "vector": .vector(result.vector), "cursor": .string(String(result.cursor)),
-            ]).data)
+            return .json(data: try push(request.body, to: dataset, pushedBy: try pusher(of: request), context))
         }
         router.add(.get, pattern, admission: context.datasetAdmission) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters)
             let query = try PullQuery(request)
-            let page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: query.limit, excluding: query.exclude)
-            if !page.more { context.metrics.recordLogEnd(dataset: dataset.name, cursor: page.cursor) }
-            let batch: Data
+            var page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: query.limit, excluding: query.exclude)
+            var batch: Data
             if page.changeSets.isEmpty, let emptyBatch {
                 batch = emptyBatch
             } else {
                 batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
             }
-            return .json(data: JSONValue.object([
+            var largeChangeSet: JSONValue?
+            if query.largeChangeSetsByReference && batch.count > context.transfers.partBytes && !context.transfers.isShared {
+                (page, batch, largeChangeSet) = try pageWithinPartSize(query, changeSets: page.changeSets.count, dataset, context)
+            }
+            if !page.more { context.metrics.recordLogEnd(dataset: dataset.name, cursor: page.cursor) }
+            var answer: [String: JSONValue] = [
                 "changeSets": .encoded(batch), "cursor": .string(String(page.cursor)),
                 "cursorDigest": .string(page.digest.description), "more": .bool(page.more), "stable": .vector(page.stable),
-            ]).data)
+            ]
+            answer["largeChangeSet"] = largeChangeSet
+            return .json(data: JSONValue.object(answer).data)
+        }
+    }
+
+    /// Applies a push's body for `pusher` and answers the protocol's push result (also the
+    /// answer to an upload's commit).
+    static func push(_ body: Data, to dataset: DatasetStore, pushedBy pusher: ReplicaCredentials?, _ context: RouteContext) throws -> Data {
+        let result = try dataset.push(body, pushedBy: pusher)
+        context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
+        context.metrics.recordLogEnd(dataset: dataset.name, cursor: result.cursor)
+        func dots(_ dots: [Dot]) -> JSONValue {
+            .array(dots.map { .object(["replica": .string($0.replica.storageText), "seq": .unsignedInteger($0.seq)]) })
+        }
+        return JSONValue.object([
+            "applied": dots(result.applied), "alreadyApplied": dots(result.alreadyApplied),
+            "vector": .vector(result.vector), "cursor": .string(String(result.cursor)),
+        ]).data
+    }
+
+    /// A page whose batch fits in one part: fewer log entries, down to one; when one entry's
+    /// change set alone is larger, the page holds no change set and names it by reference
+    /// (`largeChangeSet`), staged in parts for the client to fetch, with the page's cursor
+    /// being that entry's. Only pages over the part size take this path, so small pages cost
+    /// what they did.
+    static func pageWithinPartSize(_ query: PullQuery, changeSets: Int, _ dataset: DatasetStore, _ context: RouteContext) throws
+        -> (DatasetStore.PullPage, Data, JSONValue?) {
+        var limit = query.limit
+        var changeSets = changeSets
+        while true {
+            // At most half the change sets of the page that was too large (entries left out by
+            // `exclude` only make the page smaller), straight to one entry when it held one.
+            limit = max(1, min(limit, changeSets) / 2)
+            let page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: limit, excluding: query.exclude)
+            changeSets = page.changeSets.count
+            let batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
+            if batch.count <= context.transfers.partBytes { return (page, batch, nil) }
+            guard limit == 1, let changeSet = page.changeSets.first else { continue }
+            let staging = try context.transfers.staging(of: dataset)
+            let download = try staging.stageDownload(entry: page.cursor, body: batch, partBytes: context.transfers.partBytes)
+            let reference = JSONValue.object([
+                "entry": .string(String(page.cursor)), "replica": .string(changeSet.dot.replica.storageText),
+                "seq": .unsignedInteger(changeSet.dot.seq), "totalBytes": .integer(download.totalBytes),
+                "sha256": .string(download.sha256), "partBytes": .integer(Int64(download.partBytes)),
+                "parts": .integer(Int64(download.partCount)),
+            ])
+            return (DatasetStore.PullPage(changeSets: [], cursor: page.cursor, digest: page.digest, more: page.more, stable: page.stable),
+                    emptyBatch ?? Data(#"{"base":{},"changeSets":[]}"#.utf8), reference)
         }
     }
 
@@ -66,6 +109,8 @@ enum ChangeSetRoutes {
         var afterDigest: LogDigest?
         var limit = ChangeSetRoutes.defaultLimit
         var exclude: ReplicaID?
+        /// Whether the client takes a change set larger than a part by reference (`largeChangeSets=byReference`).
+        var largeChangeSetsByReference = false
 
         init(_ request: HTTPRequest) throws {
             if let text = request.queryValue("after") {
@@ -92,6 +137,12 @@ enum ChangeSetRoutes {
                     throw APIError.invalidParameter("exclude must be a replica UUID, not '\(text.prefix(40))'")
                 }
                 exclude = replica
+            }
+            if let text = request.queryValue("largeChangeSets") {
+                guard text == "byReference" else {
+                    throw APIError.invalidParameter("largeChangeSets must be 'byReference', not '\(text.prefix(40))'")
+                }
+                largeChangeSetsByReference = true
             }
         }
 

@@ -31,6 +31,13 @@ public struct SyncServiceConfiguration: Sendable {
     /// The vector below which a dataset's log may be compacted: one every active replica has
     /// seen; `nil` (or a function answering `nil`) compacts nothing.
     public var stableVector: (@Sendable (any DatasetEngine) throws -> VersionVector?)?
+    /// The largest part of a large change set's upload or download, and the largest pull page
+    /// before a change set is handed out by reference: at most the HTTP server's body limit.
+    public var transferPartBytes: Int = 16 << 20
+    /// The largest change-set batch an upload may hold.
+    public var maxUploadBytes: Int64 = 4 << 30
+    /// How long (seconds) staged parts of an upload or download are kept after last use.
+    public var stagedTransferLifetime: Double = 24 * 3600
 
     /// Serves the datasets and tokens in `dataDirectory`, with the default clock, skew and
     /// revalidation interval, and no access log.
@@ -72,7 +79,11 @@ public final class SyncService: Sendable {
                                                                             replicaPolicy: configuration.replicaPolicy))
             tokens = try TokenStore(dataDirectory: configuration.dataDirectory, revalidationInterval: configuration.tokenRevalidationInterval)
         }
-        let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics)
+        let transfers = TransferRegistry(
+            partBytes: configuration.transferPartBytes, maxUploadBytes: configuration.maxUploadBytes,
+            lifetimeMilliseconds: UInt64(max(0, min(configuration.stagedTransferLifetime, 1e12)) * 1000),
+            isShared: configuration.databaseURL != nil, clock: configuration.clock)
+        let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics, transfers: transfers)
         metrics.setStableVectorLagSource { [registry] in
             registry.knownDatasets().compactMap { dataset in (try? dataset.stableVectorLag())?.map { (dataset.name, $0) } }
         }
@@ -82,6 +93,7 @@ public final class SyncService: Sendable {
         SchemaRoutes.register(in: &router, context)
         ChangeSetRoutes.register(in: &router, context)
         SnapshotRoutes.register(in: &router, context)
+        TransferRoutes.register(in: &router, context)
         self.router = router
     }
 
@@ -146,6 +158,7 @@ struct RouteContext: Sendable {
     let registry: DatasetRegistry
     let tokens: TokenStore
     let metrics: Metrics
+    let transfers: TransferRegistry
 
     /// The dataset named in the path, once the request's bearer token is known to belong to it
     /// and to allow `access`.

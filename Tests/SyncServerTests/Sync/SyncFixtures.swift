@@ -110,13 +110,14 @@ final class ServerFixture {
     /// - Parameters:
     ///   - dataDirectory: where the server keeps its data; a new temporary directory by default.
     ///   - storage: SQLite files in the data directory, or a new PostgreSQL database.
+    ///   - configure: changes the service's configuration before it starts (limits, clock).
     init(maxClockSkew: Double = 300, now: UInt64 = serverNow, dataDirectory: URL? = nil, storage: ServerStorage = .sqlite,
-         replicaPolicy: ReplicaPolicy = ReplicaPolicy()) throws {
+         replicaPolicy: ReplicaPolicy = ReplicaPolicy(), configure: (inout SyncServiceConfiguration) -> Void = { _ in }) throws {
         temporary = try TemporaryDirectory(prefix: "syncd-test")
         directory = dataDirectory ?? temporary.url
         database = storage == .postgreSQL ? try PostgreSQLTestDatabase() : nil
         service = try ServerFixture.service(directory: directory, databaseURL: database?.url, maxClockSkew: maxClockSkew, now: now,
-                                            replicaPolicy: replicaPolicy)
+                                            replicaPolicy: replicaPolicy, configure: configure)
         token = try service.tokens.add(dataset: "main")
         otherToken = try service.tokens.add(dataset: "other")
     }
@@ -133,12 +134,14 @@ final class ServerFixture {
     }
 
     private static func service(directory: URL, databaseURL: String?, maxClockSkew: Double, now: UInt64,
-                                replicaPolicy: ReplicaPolicy = ReplicaPolicy()) throws -> SyncService {
+                                replicaPolicy: ReplicaPolicy = ReplicaPolicy(),
+                                configure: (inout SyncServiceConfiguration) -> Void = { _ in }) throws -> SyncService {
         var configuration = SyncServiceConfiguration(dataDirectory: directory)
         configuration.replicaPolicy = replicaPolicy
         configuration.maxClockSkew = maxClockSkew
         configuration.clock = { now }
         configuration.databaseURL = databaseURL
+        configure(&configuration)
         return try SyncService(configuration: configuration)
     }
 
