@@ -88,7 +88,7 @@ extension SyncReplica {
     ///   asks whether two creations were concurrent.
     /// - **Tombstones** (the last values in `_sync_object`) of objects deleted explicitly at or
     ///   below the stable vector by a delete that is not void; their **attribute stamps**
-    ///   (`_sync_field`) and **positions** (`_sync_position`, as owner or member). Values come back
+    ///   (`_sync_field_stamps`) and **positions** (`_sync_position`, as owner or member). Values come back
     ///   only when a deny rule voids the delete, stamps decide between concurrent writes, and a
     ///   deleted object orders nothing: each needs a change set concurrent with the delete, and
     ///   none can arrive. The object's creation row stays, so its identifier is never created again.

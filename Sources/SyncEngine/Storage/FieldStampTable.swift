@@ -92,15 +92,32 @@ enum FieldStampTable {
     /// How many attribute stamps the table holds (for the store's history summary).
     static func count(on connection: SQLiteConnection) throws -> Int {
         var total = 0
-        try connection.forEachRow("SELECT stamps FROM _sync_field_stamps", []) { row in
-            var reader = ByteReader(row.blobBytes(at: 0))
-            // The blob starts with its replica count and replicas, then the stamp count.
-            guard let replicas = try? reader.readCount(of: "replicas", minimumSize: 16),
-                  (try? reader.readBytes(16 * replicas)) != nil,
-                  let stamps = try? reader.readVarint() else { return }
-            total += Int(stamps)
-        }
+        try connection.forEachRow("SELECT stamps FROM _sync_field_stamps", []) { row in total += stampCount(row.blobBytes(at: 0)) }
         return total
+    }
+
+    /// Removes the stamps of the objects listed in `table` (columns `entity, id`), inside the
+    /// caller's transaction; returns how many stamps and bytes went.
+    static func remove(objectsIn table: String, on connection: SQLiteConnection) throws -> (stamps: Int, bytes: Int64) {
+        let selection = "WHERE (entity, id) IN (SELECT entity, id FROM \(table))"
+        var stamps = 0, bytes: Int64 = 0
+        try connection.forEachRow("SELECT length(entity) + length(id), stamps FROM _sync_field_stamps \(selection)", []) { row in
+            let blob = row.blobBytes(at: 1)
+            stamps += stampCount(blob)
+            bytes += row.integer(at: 0) + Int64(blob.count)
+        }
+        try connection.execute("DELETE FROM _sync_field_stamps \(selection)")
+        return (stamps, bytes)
+    }
+
+    /// The number of stamps in an ``encode(_:)`` blob, read from its header (0 if damaged).
+    private static func stampCount(_ blob: UnsafeRawBufferPointer) -> Int {
+        var reader = ByteReader(blob)
+        // The blob starts with its replica count and replicas, then the stamp count.
+        guard let replicas = try? reader.readCount(of: "replicas", minimumSize: 16),
+              (try? reader.readBytes(16 * replicas)) != nil,
+              let stamps = try? reader.readVarint() else { return 0 }
+        return Int(stamps)
     }
 
     /// The blob of one object's stamps: the replicas they name (count, then 16 bytes each), then

@@ -86,12 +86,9 @@ extension SyncTables {
         try connection.execute("UPDATE _sync_object SET tombstone = '{}' WHERE (entity, id) IN (SELECT entity, id FROM temp._sync_settled)")
         report.tombstones = connection.changes
         // Stamps decide between a write and a concurrent one, and nothing can write to the object again.
-        report.bytes += Int64(try count("""
-            SELECT ifnull(sum(length(entity) + length(id) + length(field) + length(replica) + 16), 0) FROM _sync_field
-            WHERE (entity, id) IN (SELECT entity, id FROM temp._sync_settled)
-            """, on: connection))
-        try connection.execute("DELETE FROM _sync_field WHERE (entity, id) IN (SELECT entity, id FROM temp._sync_settled)")
-        report.fieldStamps = connection.changes
+        let stamps = try FieldStampTable.remove(objectsIn: "temp._sync_settled", on: connection)
+        report.bytes += stamps.bytes
+        report.fieldStamps = stamps.stamps
         // Positions order live members of live owners; the object is neither again.
         report.bytes += Int64(try count("""
             SELECT ifnull(sum(length(entity) + length(id) + length(relationship) + length(member) + length(key) + length(replica) + 16), 0)

@@ -45,6 +45,10 @@ public final class SyncClient: Sendable {
         public var largeChangeSetBytes: Int = 8 << 20
         /// Change sets per pull page (`limit`; the server caps it at 5000).
         public var pullPageSize: Int = 500
+        /// What the client drops of its history once the server's stable vector covers it
+        /// (``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``), after each pull that
+        /// moved that vector.
+        public var historyCompaction: HistoryCompaction = .changeSets
         /// Retry policy for network errors and `5xx`.
         public var backoff: Backoff = Backoff()
         /// Time allowed for one request.
@@ -54,6 +58,20 @@ public final class SyncClient: Sendable {
         /// `nil` (the default) trusts the system's. Requests then go through libcurl, because
         /// `URLSession` on Linux cannot be told which authorities to trust.
         public var certificateAuthorities: URL?
+
+        /// How much of its history a client drops below the server's stable vector.
+        public enum HistoryCompaction: Sendable {
+            /// Nothing: the store keeps every change set, tombstone and stamp.
+            case off
+            /// Change sets every active replica holds (acknowledged ones of this replica, and
+            /// other replicas'); the default. Deleted objects keep their last values and stamps,
+            /// which an app on an older schema may still need (see
+            /// ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``).
+            case changeSets
+            /// Change sets, and the last values, stamps and positions of objects deleted for
+            /// good: for datasets whose apps all run the current schema.
+            case changeSetsAndDeletedObjects
+        }
 
         /// Syncs with `dataset` on the server at `serverURL`, authenticated by `token`, with the
         /// default batch sizes, retries and timeout.
@@ -464,6 +482,7 @@ public final class SyncClient: Sendable {
         }
         let journalBefore = try await local { try replica.lastConflictNumber() }
         var restarted = false
+        var stable: VersionVector?
         while true {
             var page: HTTPTransport.PullPage
             do {
@@ -481,6 +500,7 @@ public final class SyncClient: Sendable {
                 continue
             }
             report.pages += 1
+            if let pageStable = page.stable { stable = pageStable }
             if let reference = page.largeChangeSet {
                 do {
                     page.changeSets = try await transport.fetchLargeChangeSet(reference)
@@ -514,6 +534,15 @@ public final class SyncClient: Sendable {
             if !page.more { break }
         }
         report.newConflicts += try await local { try replica.conflictCount(after: journalBefore) }
+        if let stable, configuration.historyCompaction != .off {
+            let droppingDeletedObjects = configuration.historyCompaction == .changeSetsAndDeletedObjects
+            report.compaction = try await local { () -> SyncReplica.HistoryCompaction? in
+                // Only when the server's stable vector moved past what the store compacted below.
+                let compacted = try replica.compactedVector()
+                guard !compacted.dominates(stable) else { return nil }
+                return try replica.compactHistory(stable: stable, droppingDeletedObjects: droppingDeletedObjects)
+            }
+        }
     }
 
     /// The objects an operation writes to.

@@ -59,6 +59,9 @@ public struct SyncReport: Sendable, Equatable {
     /// the store started again from a snapshot under a new replica ID: every object may have
     /// changed, so refresh every context (``changedObjectIDs`` does not list them).
     public var rebootstrap: Rebootstrap?
+    /// What the store dropped of its history after the pull, below the server's stable vector
+    /// (``SyncClient/Configuration/historyCompaction``); `nil` when that vector had not moved.
+    public var compaction: SyncReplica.HistoryCompaction?
 
     /// What starting again from a snapshot did (``SyncClient/rebootstrap()``).
     public struct Rebootstrap: Sendable, Equatable {

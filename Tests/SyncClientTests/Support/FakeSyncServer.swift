@@ -45,6 +45,8 @@ final class FakeSyncServer: Sendable {
         var vector = VersionVector()
         /// What `GET snapshot` serves: a store file, its cursor and the cursor's digest.
         var snapshot: (data: Data?, cursor: String, cursorDigest: String?)?
+        /// The stable vector pull answers carry; none when `nil`.
+        var stable: VersionVector?
     }
 
     let dataset: String
@@ -230,7 +232,10 @@ final class FakeSyncServer: Sendable {
             let cursor = scanned.last?.cursor ?? after
             let batch = (try? ChangeSetCoding.encode(page, base: VersionVector())) ?? Data("{}".utf8)
             let more = entries.count > scanned.count
-            return .json(data: Data(#"{"changeSets":"#.utf8) + batch + Data(#","cursor":"\#(cursor)","more":\#(more)}"#.utf8))
+            let stable = state.stable.map { vector in
+                #","stable":{"# + vector.sortedEntries.map { #""\#($0.replica.storageText)":\#($0.seq)"# }.joined(separator: ",") + "}"
+            } ?? ""
+            return .json(data: Data(#"{"changeSets":"#.utf8) + batch + Data(#","cursor":"\#(cursor)","more":\#(more)\#(stable)}"#.utf8))
         }
     }
 
