@@ -24,7 +24,7 @@ import SyncKit
         let (a, b) = try await ClientCompactionTests.twoReplicasWithStableHistory(server)
         #expect(try a.replica.heldHistory().changeSets == 3)
 
-        let client = a.client(server)
+        let client = a.client(server) { $0.historyCompaction = .changeSets }
         let report = try await client.sync()
         #expect(report.pulled == 2)
         let compaction = try #require(report.compaction)
@@ -44,11 +44,11 @@ import SyncKit
         #expect(try a.replica.heldHistory().changeSets == 1)
     }
 
-    @Test func aClientConfiguredNotToCompactKeepsEverything() async throws {
+    @Test func aClientKeepsEverythingUnlessConfiguredToCompact() async throws {
         let server = FakeSyncServer()
         try server.start()
         let (a, _) = try await ClientCompactionTests.twoReplicasWithStableHistory(server)
-        let report = try await a.client(server) { $0.historyCompaction = .off }.sync()
+        let report = try await a.client(server).sync()
         #expect(report.pulled == 2 && report.compaction == nil)
         #expect(try a.replica.heldHistory().changeSets == 5)
     }

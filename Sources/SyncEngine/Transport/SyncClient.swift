@@ -47,8 +47,14 @@ public final class SyncClient: Sendable {
         public var pullPageSize: Int = 500
         /// What the client drops of its history once the server's stable vector covers it
         /// (``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``), after each pull that
-        /// moved that vector.
-        public var historyCompaction: HistoryCompaction = .changeSets
+        /// moved that vector; nothing by default.
+        ///
+        /// A store that dropped change sets can no longer hand them out: not to a server restored
+        /// from a backup older than them (it asks its clients to push again what they hold), and
+        /// not to peers it exchanges with directly (``SyncReplica/changeSets(missingFrom:)``).
+        /// Turn it on where neither happens, or where such a server or peer starts again from a
+        /// snapshot instead.
+        public var historyCompaction: HistoryCompaction = .off
         /// Retry policy for network errors and `5xx`.
         public var backoff: Backoff = Backoff()
         /// Time allowed for one request.
@@ -64,7 +70,7 @@ public final class SyncClient: Sendable {
             /// Nothing: the store keeps every change set, tombstone and stamp.
             case off
             /// Change sets every active replica holds (acknowledged ones of this replica, and
-            /// other replicas'); the default. Deleted objects keep their last values and stamps,
+            /// other replicas'). Deleted objects keep their last values and stamps,
             /// which an app on an older schema may still need (see
             /// ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``).
             case changeSets
