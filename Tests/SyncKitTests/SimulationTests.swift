@@ -228,7 +228,7 @@ struct Simulation {
         // Everything is stable now: compactions drop most of the history, and the rounds after
         // them merge on top of what is left.
         if compacting {
-            for index in replicas.indices where index != olderIndex { try compact(replicas[index].replica) }
+            for index in replicas.indices where index != olderIndex { try compact(replicas[index].replica, server: server) }
         }
         if let problem = try playRounds(Int.random(in: 5...12, using: &random), server: &server) { return problem }
         try exchangeFully()
@@ -281,7 +281,7 @@ struct Simulation {
             }
             if compacting && compactionRandom.chance(0.3) {
                 let candidates = replicas.indices.filter { $0 != olderIndex }
-                try compact(replicas[candidates[Int.random(in: 0..<candidates.count, using: &compactionRandom)]].replica)
+                try compact(replicas[candidates[Int.random(in: 0..<candidates.count, using: &compactionRandom)]].replica, server: server)
             }
         }
         return nil
@@ -296,10 +296,11 @@ struct Simulation {
         }
     }
 
-    /// A causally stable vector: what every replica has applied, lowered until every change set
-    /// not at or below it, on any replica (pushed or not, in a real deployment), covers it.
-    func stableVector() throws -> VersionVector {
-        let vectors = try replicas.map { try $0.replica.versionVector() }
+    /// A causally stable vector: what every replica, the simulated server included, has applied,
+    /// lowered until every change set not at or below it, on any replica (pushed or not, in a real
+    /// deployment), covers it.
+    func stableVector(server: SimulationServer) throws -> VersionVector {
+        let vectors = try replicas.map { try $0.replica.versionVector() } + [try server.engine.versionVector()]
         var stable = vectors.dropFirst().reduce(vectors[0]) { SyncReplica.meet($0, $1) }
         var lowered = true
         while lowered {
@@ -316,8 +317,8 @@ struct Simulation {
 
     /// `replica` has its change sets at or below the stable vector acknowledged, as a server
     /// would, and compacts. (Never the older app's: its upgrade merges its whole history again.)
-    mutating func compact(_ replica: SyncReplica) throws {
-        let stable = try stableVector()
+    mutating func compact(_ replica: SyncReplica, server: SimulationServer) throws {
+        let stable = try stableVector(server: server)
         try replica.mark(try replica.localChangeSets(status: .pending).map(\.dot).filter { stable.covers($0) }, as: .acknowledged)
         // An older app edits objects whose delete it could not apply (it knows their entity under
         // another name): deleted objects keep their last values while it is around.
