@@ -88,7 +88,7 @@ import Darwin
         pushing.standardOutput = FileHandle.nullDevice
         pushing.standardError = FileHandle.nullDevice
         try pushing.run()
-        let midUpload = waitUntil(timeout: 60) { requests("PUT", "/parts/", status: "200") >= 3 || !pushing.isRunning }
+        let midUpload = waitUntil(timeout: 300) { requests("PUT", "/parts/", status: "200") >= 3 || !pushing.isRunning }
         kill(pushing.processIdentifier, SIGKILL)
         pushing.waitUntilExit()
         #expect(midUpload)
@@ -111,7 +111,7 @@ import Darwin
         let (path, replica) = try bigSave("c.sqlite")
         let client = SyncClient(replica: replica, configuration: configuration)
         let pushing = Task { try? await client.sync() }
-        #expect(waitUntil(timeout: 60) { requests("PUT", "/parts/", status: "200") >= 3 })
+        #expect(await eventually(timeout: 300) { requests("PUT", "/parts/", status: "200") >= 3 })
         #expect(server.stop(signal: SIGKILL))
         #expect(requests("POST", "/commit") == 0)
         _ = await pushing.value
