@@ -178,9 +178,9 @@ extension PropertyDescription {
     /// An unordered to-many relationship (`Set<T>`).
     ///
     /// Inlinable, so that the closures that add, remove and look up one member are specialized
-    /// in the entity's own module for its classes, as the attribute builders' are: the set
-    /// operations of ``SetAccessor``'s generic code hashed and copied every member through
-    /// witness tables, a tenth of inserting an object whose to-one has a to-many inverse.
+    /// in the entity's own module for its classes, as the attribute builders' are: unspecialized,
+    /// the set operations hash and copy every member through witness tables, which costs a
+    /// tenth of inserting an object whose to-one has a to-many inverse.
     @inlinable
     public static func relationship<Root: PersistentEntity, Target: PersistentEntity>(
         _ name: String, keyPath: KeyPath<Root, Set<Target>> & Sendable,

@@ -99,7 +99,7 @@ extension SyncReplica {
     /// (``HistoryCompaction/heldForNewerSchema``): its upgrade merges the whole history again.
     /// A compacted store cannot merge its whole history again under another schema (one that
     /// renames something, or a newer schema's file opened by an older app):
-    /// ``SyncReplica/init(store:wallClock:newReplicaID:)`` then throws ``SyncError/Code/historyCompacted``,
+    /// ``SyncReplica/init(store:wallClock:)`` then throws ``SyncError/Code/historyCompacted``,
     /// which a client answers by bootstrapping from a server's snapshot.
     ///
     /// Cheap enough to run after every pull that moved the stable vector: the change-set steps

@@ -51,7 +51,7 @@ public final class SyncClient: Sendable {
         ///
         /// A store that dropped change sets can no longer hand them out: not to a server restored
         /// from a backup older than them (it asks its clients to push again what they hold), and
-        /// not to peers it exchanges with directly (``SyncReplica/changeSets(missingFrom:)``).
+        /// not to peers it exchanges with directly (``SyncReplica/changeSets(missingFrom:limit:)``).
         /// Turn it on where neither happens, or where such a server or peer starts again from a
         /// snapshot instead.
         public var historyCompaction: HistoryCompaction = .off
