@@ -74,11 +74,32 @@ enum TransferRoutes {
 
     /// `{"totalBytes": N, "sha256": "<hex>"}`, checked.
     static func uploadDeclaration(_ body: Data, limit: Int64) throws -> (Int64, String) {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-              let total = (object["totalBytes"] as? NSNumber)?.int64Value, let sha256 = object["sha256"] as? String else {
-            throw APIError.invalidParameter("an upload is declared as {\"totalBytes\": N, \"sha256\": \"<64 hex digits>\"}")
+        let total: Int64, sha256: String
+        do {
+            (total, sha256) = try JSONReader.read(body) { reader in
+                let start = try reader.beginObject()
+                var total: Int64?, sha256: String?
+                while let key = try reader.nextKey() {
+                    if key.matches("totalBytes") {
+                        try JSONReadError.checkFirst(total, "totalBytes", reader)
+                        total = try JSONReadError.at(.key("totalBytes")) { try reader.readInteger() }
+                    } else if key.matches("sha256") {
+                        try JSONReadError.checkFirst(sha256, "sha256", reader)
+                        sha256 = try JSONReadError.at(.key("sha256")) { try reader.readString() }
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                guard let total, let sha256 else { throw JSONReadError(message: "'totalBytes' and 'sha256' are required", offset: start) }
+                return (total, sha256)
+            }
+        } catch {
+            throw APIError.invalidParameter("an upload is declared as {\"totalBytes\": N, \"sha256\": \"<64 hex digits>\"}: \(error)")
         }
-        guard total >= 1, total <= limit else {
+        guard total >= 1 else {
+            throw APIError.invalidParameter("totalBytes is the size of the upload, at least 1, not \(total)")
+        }
+        guard total <= limit else {
             throw APIError(.contentTooLarge, "payload_too_large", "an upload holds 1 to \(limit) bytes, not \(total)")
         }
         guard sha256.utf8.count == 64, LowercaseHex.decode(sha256) != nil else {

@@ -143,6 +143,12 @@ import Testing
         let tooLarge = try JSONSerialization.data(withJSONObject: ["totalBytes": (1 << 20) + 1, "sha256": Self.hex(body)])
         #expect(server.send(.post, "/v1/datasets/main/uploads", body: tooLarge).status == .contentTooLarge)
         #expect(server.send(.post, "/v1/datasets/main/uploads", body: Data("{}".utf8)).errorCode == "invalid_parameter")
+        // Sizes that are no size: nothing, or beyond a 64-bit integer (never wrapped around).
+        for total in ["0", "-5", "9223372036854775808"] {
+            let declaration = Data(#"{"totalBytes": \#(total), "sha256": "\#(Self.hex(body))"}"#.utf8)
+            let refusal = server.send(.post, "/v1/datasets/main/uploads", body: declaration)
+            #expect(refusal.status == .badRequest && refusal.errorCode == "invalid_parameter", "\(total): \(refusal.text)")
+        }
 
         let id = try Self.create(server, body)
         #expect(Self.put(server, id, 0, Data("x".utf8)).errorCode == "invalid_parameter")
