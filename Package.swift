@@ -68,7 +68,7 @@ let package = Package(
 
         // The one command-line parser of syncd, sync and bench: Foundation-free, so any tool can use it.
         .target(name: "CommandLineArguments"),
-        .executableTarget(name: "syncd", dependencies: ["SyncServer", "SyncEngine", "CommandLineArguments", "PostgreSQLClient"]),
+        .executableTarget(name: "syncd", dependencies: ["SyncServer", "SyncEngine", "Codecs", "CommandLineArguments", "PostgreSQLClient"]),
         .executableTarget(name: "sync", dependencies: ["SyncEngine", "LocalStoreCore", "Codecs", "CommandLineArguments"]),
         .executableTarget(name: "bench", dependencies: ["SyncKit", "Codecs", "CSQLite", "CommandLineArguments"]),
         // Test support, not shipped: a child process that CrashSafetyTests kills mid-save and mid-merge.

@@ -1,3 +1,4 @@
+import Codecs
 import CommandLineArguments
 import Foundation
 import SyncEngine
@@ -49,16 +50,10 @@ extension Command {
 
     /// A version vector written as a JSON object of replica UUIDs to seqs.
     static func parseVector(_ text: String, _ options: ParsedCommand) throws -> VersionVector {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-            throw options.usageError("--below must be a JSON object of replica UUIDs to seqs, not '\(text.prefix(80))'")
+        do {
+            return VersionVector(try JSONReader.read(Data(text.utf8)) { try $0.readReplicaMap() })
+        } catch {
+            throw options.usageError("--below must be a JSON object of replica UUIDs to seqs, not '\(text.prefix(80))': \(error)")
         }
-        var vector = VersionVector()
-        for (key, value) in object {
-            guard let replica = UUID(uuidString: key), let number = value as? NSNumber, let seq = UInt64(exactly: number.doubleValue) else {
-                throw options.usageError("--below: '\(key)': \(value) is not a replica UUID with a seq")
-            }
-            vector[replica] = seq
-        }
-        return vector
     }
 }

@@ -112,7 +112,7 @@ extension JSONWriter {
 
 extension JSONReader {
     /// Reads a version vector or a vector delta: `{"<UUID>": seq, ...}`.
-    mutating func readReplicaMap() throws -> [ReplicaID: UInt64] {
+    package mutating func readReplicaMap() throws -> [ReplicaID: UInt64] {
         try beginObject()
         var result: [ReplicaID: UInt64] = [:]
         while let key = try nextKey() {
