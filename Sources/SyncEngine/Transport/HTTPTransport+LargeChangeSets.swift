@@ -53,20 +53,65 @@ extension HTTPTransport {
         var receivedParts: [Int: String]
         var isCommitted: Bool
 
+        /// `{"upload": "…", "maxPartBytes": N, "committed": false, "parts": [{"number": 1, "sha256": "…"}, …]}`;
+        /// other keys are skipped, as the protocol asks of clients.
         init(_ data: Data) throws(SyncClientError) {
-            guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["upload"] as? String,
-                  let maxPartBytes = (object["maxPartBytes"] as? NSNumber)?.intValue, maxPartBytes >= 1,
-                  let parts = object["parts"] as? [[String: Any]] else {
-                throw .invalidResponse("the upload response is malformed: \(String(decoding: data.prefix(200), as: UTF8.self))")
+            do {
+                (id, maxPartBytes, isCommitted, receivedParts) = try JSONReader.read(data) { reader in
+                    let start = try reader.beginObject()
+                    var id: String?, maxPartBytes: Int64?, committed: Bool?, parts: [Int: String]?
+                    while let key = try reader.nextKey() {
+                        if key.matches("upload") {
+                            try JSONReadError.checkFirst(id, "upload", reader)
+                            id = try JSONReadError.at(.key("upload")) { try reader.readString() }
+                        } else if key.matches("maxPartBytes") {
+                            try JSONReadError.checkFirst(maxPartBytes, "maxPartBytes", reader)
+                            maxPartBytes = try JSONReadError.at(.key("maxPartBytes")) { try reader.readInteger() }
+                        } else if key.matches("committed") {
+                            try JSONReadError.checkFirst(committed, "committed", reader)
+                            committed = try JSONReadError.at(.key("committed")) { try reader.readBool() }
+                        } else if key.matches("parts") {
+                            try JSONReadError.checkFirst(parts, "parts", reader)
+                            parts = try JSONReadError.at(.key("parts")) { try Self.readParts(&reader) }
+                        } else {
+                            try reader.skipValue()
+                        }
+                    }
+                    guard let id, let maxPartBytes, let parts else {
+                        throw JSONReadError(message: "an upload needs 'upload', 'maxPartBytes' and 'parts'", offset: start)
+                    }
+                    guard maxPartBytes >= 1, maxPartBytes <= Int64(Int.max) else {
+                        throw JSONReadError(message: "'maxPartBytes' must be at least 1, not \(maxPartBytes)", offset: start)
+                    }
+                    return (id, Int(maxPartBytes), committed ?? false, parts)
+                }
+            } catch {
+                throw .invalidResponse("the upload response is malformed: \(error)")
             }
-            self.id = id
-            self.maxPartBytes = maxPartBytes
-            isCommitted = (object["committed"] as? Bool) ?? false
-            var received: [Int: String] = [:]
-            for part in parts {
-                if let number = (part["number"] as? NSNumber)?.intValue, let hash = part["sha256"] as? String { received[number] = hash }
+        }
+
+        /// `[{"number": 1, "sha256": "…", "bytes": N}, …]`: the SHA-256 of each part by number.
+        private static func readParts(_ reader: inout JSONReader) throws -> [Int: String] {
+            var parts: [Int: String] = [:]
+            try reader.beginArray()
+            while try reader.nextElement() {
+                let start = try reader.beginObject()
+                var number: Int64?, sha256: String?
+                while let key = try reader.nextKey() {
+                    if key.matches("number") {
+                        number = try JSONReadError.at(.key("number")) { try reader.readInteger() }
+                    } else if key.matches("sha256") {
+                        sha256 = try JSONReadError.at(.key("sha256")) { try reader.readString() }
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                guard let number, let sha256, number >= 1, number <= Int64(Int.max) else {
+                    throw JSONReadError(message: "a part needs a 'number' of at least 1 and its 'sha256'", offset: start)
+                }
+                parts[Int(number)] = sha256
             }
-            receivedParts = received
+            return parts
         }
     }
 
