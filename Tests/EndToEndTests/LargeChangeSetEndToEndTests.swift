@@ -11,11 +11,11 @@ import Glibc
 import Darwin
 #endif
 
-/// One save larger than syncd's body limit (lowered here to 64 KiB so the test runs fast)
+/// One save larger than syncd's body limit (lowered here to 16 KiB so the test runs fast)
 /// pushes through an upload in parts and pulls by reference to other replicas, also when the
 /// pushing client or syncd is killed with SIGKILL mid-upload: nothing is lost or duplicated.
 @Suite(.serialized) struct LargeChangeSetEndToEndTests {
-    static let squads = 20_000
+    static let squads = 5_000
     let directory: TemporaryDirectory
     let server: SyncdServer
     let token: String
@@ -23,7 +23,7 @@ import Darwin
     init() throws {
         directory = try TemporaryDirectory(prefix: "e2e-large")
         server = SyncdServer(dataDirectory: directory.file("syncd-data"))
-        server.extraArguments = ["--max-body-bytes", "65536"]
+        server.extraArguments = ["--max-body-bytes", "16384"]
         let added = try ProductProcess.run(product: "syncd", ["token", "add", "--dataset", "e2e", "--data", directory.file("syncd-data")])
         guard added.status == 0 else { throw ProductProcessError("token add failed: \(added.standardError)") }
         token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
