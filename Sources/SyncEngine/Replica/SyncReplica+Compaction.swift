@@ -140,6 +140,20 @@ extension SyncReplica {
         }
     }
 
+    /// What this replica reports to a server when it pulls, of the change sets it has written and
+    /// not had acknowledged: where its oldest one had seen less than the store holds now, how
+    /// much (see ``UnpushedBounds``). The server keeps its stable vector below these, so that no
+    /// replica compacts history those change sets may still meet.
+    public func unpushedBounds() throws -> UnpushedBounds {
+        try withConnection { connection in
+            var bounds = UnpushedBounds(held: try VersionVectorTable.vector(on: connection),
+                                        oldestUnpushed: try ChangeSetTable.oldestUnacknowledgedVector(of: replicaID, on: connection))
+            // Its own entry needs no bound: every change set it writes covers its earlier ones.
+            bounds.seqs[replicaID] = nil
+            return bounds
+        }
+    }
+
     /// The vector below both: per replica, the smaller seq.
     static func meet(_ first: VersionVector, _ second: VersionVector) -> VersionVector {
         VersionVector(first.entries.reduce(into: [:]) { result, entry in result[entry.key] = min(entry.value, second[entry.key]) })

@@ -80,11 +80,12 @@ public protocol DatasetEngine: AnyObject, Sendable {
     var replicaPolicy: ReplicaPolicy { get }
 
     /// Records that `replica` pulled after `cursor` (a cursor the log handed out, which the
-    /// replica merged up to): its acknowledged vector grows to cover the log up to `cursor`.
-    /// Writes only when the vector grows or the last-seen time is stale.
+    /// replica merged up to), reporting `unpushed` of what it has yet to push: its acknowledged
+    /// vector grows to cover the log up to `cursor`, and its unpushed bounds are replaced.
+    /// Writes only when either changed or the last-seen time is stale.
     ///
     /// - Throws: ``DatasetEngineError/replicaRetired(_:state:)`` when the replica is refused.
-    func recordPull(by replica: ReplicaID, after cursor: Int64) throws
+    func recordPull(by replica: ReplicaID, after cursor: Int64, unpushed: UnpushedBounds) throws
 
     /// Every replica the dataset heard from or retired, in replica order.
     func replicas() throws -> [ReplicaRecord]

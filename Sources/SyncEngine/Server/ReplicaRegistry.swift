@@ -18,15 +18,24 @@ public struct ReplicaRecord: Sendable, Equatable {
     public var lastSeen: Date
     /// Whether an operator retired the replica (`syncd replica retire`).
     public var retired: Bool
+    /// What the replica reported, on its last pull, of the change sets it has yet to push: the
+    /// stable vector stays at or below ``acknowledged`` lowered to these bounds.
+    public var unpushedBounds: UnpushedBounds
 
     /// A record with these fields.
-    public init(replica: ReplicaID, acknowledged: VersionVector, acknowledgedCursor: Int64, lastSeen: Date, retired: Bool) {
+    public init(replica: ReplicaID, acknowledged: VersionVector, acknowledgedCursor: Int64, lastSeen: Date, retired: Bool,
+                unpushedBounds: UnpushedBounds = .none) {
         self.replica = replica
         self.acknowledged = acknowledged
         self.acknowledgedCursor = acknowledgedCursor
         self.lastSeen = lastSeen
         self.retired = retired
+        self.unpushedBounds = unpushedBounds
     }
+
+    /// What the replica holds and will push nothing concurrent with: ``acknowledged`` lowered to
+    /// ``unpushedBounds``. The stable vector is the meet of these over the active replicas.
+    public var settled: VersionVector { unpushedBounds.bound(acknowledged) }
 
     /// Whether the replica counts for the stable vector at `now`, is silent beyond the horizon,
     /// or was retired.
@@ -74,13 +83,14 @@ public struct ReplicaPolicy: Sendable {
 /// The rules of a dataset's replica registry, shared by every storage.
 package enum ReplicaRegistry {
     /// The record after `replica` pushed change sets whose dots `pushed` covers (`cursor` nil),
-    /// or pulled after `cursor` (whose log vector since the record's cursor `logVector` reads),
-    /// or `nil` when nothing needs writing.
+    /// or pulled after `cursor` (whose log vector since the record's cursor `logVector` reads)
+    /// reporting `unpushed` (a pull replaces the bounds the last one reported), or `nil` when
+    /// nothing needs writing.
     ///
     /// - Throws: ``DatasetEngineError/replicaRetired(_:state:)`` when the replica is retired or
     ///   silent beyond the horizon.
     package static func contact(_ existing: ReplicaRecord?, replica: ReplicaID, pushed: VersionVector = VersionVector(),
-                                pulledAfter cursor: Int64? = nil, policy: ReplicaPolicy,
+                                pulledAfter cursor: Int64? = nil, unpushed: UnpushedBounds = .none, policy: ReplicaPolicy,
                                 logVector: (_ after: Int64, _ through: Int64) throws -> VersionVector) throws -> ReplicaRecord? {
         let now = policy.now()
         var record = existing ?? ReplicaRecord(replica: replica, acknowledged: VersionVector(), acknowledgedCursor: 0,
@@ -91,6 +101,10 @@ package enum ReplicaRegistry {
         if let cursor, cursor > record.acknowledgedCursor {
             record.acknowledged.merge(try logVector(record.acknowledgedCursor, cursor))
             record.acknowledgedCursor = cursor
+            changed = true
+        }
+        if cursor != nil, record.unpushedBounds != unpushed {
+            record.unpushedBounds = unpushed
             changed = true
         }
         if !record.acknowledged.dominates(pushed) {
@@ -110,13 +124,15 @@ package enum ReplicaRegistry {
         return vector
     }
 
-    /// The meet (entry-wise minimum) of the acknowledged vectors of the replicas active at `now`,
-    /// never beyond `datasetVector`; `datasetVector` itself when no replica is active.
+    /// The meet (entry-wise minimum) of the ``ReplicaRecord/settled`` vectors (acknowledged,
+    /// lowered to what each has yet to push) of the replicas active at `now`, never beyond
+    /// `datasetVector`; `datasetVector` itself when no replica is active.
     package static func stableVector(of records: [ReplicaRecord], datasetVector: VersionVector, at now: Date,
                                      horizon: TimeInterval) -> VersionVector {
         var stable = datasetVector
         for record in records where record.state(at: now, horizon: horizon) == .active {
-            for (replica, seq) in stable.entries { stable[replica] = min(seq, record.acknowledged[replica]) }
+            let settled = record.settled
+            for (replica, seq) in stable.entries { stable[replica] = min(seq, settled[replica]) }
         }
         return stable
     }

@@ -271,6 +271,16 @@ enum ChangeSetTable {
         return 0
     }
 
+    /// The vector of `replica`'s oldest pending or sent change set, or `nil` when it has none.
+    /// A replica's change sets see more the later they are, so this is the meet of all of theirs.
+    static func oldestUnacknowledgedVector(of replica: ReplicaID, on connection: SQLiteConnection) throws -> VersionVector? {
+        guard case .integer(let seq)? = try connection.rows(
+            "SELECT min(seq) FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
+            [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]).first?.first
+        else { return nil }
+        return try vector(of: Dot(replica: replica, seq: UInt64(seq)), on: connection)
+    }
+
     /// Counts every stored change set as received from another replica (for a copied file
     /// that becomes a replica of its own: its outbox belonged to the original).
     static func markAllRemote(on connection: SQLiteConnection) throws {

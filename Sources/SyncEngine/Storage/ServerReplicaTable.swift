@@ -14,11 +14,20 @@ enum ServerReplicaTable {
     static func install(on connection: SQLiteConnection) throws {
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS _server_replica (replica TEXT PRIMARY KEY NOT NULL, acknowledged TEXT NOT NULL,
-                acknowledged_cursor INTEGER NOT NULL, last_seen INTEGER NOT NULL, retired INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID
+                acknowledged_cursor INTEGER NOT NULL, last_seen INTEGER NOT NULL, retired INTEGER NOT NULL DEFAULT 0,
+                unpushed TEXT NOT NULL DEFAULT '') WITHOUT ROWID
             """)
+        // A registry written before replicas reported their unpushed bounds gains the column.
+        let columns = try connection.rows("SELECT name FROM pragma_table_info('_server_replica')").compactMap { row -> String? in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        }
+        if !columns.contains("unpushed") {
+            try connection.execute("ALTER TABLE _server_replica ADD COLUMN unpushed TEXT NOT NULL DEFAULT ''")
+        }
     }
 
-    private static let columns = "replica, acknowledged, acknowledged_cursor, last_seen, retired"
+    private static let columns = "replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed"
 
     /// The record of `replica`, if the dataset ever heard from it.
     static func record(of replica: ReplicaID, on connection: SQLiteConnection) throws -> ReplicaRecord? {
@@ -34,21 +43,23 @@ enum ServerReplicaTable {
     private static func record(_ row: [SQLValue], on connection: SQLiteConnection) throws -> ReplicaRecord {
         guard case .text(let text) = row[0], let replica = UUID(storageText: text), case .text(let vectorText) = row[1],
               let acknowledged = ReplicaRegistry.vector(fromText: vectorText), case .integer(let cursor) = row[2],
-              case .integer(let lastSeen) = row[3], case .integer(let retired) = row[4] else {
+              case .integer(let lastSeen) = row[3], case .integer(let retired) = row[4],
+              case .text(let unpushedText) = row[5], let unpushed = UnpushedBounds(text: unpushedText) else {
             throw SyncError(.notSyncable, "\(connection.path): a _server_replica row is damaged (\(row[0]))")
         }
         return ReplicaRecord(replica: replica, acknowledged: acknowledged, acknowledgedCursor: cursor,
-                             lastSeen: Date(timeIntervalSince1970: Double(lastSeen) / 1000), retired: retired != 0)
+                             lastSeen: Date(timeIntervalSince1970: Double(lastSeen) / 1000), retired: retired != 0, unpushedBounds: unpushed)
     }
 
     /// Writes a contact's record; never clears a retirement another process wrote meanwhile.
     static func save(_ record: ReplicaRecord, on connection: SQLiteConnection) throws {
         try connection.run("""
-            INSERT INTO _server_replica (replica, acknowledged, acknowledged_cursor, last_seen, retired) VALUES (?, ?, ?, ?, 0)
+            INSERT INTO _server_replica (replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed) VALUES (?, ?, ?, ?, 0, ?)
             ON CONFLICT (replica) DO UPDATE SET acknowledged = excluded.acknowledged,
-                acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen
+                acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen, unpushed = excluded.unpushed
             """, [.text(record.replica.storageText), .text(ReplicaRegistry.text(of: record.acknowledged)),
-                  .integer(record.acknowledgedCursor), .integer(Int64((record.lastSeen.timeIntervalSince1970 * 1000).rounded()))])
+                  .integer(record.acknowledgedCursor), .integer(Int64((record.lastSeen.timeIntervalSince1970 * 1000).rounded())),
+                  .text(record.unpushedBounds.text)])
     }
 
     /// Marks `replica` retired (recording it first if the dataset never heard from it).

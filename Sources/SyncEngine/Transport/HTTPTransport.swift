@@ -174,14 +174,25 @@ public struct HTTPTransport: Sendable {
     /// `GET /v1/datasets/{dataset}/changesets?after=&afterDigest=&limit=&exclude=`: the log after
     /// `cursor`. With `digest` (the `cursorDigest` that came with `cursor`), the server refuses
     /// the cursor with ``SyncClientError/invalidCursor(_:)`` when its log up to there is not the
-    /// one the client pulled (it was restored from a backup).
-    public func pull(after cursor: String, digest: String? = nil, limit: Int, excluding replica: ReplicaID?) async throws(SyncClientError) -> PullPage {
+    /// one the client pulled (it was restored from a backup). `unpushed` reports what the
+    /// pulling replica has yet to push (header `Sync-Unpushed-Bounds`), which keeps the server's
+    /// stable vector below what those change sets had not seen.
+    public func pull(after cursor: String, digest: String? = nil, limit: Int, excluding replica: ReplicaID?,
+                     unpushed: UnpushedBounds = .none) async throws(SyncClientError) -> PullPage {
         var query = [URLQueryItem(name: "after", value: cursor), URLQueryItem(name: "limit", value: String(limit))]
         if let digest { query.append(URLQueryItem(name: "afterDigest", value: digest)) }
         if let replica { query.append(URLQueryItem(name: "exclude", value: replica.uuidString)) }
         // This client fetches change sets too large for a page by reference, in parts.
         query.append(URLQueryItem(name: "largeChangeSets", value: "byReference"))
-        let data = try await send("GET", path: "changesets", query: query)
+        var text = unpushed.text
+        if text.utf8.count > UnpushedBounds.maximumTextBytes { text = UnpushedBounds.everything.text }
+        let data: Data
+        do {
+            data = try await sendDetailed("GET", path: "changesets", query: query,
+                                          headers: text.isEmpty ? [:] : ["Sync-Unpushed-Bounds": text]).data
+        } catch {
+            throw error.error
+        }
         return try HTTPTransport.decodePullPage(data)
     }
 

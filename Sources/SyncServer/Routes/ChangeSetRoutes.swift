@@ -20,7 +20,8 @@ enum ChangeSetRoutes {
         router.add(.get, pattern, admission: context.datasetAdmission) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters)
             let query = try PullQuery(request)
-            var page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: query.limit, excluding: query.exclude)
+            var page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: query.limit, excluding: query.exclude,
+                                        unpushed: query.unpushed)
             var batch: Data
             if page.changeSets.isEmpty, let emptyBatch {
                 batch = emptyBatch
@@ -69,7 +70,8 @@ enum ChangeSetRoutes {
             // At most half the change sets of the page that was too large (entries left out by
             // `exclude` only make the page smaller), straight to one entry when it held one.
             limit = max(1, min(limit, changeSets) / 2)
-            let page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: limit, excluding: query.exclude)
+            let page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: limit, excluding: query.exclude,
+                                        unpushed: query.unpushed)
             changeSets = page.changeSets.count
             let batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
             if batch.count <= context.transfers.partBytes { return (page, batch, nil) }
@@ -111,6 +113,8 @@ enum ChangeSetRoutes {
         var exclude: ReplicaID?
         /// Whether the client takes a change set larger than a part by reference (`largeChangeSets=byReference`).
         var largeChangeSetsByReference = false
+        /// What the puller reported of the change sets it has yet to push (`Sync-Unpushed-Bounds`).
+        var unpushed = UnpushedBounds.none
 
         init(_ request: HTTPRequest) throws {
             if let text = request.queryValue("after") {
@@ -143,6 +147,13 @@ enum ChangeSetRoutes {
                     throw APIError.invalidParameter("largeChangeSets must be 'byReference', not '\(text.prefix(40))'")
                 }
                 largeChangeSetsByReference = true
+            }
+            if let text = request.headers["Sync-Unpushed-Bounds"] {
+                guard let bounds = UnpushedBounds(text: text) else {
+                    throw APIError.invalidParameter(
+                        "Sync-Unpushed-Bounds must be '*' or replica:seq pairs separated by commas (each replica a UUID once, each seq a decimal), not '\(text.prefix(80))'")
+                }
+                unpushed = bounds
             }
         }
 

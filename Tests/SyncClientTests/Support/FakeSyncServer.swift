@@ -32,6 +32,8 @@ final class FakeSyncServer: Sendable {
         var query: [String: String]
         var authorization: String?
         var body: Data
+        /// The `Sync-Unpushed-Bounds` header of a pull, if it had one.
+        var unpushedBounds: String? = nil
         var description: String { "\(method) \(path) \(query.sorted { $0.key < $1.key })" }
     }
 
@@ -118,7 +120,8 @@ final class FakeSyncServer: Sendable {
         for item in request.queryItems { query[item.name] = item.value }
         let method = "\(request.method)".uppercased()
         let recorded = RecordedRequest(method: method, path: request.path, query: query,
-                                       authorization: request.headers["Authorization"], body: request.body)
+                                       authorization: request.headers["Authorization"], body: request.body,
+                                       unpushedBounds: request.headers["Sync-Unpushed-Bounds"])
         let fault = state.withLock { state -> Fault? in
             state.requests.append(recorded)
             guard let index = state.faults.firstIndex(where: { fault in

@@ -70,6 +70,34 @@ final class ManualClock: Sendable {
         #expect(try ReplicaRegistryTests.records(server).count == 2)
     }
 
+    @Test(arguments: ServerStorage.allCases) func theStableVectorStaysBelowWhatAPullersUnpushedChangeSetsHadNotSeen(
+        storage: ServerStorage
+    ) throws {
+        let (server, a) = try ReplicaRegistryTests.server(storage: storage)
+        let aID = a.replica.replicaID, b = try ClientReplica()
+        func pull(after cursor: String, bounds: String?) -> HTTPResponse {
+            server.send(.get, "/v1/datasets/main/changesets", query: [("after", cursor), ("exclude", b.replica.replicaID.uuidString)],
+                        extraHeaders: bounds.map { [("Sync-Unpushed-Bounds", $0)] } ?? [])
+        }
+        // B holds all three of A's, but wrote a change set after seeing only the first.
+        #expect(try ReplicaRegistryTests.stable(pull(after: "3", bounds: "\(aID.storageText):1")) == VersionVector([aID: 1]))
+        let record = try #require(try ReplicaRegistryTests.records(server)[b.replica.replicaID])
+        #expect(record.acknowledged == VersionVector([aID: 3]) && record.unpushedBounds == UnpushedBounds(seqs: [aID: 1]))
+        // Too many bounds to send: B holds the stable vector at nothing.
+        #expect(try ReplicaRegistryTests.stable(pull(after: "3", bounds: "*")) == VersionVector())
+        // Pushed meanwhile: a pull without bounds releases them (within the cache's second).
+        let released = try ReplicaRegistryTests.records(server)[b.replica.replicaID]
+        #expect(released?.unpushedBounds == .everything)
+        pull(after: "3", bounds: nil).expectOK()
+        #expect(try ReplicaRegistryTests.records(server)[b.replica.replicaID]?.unpushedBounds == UnpushedBounds.none)
+        #expect(try server.service.registry.dataset("main").replicas().records.first { $0.replica == b.replica.replicaID }?.settled
+            == VersionVector([aID: 3]))
+
+        let malformed = pull(after: "3", bounds: "\(aID.storageText):one")
+        #expect(malformed.status == .badRequest && malformed.errorCode == "invalid_parameter" && malformed.text.contains("Sync-Unpushed-Bounds"),
+                "\(malformed.text)")
+    }
+
     @Test(arguments: ServerStorage.allCases) func aRetiredReplicaIsRefusedOnPushAndPullAndNoLongerHoldsTheStableVectorBack(
         storage: ServerStorage
     ) throws {

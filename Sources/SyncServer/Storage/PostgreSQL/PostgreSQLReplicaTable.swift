@@ -12,9 +12,10 @@ extension PostgreSQLTables {
                 dataset text NOT NULL, replica text NOT NULL, acknowledged text NOT NULL, acknowledged_cursor bigint NOT NULL,
                 last_seen bigint NOT NULL, retired boolean NOT NULL DEFAULT false, PRIMARY KEY (dataset, replica))
             """)
+        try connection.execute("ALTER TABLE syncd_replica ADD COLUMN IF NOT EXISTS unpushed text NOT NULL DEFAULT ''")
     }
 
-    private static let replicaColumns = "replica, acknowledged, acknowledged_cursor, last_seen, retired"
+    private static let replicaColumns = "replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed"
 
     /// The record of `replica` in `dataset`, if the dataset ever heard from it.
     static func replicaRecord(of replica: ReplicaID, in dataset: String, on connection: PostgreSQLConnection) throws -> ReplicaRecord? {
@@ -30,21 +31,22 @@ extension PostgreSQLTables {
 
     private static func replicaRecord(_ row: [String?], dataset: String) throws -> ReplicaRecord {
         guard let text = row[0], let replica = UUID(storageText: text), let acknowledged = row[1].flatMap(ReplicaRegistry.vector(fromText:)),
-              let cursor = row[2].flatMap({ Int64($0) }), let lastSeen = row[3].flatMap({ Int64($0) }), let retired = row[4] else {
+              let cursor = row[2].flatMap({ Int64($0) }), let lastSeen = row[3].flatMap({ Int64($0) }), let retired = row[4],
+              let unpushed = row[5].flatMap(UnpushedBounds.init(text:)) else {
             throw SyncError(.notSyncable, "dataset \(dataset): a syncd_replica row is damaged (\(row[0] ?? "NULL"))")
         }
         return ReplicaRecord(replica: replica, acknowledged: acknowledged, acknowledgedCursor: cursor,
-                             lastSeen: Date(timeIntervalSince1970: Double(lastSeen) / 1000), retired: retired == "t")
+                             lastSeen: Date(timeIntervalSince1970: Double(lastSeen) / 1000), retired: retired == "t", unpushedBounds: unpushed)
     }
 
     /// Writes a contact's record; never clears a retirement another instance wrote meanwhile.
     static func saveReplicaRecord(_ record: ReplicaRecord, in dataset: String, on connection: PostgreSQLConnection) throws {
         try connection.execute("""
-            INSERT INTO syncd_replica (dataset, replica, acknowledged, acknowledged_cursor, last_seen) VALUES ($1, $2, $3, $4, $5)
+            INSERT INTO syncd_replica (dataset, replica, acknowledged, acknowledged_cursor, last_seen, unpushed) VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT (dataset, replica) DO UPDATE SET acknowledged = excluded.acknowledged,
-                acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen
+                acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen, unpushed = excluded.unpushed
             """, [dataset, record.replica.storageText, ReplicaRegistry.text(of: record.acknowledged), String(record.acknowledgedCursor),
-                  String(Int64((record.lastSeen.timeIntervalSince1970 * 1000).rounded()))])
+                  String(Int64((record.lastSeen.timeIntervalSince1970 * 1000).rounded())), record.unpushedBounds.text])
     }
 
     /// Marks `replica` of `dataset` retired (recording it first if the dataset never heard from it).
@@ -83,10 +85,10 @@ extension PostgreSQLDatasetEngine {
 
     /// Reads the replica's record and, only when the contact changed it, writes it in a
     /// transaction that locks the row, so instances recording the same replica do not lose a join.
-    func recordPull(by replica: ReplicaID, after cursor: Int64) throws {
+    func recordPull(by replica: ReplicaID, after cursor: Int64, unpushed: UnpushedBounds) throws {
         try pool.withConnection { connection in
             func contact(_ existing: ReplicaRecord?) throws -> ReplicaRecord? {
-                try ReplicaRegistry.contact(existing, replica: replica, pulledAfter: cursor, policy: replicaPolicy) { after, through in
+                try ReplicaRegistry.contact(existing, replica: replica, pulledAfter: cursor, unpushed: unpushed, policy: replicaPolicy) { after, through in
                     try PostgreSQLTables.logVector(of: dataset, after: after, through: through, on: connection)
                 }
             }
