@@ -127,12 +127,30 @@ package enum ReplicaRegistry {
     /// The meet (entry-wise minimum) of the ``ReplicaRecord/settled`` vectors (acknowledged,
     /// lowered to what each has yet to push) of the replicas active at `now`, never beyond
     /// `datasetVector`; `datasetVector` itself when no replica is active.
+    ///
+    /// Then lowered until every change set the dataset holds above it covers it: a change set
+    /// pushed by a replica that wrote it before receiving something now below the vector, and not
+    /// yet pulled by every other replica, is concurrent with that, and will still meet them.
+    /// `firstAbove(replica, seq)` reads the vector of `replica`'s first stored change set after
+    /// `seq` (a replica's change sets see more the later they are, so the first one decides).
     package static func stableVector(of records: [ReplicaRecord], datasetVector: VersionVector, at now: Date,
-                                     horizon: TimeInterval) -> VersionVector {
+                                     horizon: TimeInterval,
+                                     firstAbove: (_ replica: ReplicaID, _ seq: UInt64) throws -> VersionVector?) throws -> VersionVector {
         var stable = datasetVector
         for record in records where record.state(at: now, horizon: horizon) == .active {
             let settled = record.settled
             for (replica, seq) in stable.entries { stable[replica] = min(seq, settled[replica]) }
+        }
+        // Each pass only lowers entries, and stops when a pass lowers none: at most one pass per
+        // seq dropped, in practice two or three.
+        var lowered = true
+        while lowered {
+            lowered = false
+            for (replica, seq) in datasetVector.sortedEntries where seq > stable[replica] {
+                guard let vector = try firstAbove(replica, stable[replica]), !vector.dominates(stable) else { continue }
+                stable = SyncReplica.meet(stable, vector)
+                lowered = true
+            }
         }
         return stable
     }

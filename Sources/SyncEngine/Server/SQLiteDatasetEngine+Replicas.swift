@@ -39,13 +39,22 @@ extension SQLiteDatasetEngine {
         stableVectorCache.invalidate()
     }
 
-    /// The meet of the active replicas' acknowledged vectors, from `_server_replica`.
+    /// The meet of the active replicas' settled vectors, from `_server_replica`, lowered below
+    /// the stored change sets above it that do not cover it.
     public func stableVector() throws -> VersionVector {
         let now = replicaPolicy.now()
         return try stableVectorCache.vector(at: now) {
-            try replica.withConnection { connection in
-                ReplicaRegistry.stableVector(of: try ServerReplicaTable.records(on: connection),
-                                             datasetVector: try VersionVectorTable.vector(on: connection), at: now, horizon: replicaPolicy.horizon)
+            try stableVector(of: try replicas(), at: now, horizon: replicaPolicy.horizon)
+        }
+    }
+
+    /// ``ReplicaRegistry/stableVector(of:datasetVector:at:horizon:firstAbove:)`` of `records` over
+    /// this store's change sets, capped by its vector.
+    package func stableVector(of records: [ReplicaRecord], at now: Date, horizon: TimeInterval) throws -> VersionVector {
+        try replica.withConnection { connection in
+            try ReplicaRegistry.stableVector(of: records, datasetVector: try VersionVectorTable.vector(on: connection), at: now,
+                                             horizon: horizon) { replica, seq in
+                try ChangeSetTable.firstVector(of: replica, after: seq, on: connection)
             }
         }
     }

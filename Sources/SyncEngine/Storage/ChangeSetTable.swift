@@ -271,6 +271,15 @@ enum ChangeSetTable {
         return 0
     }
 
+    /// The vector of `replica`'s first stored change set after `seq`, or `nil` when none is stored.
+    static func firstVector(of replica: ReplicaID, after seq: UInt64, on connection: SQLiteConnection) throws -> VersionVector? {
+        guard case .integer(let first)? = try connection.rows(
+            "SELECT seq FROM _sync_changeset WHERE replica = ? AND seq > ? ORDER BY seq LIMIT 1",
+            [.text(replica.storageText), .integer(Int64(bitPattern: seq))]).first?.first
+        else { return nil }
+        return try vector(of: Dot(replica: replica, seq: UInt64(first)), on: connection)
+    }
+
     /// The vector of `replica`'s oldest pending or sent change set, or `nil` when it has none.
     /// A replica's change sets see more the later they are, so this is the meet of all of theirs.
     static func oldestUnacknowledgedVector(of replica: ReplicaID, on connection: SQLiteConnection) throws -> VersionVector? {

@@ -63,7 +63,9 @@ final class ManualClock: Sendable {
         try b.addBoard("b0")
         server.push(try b.batch(), as: try b.credentials).expectOK()
         #expect(try ReplicaRegistryTests.records(server)[b.replica.replicaID]?.acknowledged == VersionVector([aID: 2, b.replica.replicaID: 1]))
-        #expect(try ReplicaRegistryTests.stable(server.pull(after: "3", exclude: b.replica.replicaID)) == VersionVector([aID: 3]))
+        // Everyone holds A's three, but B's change set had not seen them and A has yet to receive
+        // it: A's three stay out of the stable vector until A has it.
+        #expect(try ReplicaRegistryTests.stable(server.pull(after: "3", exclude: b.replica.replicaID)) == VersionVector())
         #expect(try ReplicaRegistryTests.stable(server.pull(after: "4", exclude: aID)) == VersionVector([aID: 3, b.replica.replicaID: 1]))
         // A pull that names no replica records nothing and still carries the stable vector.
         #expect(try ReplicaRegistryTests.stable(server.pull(after: "0")) == VersionVector([aID: 3, b.replica.replicaID: 1]))
@@ -96,6 +98,23 @@ final class ManualClock: Sendable {
         let malformed = pull(after: "3", bounds: "\(aID.storageText):one")
         #expect(malformed.status == .badRequest && malformed.errorCode == "invalid_parameter" && malformed.text.contains("Sync-Unpushed-Bounds"),
                 "\(malformed.text)")
+    }
+
+    @Test(arguments: ServerStorage.allCases) func theStableVectorStaysBelowAPushedChangeSetThatHadNotSeenItAndIsNotEverywhereYet(
+        storage: ServerStorage
+    ) throws {
+        let (server, a) = try ReplicaRegistryTests.server(storage: storage)
+        let aID = a.replica.replicaID, b = try ClientReplica(), c = try ClientReplica()
+        // B wrote before it saw any of A's three, and pushed; C holds A's three, not B's.
+        try b.addBoard("b0")
+        server.push(try b.batch(), as: try b.credentials).expectOK()
+        server.pull(after: "4", exclude: b.replica.replicaID).expectOK()
+        server.pull(after: "4", exclude: aID).expectOK()
+        // Every replica holds A's three, but B's change set, which C has yet to receive, had not
+        // seen them: they are not stable until C has it.
+        #expect(try ReplicaRegistryTests.stable(server.pull(after: "3", exclude: c.replica.replicaID)) == VersionVector())
+        #expect(try ReplicaRegistryTests.stable(server.pull(after: "4", exclude: c.replica.replicaID))
+            == VersionVector([aID: 3, b.replica.replicaID: 1]))
     }
 
     @Test(arguments: ServerStorage.allCases) func aRetiredReplicaIsRefusedOnPushAndPullAndNoLongerHoldsTheStableVectorBack(
@@ -165,7 +184,7 @@ final class ManualClock: Sendable {
         #expect(older?.acknowledged == first.acknowledged && older?.acknowledgedCursor == 5)
     }
 
-    @Test func theStableVectorIsTheMeetOfActiveReplicasCappedByTheDatasetVector() {
+    @Test func theStableVectorIsTheMeetOfActiveReplicasCappedByTheDatasetVector() throws {
         let now = Date(), x = UUID(), y = UUID()
         func record(_ acknowledged: VersionVector, seen: TimeInterval = 0, retired: Bool = false) -> ReplicaRecord {
             ReplicaRecord(replica: UUID(), acknowledged: acknowledged, acknowledgedCursor: 0, lastSeen: now.addingTimeInterval(-seen), retired: retired)
@@ -173,8 +192,9 @@ final class ManualClock: Sendable {
         let dataset = VersionVector([x: 5, y: 3])
         let records = [record(VersionVector([x: 4, y: 3])), record(VersionVector([x: 5, y: 1])),
                        record(VersionVector(), retired: true), record(VersionVector(), seen: 200)]
-        #expect(ReplicaRegistry.stableVector(of: records, datasetVector: dataset, at: now, horizon: 100) == VersionVector([x: 4, y: 1]))
-        #expect(ReplicaRegistry.stableVector(of: [], datasetVector: dataset, at: now, horizon: 100) == dataset)
+        #expect(try ReplicaRegistry.stableVector(of: records, datasetVector: dataset, at: now, horizon: 100) { _, _ in nil }
+            == VersionVector([x: 4, y: 1]))
+        #expect(try ReplicaRegistry.stableVector(of: [], datasetVector: dataset, at: now, horizon: 100) { _, _ in nil } == dataset)
         #expect(ReplicaRegistry.lag(of: VersionVector([x: 4, y: 1]), behind: dataset) == 3)
     }
 }

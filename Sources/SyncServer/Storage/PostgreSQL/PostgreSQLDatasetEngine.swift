@@ -47,7 +47,7 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
         self.cache = cache
     }
 
-    private var currentCache: SQLiteDatasetEngine {
+    var currentCache: SQLiteDatasetEngine {
         stateLock.lock()
         defer { stateLock.unlock() }
         return cache
@@ -195,10 +195,12 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
         try withMergeLock { try pool.withConnection { try catchUp(on: $0) } }
     }
 
-    /// The vector of this instance's cache, which may lag the shared log (no round trip).
-    func currentCacheVersionVector() throws -> VersionVector {
-        try currentCache.versionVector()
+    /// Brings the cache to the end of the shared log (the merge lock first, then a connection,
+    /// as a push takes them).
+    func catchUpCache() throws {
+        try withMergeLock { try pool.withConnection { try catchUp(on: $0) } }
     }
+
 
     func versionVector() throws -> VersionVector {
         try pool.withConnection { try PostgreSQLTables.versionVector(of: dataset, on: $0) }

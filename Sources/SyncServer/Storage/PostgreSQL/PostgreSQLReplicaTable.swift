@@ -113,13 +113,15 @@ extension PostgreSQLDatasetEngine {
         stableVectorCache.invalidate()
     }
 
-    /// The meet of the active replicas' acknowledged vectors, capped by the cache's vector (which
-    /// may lag the shared log: the stable vector then errs low).
+    /// The meet of the active replicas' settled vectors, lowered below the change sets above it
+    /// that do not cover it. The cache first takes what other instances logged, so that every
+    /// change set the dataset holds is looked at.
     func stableVector() throws -> VersionVector {
         let now = replicaPolicy.now()
         return try stableVectorCache.vector(at: now) {
             let records = try replicas()
-            return ReplicaRegistry.stableVector(of: records, datasetVector: try currentCacheVersionVector(), at: now, horizon: replicaPolicy.horizon)
+            try catchUpCache()
+            return try currentCache.stableVector(of: records, at: now, horizon: replicaPolicy.horizon)
         }
     }
 }
