@@ -125,7 +125,7 @@ extension SyncReplica {
                 // An unacknowledged change set of this replica that does not cover the vector is
                 // concurrent with some change set at or below it and has yet to reach the others:
                 // what it may meet must stay until it covers the vector.
-                var unacknowledged = try CompactionTable.unacknowledgedVectors(of: replicaID, on: connection)
+                var unacknowledged = try ChangeSetTable.unacknowledgedVectors(of: replicaID, on: connection)
                 while let notCovering = unacknowledged.first(where: { !usable.covers($0.dot) && !$0.vector.dominates(usable) }) {
                     usable = SyncReplica.meet(usable, notCovering.vector)
                     unacknowledged.removeAll { $0.dot == notCovering.dot }

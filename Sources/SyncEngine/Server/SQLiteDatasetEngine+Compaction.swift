@@ -71,11 +71,7 @@ extension SQLiteDatasetEngine {
     /// says what the replica has (``readStart(after:puller:on:)``).
     private static func dotsReadAgain(on connection: SQLiteConnection) throws -> Set<Dot> {
         var dots = Set(try VersionVectorTable.vector(on: connection).entries.map { Dot(replica: $0.key, seq: $0.value) })
-        try connection.forEachRow("""
-            SELECT replica, seq FROM _sync_delete UNION SELECT replica, seq FROM _sync_void
-            UNION SELECT object.replica, object.seq FROM _sync_unique_value AS value
-                JOIN _sync_object AS object ON object.entity = value.entity AND object.id = value.id
-            """) { row in
+        try connection.forEachRow(SyncTables.changeSetsLookedUpAgainQuery) { row in
             if let replica = row.uuid(at: 0) { dots.insert(Dot(replica: replica, seq: UInt64(row.integer(at: 1)))) }
         }
         return dots

@@ -271,6 +271,46 @@ enum ChangeSetTable {
         return 0
     }
 
+    /// The dots and vectors of `replica`'s pending and sent change sets (their operations are not read).
+    static func unacknowledgedVectors(of replica: ReplicaID, on connection: SQLiteConnection) throws -> [(dot: Dot, vector: VersionVector)] {
+        var result: [(dot: Dot, vector: VersionVector)] = []
+        for row in try connection.rows("SELECT seq, vector FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
+                                       [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]) {
+            guard case .integer(let seq) = row[0], case .text(let json) = row[1] else { continue }
+            let dot = Dot(replica: replica, seq: UInt64(seq))
+            result.append((dot, try CompactionTable.vector(json, of: "the stored vector of change set \(dot)")))
+        }
+        return result
+    }
+
+    /// A selection of stored change sets, as `FROM … WHERE …` over `_sync_changeset AS c`.
+    struct Selection {
+        let sql: String
+    }
+
+    /// The change sets at or below the vector in `stableTable` (columns `replica, seq`) that the
+    /// outbox is done with: another replica's, or this replica's once the server acknowledged
+    /// them. Pending and sent ones are not (the outbox still has to push them, whatever other
+    /// replicas hold), nor those applied in part (a newer schema merges them again).
+    static func settled(below stableTable: String) -> Selection {
+        Selection(sql: """
+            FROM _sync_changeset AS c JOIN \(stableTable) AS s ON s.replica = c.replica AND c.seq <= s.seq
+            WHERE c.status IN ('\(OutboxStatus.acknowledged.rawValue)', '\(OutboxStatus.remote.rawValue)')
+            AND NOT EXISTS (\(KeptChangeSetTable.keptQuery(replica: "c.replica", seq: "c.seq")))
+            """)
+    }
+
+    /// Removes the change sets `selection` selects; returns how many and the bytes they took.
+    static func remove(_ selection: Selection, on connection: SQLiteConnection) throws -> (count: Int, bytes: Int64) {
+        let measured = try connection.rows("""
+            SELECT count(*), ifnull(sum(length(c.operations) + length(c.vector) + ifnull(length(c.authenticator), 0) + length(c.replica) + 24), 0)
+            \(selection.sql)
+            """).first ?? []
+        guard case .integer(let count)? = measured.first, case .integer(let bytes)? = measured.last, count > 0 else { return (0, 0) }
+        try connection.execute("DELETE FROM _sync_changeset WHERE (replica, seq) IN (SELECT c.replica, c.seq \(selection.sql))")
+        return (Int(count), bytes)
+    }
+
     /// The vector of `replica`'s first stored change set after `seq`, or `nil` when none is stored.
     static func firstVector(of replica: ReplicaID, after seq: UInt64, on connection: SQLiteConnection) throws -> VersionVector? {
         guard case .integer(let first)? = try connection.rows(

@@ -32,16 +32,41 @@ enum CompactionTable {
         return (HLC(rawValue: UInt64(bitPattern: hlc)), try vector(json, of: "the kept vector of compacted change set \(dot)"))
     }
 
-    /// The dots and vectors of `replica`'s pending and sent change sets (their operations are not read).
-    static func unacknowledgedVectors(of replica: ReplicaID, on connection: SQLiteConnection) throws -> [(dot: Dot, vector: VersionVector)] {
-        var result: [(dot: Dot, vector: VersionVector)] = []
-        for row in try connection.rows("SELECT seq, vector FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
-                                       [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]) {
-            guard case .integer(let seq) = row[0], case .text(let json) = row[1] else { continue }
-            let dot = Dot(replica: replica, seq: UInt64(seq))
-            result.append((dot, try vector(json, of: "the stored vector of change set \(dot)")))
+    /// Runs `body` with the name of a temporary table (columns `replica, seq`) holding `stable`,
+    /// emptied afterwards: the vector the statements of a compaction join against.
+    static func withStableVector<T>(_ stable: VersionVector, on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_stable (replica TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID")
+        try connection.execute("DELETE FROM temp._sync_stable")
+        defer { try? connection.execute("DELETE FROM temp._sync_stable") }
+        for (replica, seq) in stable.entries {
+            try connection.run("INSERT INTO temp._sync_stable (replica, seq) VALUES (?, ?)", [.text(replica.storageText), .integer(Int64(seq))])
         }
-        return result
+        return try body("temp._sync_stable")
+    }
+
+    /// Runs `body` with the name of an empty temporary table (columns `entity, id`) for the
+    /// objects a compaction settles, emptied afterwards.
+    static func withSettledObjects<T>(on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_settled (entity TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (entity, id)) WITHOUT ROWID")
+        try connection.execute("DELETE FROM temp._sync_settled")
+        defer { try? connection.execute("DELETE FROM temp._sync_settled") }
+        return try body("temp._sync_settled")
+    }
+
+    /// Keeps the HLC and vector of the change sets `changeSets` selects (a ``ChangeSetTable``
+    /// selection aliased `c`) that `lookedUp` (a query of `replica, seq`) names; returns how many
+    /// were added and the bytes they take.
+    static func keep(_ changeSets: ChangeSetTable.Selection, lookedUp: String, on connection: SQLiteConnection) throws -> (count: Int, bytes: Int64) {
+        let measure = "SELECT count(*), ifnull(sum(length(vector) + length(replica) + 16), 0) FROM _sync_compacted"
+        let before = try connection.rows(measure).first ?? []
+        try connection.execute("""
+            INSERT OR IGNORE INTO _sync_compacted (replica, seq, hlc, vector) SELECT c.replica, c.seq, c.hlc, c.vector \(changeSets.sql)
+            AND (c.replica, c.seq) IN (\(lookedUp))
+            """)
+        let after = try connection.rows(measure).first ?? []
+        guard case .integer(let countBefore)? = before.first, case .integer(let bytesBefore)? = before.last,
+              case .integer(let countAfter)? = after.first, case .integer(let bytesAfter)? = after.last else { return (0, 0) }
+        return (Int(countAfter - countBefore), bytesAfter - bytesBefore)
     }
 
     // MARK: Compaction point

@@ -24,6 +24,19 @@ enum DeleteTable {
         case any
     }
 
+    /// A query of the `(replica, seq)` of every change set that deleted something.
+    static let deletingChangeSetsQuery = "SELECT replica, seq FROM _sync_delete"
+
+    /// Inserts into `settledTable` (columns `entity, id`) the objects deleted explicitly by a
+    /// change set at or below the vector in `stableTable` (columns `replica, seq`) whose root is not void.
+    static func insertSettledDeletes(into settledTable: String, below stableTable: String, on connection: SQLiteConnection) throws {
+        try connection.execute("""
+            INSERT OR IGNORE INTO \(settledTable) (entity, id) SELECT d.entity, d.id FROM _sync_delete AS d
+            JOIN \(stableTable) AS s ON s.replica = d.replica AND d.seq <= s.seq
+            WHERE d.implicit = 0 AND NOT EXISTS (\(VoidedDeleteTable.voidQuery(replica: "d.replica", seq: "d.seq", root: "d.root")))
+            """)
+    }
+
     /// Records that `root` deletes `object` (explicitly or by cascade); a delete stored before is kept.
     static func insert(_ object: ObjectKey, root: DeleteRoot, implicit: Bool, on connection: SQLiteConnection) throws {
         try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, ?)",
@@ -66,6 +79,14 @@ enum VoidedDeleteTable {
     static let createStatements = [
         "CREATE TABLE IF NOT EXISTS _sync_void (replica TEXT NOT NULL, seq INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (replica, seq, root)) WITHOUT ROWID",
     ]
+
+    /// A query of the `(replica, seq)` of every change set whose delete root was voided.
+    static let voidedChangeSetsQuery = "SELECT replica, seq FROM _sync_void"
+
+    /// A query with a row when the root named by the SQL expressions `replica`, `seq`, `root` is void.
+    static func voidQuery(replica: String, seq: String, root: String) -> String {
+        "SELECT 1 FROM _sync_void AS v WHERE v.replica = \(replica) AND v.seq = \(seq) AND v.root = \(root)"
+    }
 
     static func roots(on connection: SQLiteConnection) throws -> Set<DeleteRoot> {
         Set(try connection.rows("SELECT replica, seq, root FROM _sync_void").compactMap { DeleteRoot(replica: $0[0], seq: $0[1], root: $0[2]) })

@@ -13,6 +13,11 @@ enum KeptChangeSetTable {
         "CREATE TABLE IF NOT EXISTS _sync_kept_object (id TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID",
     ]
 
+    /// A query with a row when the change set named by the SQL expressions `replica` and `seq` is kept.
+    static func keptQuery(replica: String, seq: String) -> String {
+        "SELECT 1 FROM _sync_kept AS k WHERE k.replica = \(replica) AND k.seq = \(seq)"
+    }
+
     /// The objects whose creation was kept.
     static func keptObjects(on connection: SQLiteConnection) throws -> Set<UUID> {
         var objects: Set<UUID> = []

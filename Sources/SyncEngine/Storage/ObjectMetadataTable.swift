@@ -12,6 +12,32 @@ enum ObjectMetadataTable {
         """,
     ]
 
+    /// A query of the `(replica, seq)` of the change sets that created the objects `objects` (a
+    /// query of `entity, id`) selects.
+    static func creatingChangeSetsQuery(of objects: String) -> String {
+        "SELECT o.replica, o.seq FROM _sync_object AS o WHERE (o.entity, o.id) IN (\(objects))"
+    }
+
+    /// Of the objects in `table` (columns `entity, id`), removes from it those that are not
+    /// deleted (no tombstone, or one already emptied by compaction).
+    static func keepOnlyTombstoned(in table: String, on connection: SQLiteConnection) throws {
+        try connection.execute("""
+            DELETE FROM \(table) WHERE (entity, id) NOT IN (SELECT entity, id FROM _sync_object WHERE tombstone IS NOT NULL AND tombstone <> '{}')
+            """)
+    }
+
+    /// Empties the tombstones (the last values) of the objects in `table` (columns `entity, id`),
+    /// keeping their creation rows; returns how many and the bytes of values they held.
+    static func clearTombstones(ofObjectsIn table: String, on connection: SQLiteConnection) throws -> (tombstones: Int, bytes: Int64) {
+        let selection = "WHERE (entity, id) IN (SELECT entity, id FROM \(table))"
+        var bytes: Int64 = 0
+        if case .integer(let sum)? = try connection.rows("SELECT ifnull(sum(length(tombstone) - 2), 0) FROM _sync_object \(selection)").first?.first {
+            bytes = sum
+        }
+        try connection.execute("UPDATE _sync_object SET tombstone = '{}' \(selection)")
+        return (connection.changes, bytes)
+    }
+
     /// Every object of `entity` that change sets created (deleted ones included).
     static func identifiers(of entity: String, on connection: SQLiteConnection) throws -> [UUID] {
         var identifiers: [UUID] = []

@@ -20,6 +20,9 @@ enum UniqueMergeTable {
         """,
     ]
 
+    /// A query of the `(entity, id)` of every object created with uniqueness values.
+    static let objectsWithCreationValuesQuery = "SELECT entity, id FROM _sync_unique_value"
+
     /// Records that `object` was created holding `value` (the key's columns as JSON) for `key`.
     static func insertCreationValue(_ object: ObjectKey, key: String, value: String, on connection: SQLiteConnection) throws {
         try connection.run("INSERT OR IGNORE INTO _sync_unique_value (entity, key, value, id) VALUES (?, ?, ?, ?)",
