@@ -9,12 +9,6 @@ import SyncKit
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One save larger than syncd's body limit (lowered to 16 KiB so the test runs fast) through two
 /// real `syncd` processes on one PostgreSQL database: its upload starts through the first, which
 /// is then killed, and is resumed, finished and committed through the second; another client
@@ -22,36 +16,25 @@ import Darwin
 /// lost or duplicated.
 @Suite(.serialized) struct SharedLargeChangeSetEndToEndTests {
     static let squads = 2_000
-    let directory: TemporaryDirectory
-    let dataset: String
-    let token: String
-    let first: SyncdServer
-    let second: SyncdServer
+    /// The two instances, their data directories' parent, the dataset and its token.
+    let shared: (TemporaryDirectory, dataset: String, token: String, SyncdServer, SyncdServer)
+    var directory: TemporaryDirectory { shared.0 }
+    var first: SyncdServer { shared.3 }
+    var second: SyncdServer { shared.4 }
 
     init() throws {
-        directory = try TemporaryDirectory(prefix: "e2e-shared-large")
-        let database = try TestPostgreSQL.serverURL()
-        dataset = "large-" + UUID().uuidString.prefix(8).lowercased()
-        let added = try ProductProcess.run(product: "syncd", ["token", "add", "--dataset", dataset, "--database", database])
-        guard added.status == 0 else { throw ProductProcessError("token add failed: \(added.standardError)") }
-        token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        first = SyncdServer(dataDirectory: directory.file("first"), databaseURL: database)
-        second = SyncdServer(dataDirectory: directory.file("second"), databaseURL: database)
-        for server in [first, second] {
-            server.extraArguments = ["--max-body-bytes", "16384"]
-            try server.start()
-        }
+        shared = try SharedPostgreSQLEndToEndTests.startInstances(named: "large", extraArguments: ["--max-body-bytes", "16384"])
     }
 
     func configuration(_ server: SyncdServer) -> SyncClient.Configuration {
-        var configuration = SyncClient.Configuration(serverURL: URL(string: server.url)!, dataset: dataset, token: token)
+        var configuration = SyncClient.Configuration(serverURL: URL(string: server.url)!, dataset: shared.dataset, token: shared.token)
         configuration.backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(400), multiplier: 2, maxAttempts: 4, jitter: { 0.5 })
         configuration.largeChangeSetBytes = 16_384
         return configuration
     }
 
     func transport(_ server: SyncdServer) -> HTTPTransport {
-        HTTPTransport(serverURL: URL(string: server.url)!, dataset: dataset, token: token, session: URLSession(configuration: .ephemeral))
+        HTTPTransport(serverURL: URL(string: server.url)!, dataset: shared.dataset, token: shared.token, session: URLSession(configuration: .ephemeral))
     }
 
     /// Lines of `server`'s log whose request matches `method`, a path containing `fragment` and `status`.
@@ -73,12 +56,7 @@ import Darwin
         let writerStore = try ObjectStore(path: writerPath, entities: endToEndEntities)
         let writer = try SyncReplica(store: writerStore)
         let context = try writerStore.makeContext()
-        for index in 0..<Self.squads {
-            let squad = Squad()
-            squad.name = "squad \(index) with a name long enough to make the change set large"
-            squad.score = index
-            context.insert(squad)
-        }
+        LargeChangeSetEndToEndTests.insertSquads(Self.squads, into: context)
         try context.save()
 
         // The first half of the parts goes to the first instance, as a client stopped mid-upload
