@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(name: "SyncKitTests", dependencies: ["SyncKit", "SyncEngine", "LocalStoreCore", "Codecs", "TestSupport"]),
         // Runs the built syncd and sync executables; build them first (`swift build --build-tests` does).
-        .testTarget(name: "EndToEndTests", dependencies: ["SyncKit", "SyncEngine", "LocalStoreCore", "TestSupport", "CommandLineArguments"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SyncKit", "SyncEngine", "LocalStoreCore", "Codecs", "TestSupport", "CommandLineArguments"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "HTTPServer", "SyncKit", "SyncEngine", "Codecs", "TestSupport", "PostgreSQLClient"]),
         // The HTTP client against an in-process stub server, and the `sync` CLI run as a process
         // (the dependency on `sync` makes sure the binary is built before the tests run).

@@ -43,14 +43,19 @@ import Darwin
         let replica = try SyncReplica(store: store)
         try configuration.save(in: replica)
         let context = try store.makeContext()
-        for index in 0..<Self.squads {
+        Self.insertSquads(Self.squads, into: context)
+        try context.save()
+        return (path, replica)
+    }
+
+    /// Inserts `count` squads whose names make a change set large.
+    static func insertSquads(_ count: Int, into context: ObjectContext) {
+        for index in 0..<count {
             let squad = Squad()
             squad.name = "squad \(index) with a name long enough to make the change set large"
             squad.score = index
             context.insert(squad)
         }
-        try context.save()
-        return (path, replica)
     }
 
     /// Lines of syncd's log so far whose request matches `method` and a path containing `fragment`.

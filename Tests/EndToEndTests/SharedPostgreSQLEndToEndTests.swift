@@ -20,17 +20,25 @@ import Testing
     let second: SyncdServer
 
     init() throws {
-        directory = try TemporaryDirectory(prefix: "e2e-shared")
+        (directory, dataset, token, first, second) = try Self.startInstances(named: "shared")
+    }
+
+    /// Two `syncd` processes on the tests' PostgreSQL server started with `extraArguments`, each
+    /// with a data directory of its own, and a token for a dataset of the caller's own (datasets
+    /// are the unit of isolation in the shared tables).
+    static func startInstances(named name: String, extraArguments: [String] = []) throws
+        -> (TemporaryDirectory, dataset: String, token: String, SyncdServer, SyncdServer) {
+        let directory = try TemporaryDirectory(prefix: "e2e-\(name)")
         let database = try TestPostgreSQL.serverURL()
-        // Datasets are the unit of isolation in the shared tables: one of this test's own.
-        dataset = "shared-" + UUID().uuidString.prefix(8).lowercased()
+        let dataset = "\(name)-" + UUID().uuidString.prefix(8).lowercased()
         let added = try ProductProcess.run(product: "syncd", ["token", "add", "--dataset", dataset, "--database", database])
         guard added.status == 0 else { throw ProductProcessError("token add failed: \(added.standardError)") }
-        token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        first = SyncdServer(dataDirectory: directory.file("first"), databaseURL: database)
-        second = SyncdServer(dataDirectory: directory.file("second"), databaseURL: database)
-        try first.start()
-        try second.start()
+        let servers = ["first", "second"].map { SyncdServer(dataDirectory: directory.file($0), databaseURL: database) }
+        for server in servers {
+            server.extraArguments = extraArguments
+            try server.start()
+        }
+        return (directory, dataset, added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), servers[0], servers[1])
     }
 
     struct Replica {

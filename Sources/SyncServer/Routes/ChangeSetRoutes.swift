@@ -29,7 +29,7 @@ enum ChangeSetRoutes {
                 batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
             }
             var largeChangeSet: JSONValue?
-            if query.largeChangeSetsByReference && batch.count > context.transfers.partBytes && !context.transfers.isShared {
+            if query.largeChangeSetsByReference && batch.count > context.transfers.partBytes {
                 (page, batch, largeChangeSet) = try pageWithinPartSize(query, changeSets: page.changeSets.count, dataset, context)
             }
             if !page.more { context.metrics.recordLogEnd(dataset: dataset.name, cursor: page.cursor) }

@@ -66,8 +66,8 @@ public final class SyncService: Sendable {
         try FileManager.default.createDirectory(
             at: configuration.dataDirectory.appendingPathComponent("datasets"), withIntermediateDirectories: true)
         DatasetRegistry.removeLeftoverSnapshots(in: configuration.dataDirectory)
-        if let url = configuration.databaseURL {
-            let pool = PostgreSQLConnectionPool(url: url)
+        let sharedDatabase = configuration.databaseURL.map { PostgreSQLConnectionPool(url: $0) }
+        if let pool = sharedDatabase {
             let engines = try PostgreSQLDatasetEngineProvider(pool: pool, directory: DatasetRegistry.datasetsDirectory(in: configuration.dataDirectory),
                                                               replicaPolicy: configuration.replicaPolicy)
             registry = DatasetRegistry(dataDirectory: configuration.dataDirectory, maxClockSkew: configuration.maxClockSkew, clock: configuration.clock,
@@ -82,7 +82,7 @@ public final class SyncService: Sendable {
         let transfers = TransferRegistry(
             partBytes: configuration.transferPartBytes, maxUploadBytes: configuration.maxUploadBytes,
             lifetimeMilliseconds: UInt64(max(0, min(configuration.stagedTransferLifetime, 1e12)) * 1000),
-            isShared: configuration.databaseURL != nil, clock: configuration.clock)
+            sharedDatabase: sharedDatabase, clock: configuration.clock)
         let context = RouteContext(registry: registry, tokens: tokens, metrics: metrics, transfers: transfers)
         metrics.setStableVectorLagSource { [registry] in
             registry.knownDatasets().compactMap { dataset in (try? dataset.stableVectorLag())?.map { (dataset.name, $0) } }

@@ -1,6 +1,7 @@
 import Codecs
 import Foundation
 import HTTPServer
+import PostgreSQLClient
 import SyncEngine
 
 /// How large change sets travel: uploads (`POST .../uploads`, `PUT .../uploads/{id}/parts/{n}`,
@@ -52,12 +53,14 @@ enum TransferRoutes {
             let staging = try context.transfers.staging(of: dataset)
             let id = parameters["upload"] ?? ""
             let pusher = try ChangeSetRoutes.pusher(of: request)
-            if let committed = try staged({ try staging.upload(id) }).result { return .json(data: committed) }
-            let body = try staged { try staging.assembledBody(of: id) }
-            // A server stopped between the push and recording it answers the commit again with
-            // the push again, which finds every change set applied: the commit stays idempotent.
-            let answer = try ChangeSetRoutes.push(body, to: dataset, pushedBy: pusher, context)
-            try staging.recordCommit(of: id, result: answer)
+            let answer = try staged {
+                try staging.commit(id) {
+                    let body = try staging.assembledBody(of: id)
+                    // A server stopped between the push and recording it answers the commit again with
+                    // the push again, which finds every change set applied: the commit stays idempotent.
+                    return try ChangeSetRoutes.push(body, to: dataset, pushedBy: pusher, context)
+                }
+            }
             return .json(data: answer)
         }
         router.add(.get, downloadPart, admission: context.datasetAdmission) { request, parameters in
@@ -163,34 +166,38 @@ final class TransferRegistry: @unchecked Sendable {
     let maxUploadBytes: Int64
     /// How long staged parts are kept after they were last touched.
     let lifetimeMilliseconds: UInt64
-    /// Whether several servers share the datasets, which staging on this server cannot serve.
-    let isShared: Bool
+    /// The database several servers share, where staging lives so that each of them serves it;
+    /// `nil`: staging lives in each dataset's directory.
+    private let sharedDatabase: PostgreSQLConnectionPool?
+    /// Connections holding the commit locks of shared staging (see ``PostgreSQLTransferStaging``).
+    private let commitLocks: PostgreSQLConnectionPool?
     private let clock: @Sendable () -> UInt64
     private let lock = NSLock()
-    private var stagings: [String: TransferStaging] = [:]
+    private var stagings: [String: any TransferStore] = [:]
 
-    init(partBytes: Int, maxUploadBytes: Int64, lifetimeMilliseconds: UInt64, isShared: Bool, clock: @escaping @Sendable () -> UInt64) {
+    init(partBytes: Int, maxUploadBytes: Int64, lifetimeMilliseconds: UInt64, sharedDatabase: PostgreSQLConnectionPool?,
+         clock: @escaping @Sendable () -> UInt64) {
         self.partBytes = max(1024, partBytes)
         self.maxUploadBytes = maxUploadBytes
         self.lifetimeMilliseconds = lifetimeMilliseconds
-        self.isShared = isShared
+        self.sharedDatabase = sharedDatabase
+        commitLocks = sharedDatabase.map { PostgreSQLConnectionPool(url: $0.url, maximumConnections: 4) }
         self.clock = clock
     }
 
     /// The staging of `dataset`.
-    ///
-    /// - Throws: `501 not_implemented` on shared storage: parts staged on one instance would be
-    ///   missing on the others, so a resumed upload could not be committed anywhere.
-    func staging(of dataset: DatasetStore) throws -> TransferStaging {
-        if isShared {
-            throw APIError(.notImplemented, "not_implemented",
-                           "large change sets are not supported with shared PostgreSQL storage (syncd --database); push change sets under \(partBytes) bytes")
-        }
+    func staging(of dataset: DatasetStore) throws -> any TransferStore {
         lock.lock()
         defer { lock.unlock() }
         if let staging = stagings[dataset.name] { return staging }
-        let staging = TransferStaging(path: dataset.directory.appendingPathComponent("staging.sqlite").path,
+        let staging: any TransferStore
+        if let sharedDatabase, let commitLocks {
+            staging = PostgreSQLTransferStaging(dataset: dataset.name, pool: sharedDatabase, commitLocks: commitLocks,
+                                                lifetimeMilliseconds: lifetimeMilliseconds, clock: clock)
+        } else {
+            staging = TransferStaging(path: dataset.directory.appendingPathComponent("staging.sqlite").path,
                                       lifetimeMilliseconds: lifetimeMilliseconds, clock: clock)
+        }
         stagings[dataset.name] = staging
         return staging
     }

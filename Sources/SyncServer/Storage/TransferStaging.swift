@@ -60,6 +60,8 @@ package final class TransferStaging: @unchecked Sendable {
     let lifetimeMilliseconds: UInt64
     private let clock: @Sendable () -> UInt64
     private let lock = NSLock()
+    /// Held while an upload is committed (see ``commit(_:by:)``).
+    let commitLock = NSLock()
     private var connection: SQLiteConnection?
 
     package init(path: String, lifetimeMilliseconds: UInt64, clock: @escaping @Sendable () -> UInt64) {
@@ -159,15 +161,7 @@ package final class TransferStaging: @unchecked Sendable {
     package func assembledBody(of id: String) throws -> Data {
         try withConnection { connection in
             let upload = try upload(id, on: connection)
-            let numbers = upload.parts.map(\.number)
-            let expected = Array(1...max(1, numbers.last ?? 1))
-            let received = upload.parts.reduce(Int64(0)) { $0 + $1.bytes }
-            guard numbers == expected, received == upload.totalBytes else {
-                let missing = Set(expected).subtracting(numbers).sorted().prefix(20).map(String.init).joined(separator: ", ")
-                throw Failure.incomplete(id: id, missing: missing.isEmpty
-                    ? "\(received) of \(upload.totalBytes) bytes arrived; send the remaining parts after part \(numbers.last ?? 0)"
-                    : "parts \(missing) are missing (\(received) of \(upload.totalBytes) bytes arrived)")
-            }
+            try TransferStaging.checkComplete(upload)
             var body = Data(capacity: Int(upload.totalBytes))
             try connection.forEachRow("SELECT bytes FROM upload_part WHERE upload_id = ? ORDER BY number", [.text(id)]) { row in
                 if case .blob(let bytes) = row.value(at: 0) { body.append(bytes) }

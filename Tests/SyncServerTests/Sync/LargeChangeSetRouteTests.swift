@@ -20,15 +20,18 @@ import Testing
 
     static let partBytes = 2048
 
-    static func server(clock: MovableClock = MovableClock()) throws -> ServerFixture {
-        let server = try ServerFixture { configuration in
-            configuration.transferPartBytes = partBytes
-            configuration.maxUploadBytes = 1 << 20
-            configuration.stagedTransferLifetime = 3600
-            configuration.clock = { clock.read() }
-        }
+    static func server(storage: ServerStorage, clock: MovableClock = MovableClock()) throws -> ServerFixture {
+        let server = try ServerFixture(storage: storage) { configure(&$0, clock: clock) }
         try server.registerSchema()
         return server
+    }
+
+    /// The limits and clock of ``server(storage:clock:)``.
+    static func configure(_ configuration: inout SyncServiceConfiguration, clock: MovableClock) {
+        configuration.transferPartBytes = partBytes
+        configuration.maxUploadBytes = 1 << 20
+        configuration.stagedTransferLifetime = 3600
+        configuration.clock = { clock.read() }
     }
 
     /// A client whose one save (one change set) encodes to several parts.
@@ -64,8 +67,8 @@ import Testing
         server.send(.post, "/v1/datasets/main/uploads/\(id)/commit", extraHeaders: ServerFixture.headers(of: pusher))
     }
 
-    @Test func partsSentOutOfOrderCommitAtomicallyAndACommitAgainAnswersTheSame() throws {
-        let server = try Self.server()
+    @Test(arguments: ServerStorage.allCases) func partsSentOutOfOrderCommitAtomicallyAndACommitAgainAnswersTheSame(storage: ServerStorage) throws {
+        let server = try Self.server(storage: storage)
         let (client, body) = try Self.bigSave()
         let id = try Self.create(server, body)
         let parts = Self.parts(of: body)
@@ -86,8 +89,8 @@ import Testing
         #expect(Self.put(server, id, 1, parts[0]).errorCode == "upload_committed")
     }
 
-    @Test func aMissingPartRefusesTheCommitUntilItArrives() throws {
-        let server = try Self.server()
+    @Test(arguments: ServerStorage.allCases) func aMissingPartRefusesTheCommitUntilItArrives(storage: ServerStorage) throws {
+        let server = try Self.server(storage: storage)
         let (client, body) = try Self.bigSave()
         let id = try Self.create(server, body)
         let parts = Self.parts(of: body)
@@ -103,8 +106,8 @@ import Testing
         #expect(try server.serverVector() == client.replica.versionVector())
     }
 
-    @Test func aPartWithTheWrongHashIsRefusedAndAResentPartReplacesIt() throws {
-        let server = try Self.server()
+    @Test(arguments: ServerStorage.allCases) func aPartWithTheWrongHashIsRefusedAndAResentPartReplacesIt(storage: ServerStorage) throws {
+        let server = try Self.server(storage: storage)
         let (client, body) = try Self.bigSave()
         let id = try Self.create(server, body)
         let parts = Self.parts(of: body)
@@ -122,9 +125,9 @@ import Testing
         #expect(Self.commit(server, id, as: try client.credentials).status == .ok)
     }
 
-    @Test func uploadsExpireWhenUntouched() throws {
+    @Test(arguments: ServerStorage.allCases) func uploadsExpireWhenUntouched(storage: ServerStorage) throws {
         let clock = MovableClock()
-        let server = try Self.server(clock: clock)
+        let server = try Self.server(storage: storage, clock: clock)
         let (_, body) = try Self.bigSave()
         let id = try Self.create(server, body)
         Self.put(server, id, 1, Self.parts(of: body)[0]).expectOK()
@@ -137,8 +140,8 @@ import Testing
         #expect(Self.put(server, id, 2, Self.parts(of: body)[1]).errorCode == "upload_not_found")
     }
 
-    @Test func limitsScopeAndAuthorsAreChecked() throws {
-        let server = try Self.server()
+    @Test(arguments: ServerStorage.allCases) func limitsScopeAndAuthorsAreChecked(storage: ServerStorage) throws {
+        let server = try Self.server(storage: storage)
         let (client, body) = try Self.bigSave()
         let tooLarge = try JSONSerialization.data(withJSONObject: ["totalBytes": (1 << 20) + 1, "sha256": Self.hex(body)])
         #expect(server.send(.post, "/v1/datasets/main/uploads", body: tooLarge).status == .contentTooLarge)
@@ -170,8 +173,8 @@ import Testing
         #expect(Self.commit(server, id, as: try client.credentials).status == .ok)
     }
 
-    @Test func aPullHandsOutALargeChangeSetByReferenceInParts() throws {
-        let server = try Self.server()
+    @Test(arguments: ServerStorage.allCases) func aPullHandsOutALargeChangeSetByReferenceInParts(storage: ServerStorage) throws {
+        let server = try Self.server(storage: storage)
         let client = try ClientReplica()
         try client.addBoard("small before")
         try client.addBoard("Big", cards: 60)

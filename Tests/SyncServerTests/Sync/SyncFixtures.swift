@@ -124,11 +124,13 @@ final class ServerFixture {
 
     /// Another instance on `other`'s PostgreSQL database, with a data directory (its caches) of
     /// its own: it serves the same datasets and accepts the same tokens.
-    init(sharingDatabaseWith other: ServerFixture, now: UInt64 = serverNow) throws {
+    init(sharingDatabaseWith other: ServerFixture, now: UInt64 = serverNow,
+         configure: (inout SyncServiceConfiguration) -> Void = { _ in }) throws {
         temporary = try TemporaryDirectory(prefix: "syncd-test")
         directory = temporary.url
         database = nil
-        service = try ServerFixture.service(directory: directory, databaseURL: try #require(other.database?.url), maxClockSkew: 300, now: now)
+        service = try ServerFixture.service(directory: directory, databaseURL: try #require(other.database?.url), maxClockSkew: 300, now: now,
+                                            configure: configure)
         token = other.token
         otherToken = other.otherToken
     }

@@ -15,6 +15,8 @@ import SyncEngine
 /// - `syncd_replica`: each dataset's replica registry (acknowledged vectors, last seen, retired).
 /// - `syncd_token`, `syncd_token_revision`: the bearer tokens' hashes, and a counter every
 ///   revocation moves so that other instances drop the tokens they trust.
+/// - `syncd_upload`, `syncd_upload_part`, `syncd_download`, `syncd_download_part`: large change
+///   sets in transit (see ``PostgreSQLTransferStaging``).
 enum PostgreSQLTables {
     /// Creates the tables that do not exist yet. Several instances may start at once: the
     /// creation runs under a transaction-scoped advisory lock, so they do not race.
@@ -48,6 +50,7 @@ enum PostgreSQLTables {
             try installReplicaTable(on: connection)
             try connection.execute("INSERT INTO syncd_token_revision (id, revision) VALUES (1, 0) ON CONFLICT DO NOTHING")
             try installCompaction(on: connection)
+            try installTransferStaging(on: connection)
         }
     }
 
