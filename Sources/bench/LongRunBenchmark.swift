@@ -231,27 +231,15 @@ struct LongRunBenchmark {
         do {
             let store = try ObjectStore(path: path, entities: benchEntities)
             let context = try store.makeContext()
-            var copies: [UUID: Place] = [:]
-            for place in participant.places {
-                let copy = Place()
-                copy.name = place.name
-                context.insert(copy)
-                copies[place.objectID] = copy
+            let places = participant.places
+            let placeIndex = Dictionary(uniqueKeysWithValues: places.enumerated().map { ($0.element.objectID, $0.offset) })
+            let people = participant.people.map { person in
+                // Every person has a place: they are set on creation and places are never deleted.
+                PersonRecord(name: person.name, email: person.email, age: person.age, score: person.score, born: person.born,
+                             isActive: person.isActive, mood: person.mood, token: person.token,
+                             place: person.place.flatMap { placeIndex[$0.objectID] } ?? 0)
             }
-            for person in participant.people {
-                let copy = Person()
-                copy.name = person.name
-                copy.email = person.email
-                copy.age = person.age
-                copy.score = person.score
-                copy.born = person.born
-                copy.isActive = person.isActive
-                copy.mood = person.mood
-                copy.token = person.token
-                copy.place = person.place.flatMap { copies[$0.objectID] }
-                context.insert(copy)
-            }
-            try context.save()
+            try StoreBenchmark.insert(people, places.map { PlaceRecord(name: $0.name) }, into: context)
         }
         return Self.fileBytes(path)
     }
