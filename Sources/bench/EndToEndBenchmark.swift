@@ -143,19 +143,9 @@ final class SyncdProcess {
 
     /// `syncd token add --dataset NAME`: the new token.
     func addToken(dataset: String) throws -> String {
-        let command = Process()
-        command.executableURL = binary
-        command.arguments = ["token", "add", "--dataset", dataset, "--data", dataDirectory.appendingPathComponent("data").path]
-            + (databaseURL.map { ["--database", $0] } ?? [])
-        let output = Pipe()
-        command.standardOutput = output
-        command.standardError = FileHandle.nullDevice
-        try command.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        command.waitUntilExit()
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard command.terminationStatus == 0, !token.isEmpty, !token.contains("\n") else {
-            throw BenchmarkFailure("syncd token add failed (status \(command.terminationStatus)): \(token)")
+        let token = try run(["token", "add", "--dataset", dataset])
+        guard !token.isEmpty, !token.contains("\n") else {
+            throw BenchmarkFailure("syncd token add printed no single token: \(token)")
         }
         return token
     }

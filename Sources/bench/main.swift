@@ -14,6 +14,14 @@ struct BenchOptions {
     var only: String?
     /// For `storage`: the PostgreSQL database to compare with SQLite.
     var databaseURL = ProcessInfo.processInfo.environment["OBJECTSYNC_POSTGRES_URL"]
+    /// For `longrun`: updates of the three replicas together.
+    var updates = 1_000_000
+    /// For `longrun`: the objects they update.
+    var objects = 1_000
+    /// For `longrun`: updates each replica makes between two of its syncs.
+    var syncEvery = 1_000
+    /// For `longrun`: the updates at which it measures before the end.
+    var checkpoint = 100_000
 }
 
 /// A benchmark the command line can run.
@@ -47,6 +55,10 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "storage", summary: "syncd's push and pull rates on SQLite vs PostgreSQL, one and three instances, one and 16 datasets") {
         try StorageBenchmark(databaseURL: $0.databaseURL, repeats: $0.repeats).run()
     },
+    // Needs the release `syncd` too. Long: a million updates by default (--updates 100000 while developing).
+    Subcommand(name: "longrun", summary: "3 replicas make --updates updates to --objects objects through syncd, compacting: store sizes before and after compaction vs live data, bootstrap time") {
+        try LongRunBenchmark(updates: $0.updates, objects: $0.objects, syncEvery: $0.syncEvery, checkpoint: $0.checkpoint).run()
+    },
 ]
 
 let program = CommandDescription(
@@ -57,6 +69,10 @@ let program = CommandDescription(
         .value("repeat", valueName: "N", "runs per workload; the best run counts, the median is shown too (default 3)"),
         .value("only", valueName: "PART", "sync only: run one part, \(SyncBenchmark.parts.joined(separator: ", ")) (for profiling)"),
         .value("database", valueName: "URL", "storage only: the PostgreSQL database to compare (default $OBJECTSYNC_POSTGRES_URL)"),
+        .value("updates", valueName: "N", "longrun only: updates of the three replicas together (default 1000000)"),
+        .value("objects", valueName: "N", "longrun only: objects the replicas update (default 1000)"),
+        .value("sync-every", valueName: "N", "longrun only: updates each replica makes between two of its syncs (default 1000)"),
+        .value("checkpoint", valueName: "N", "longrun only: also measure sizes and the bootstrap at N updates (default 100000)"),
     ],
     subcommands: subcommands.map { CommandDescription(name: $0.name, summary: $0.summary) } + [
         CommandDescription(name: "all", summary: "every subcommand above, in order"),
@@ -70,13 +86,20 @@ let program = CommandDescription(
             positionals: [PositionalDescription("URL"), PositionalDescription("DATASET"), PositionalDescription("TOKEN")], isHidden: true),
     ])
 
-/// Reads `--rows`, `--repeat` and `--only`, checking their values.
+/// Reads `--rows`, `--repeat`, the long run's numbers, `--only` and `--database`, checking their values.
 func benchOptions(_ command: ParsedCommand) throws(UsageError) -> BenchOptions {
     var options = BenchOptions()
-    for name in ["rows", "repeat"] {
+    for name in ["rows", "repeat", "updates", "objects", "sync-every", "checkpoint"] {
         guard let text = command.value(name) else { continue }
         guard let value = Int(text), value > 0 else { throw command.usageError("--\(name) needs a positive whole number, not '\(text)'") }
-        if name == "rows" { options.rows = value } else { options.repeats = value }
+        switch name {
+        case "rows": options.rows = value
+        case "repeat": options.repeats = value
+        case "updates": options.updates = value
+        case "objects": options.objects = value
+        case "sync-every": options.syncEvery = value
+        default: options.checkpoint = value
+        }
     }
     if let part = command.value("only") {
         guard SyncBenchmark.parts.contains(part) else {

@@ -68,6 +68,7 @@ let statusCommand = Command(CommandDescription(
                     "stable": Output.vector(compaction.stable), "changeSets": count(compaction.changeSets),
                     "changeSetStampsKept": count(compaction.changeSetStampsKept), "tombstones": count(compaction.tombstones),
                     "fieldStamps": count(compaction.fieldStamps), "positions": count(compaction.positions), "bytes": .integer(compaction.bytes),
+                    "fileBytesFreed": .integer(compaction.fileBytesFreed),
                 ]) } ?? .null,
             ]),
         ]
@@ -91,7 +92,8 @@ let statusCommand = Command(CommandDescription(
             compacted through: \(Output.vector(history.compactedThrough).string)
             last compaction: \(history.lastCompaction.map { compaction in
                 "\(compaction.changeSets) change sets (\(compaction.changeSetStampsKept) keep their stamps), \(compaction.tombstones) tombstones, "
-                    + "\(compaction.fieldStamps) field stamps, \(compaction.positions) positions, \(compaction.bytes) bytes" } ?? "never")
+                    + "\(compaction.fieldStamps) field stamps, \(compaction.positions) positions, \(compaction.bytes) bytes, "
+                    + "\(compaction.fileBytesFreed) file bytes freed" } ?? "never")
             """)
     }
 }

@@ -93,6 +93,8 @@ enum Command {
                     export writes a dataset of DIR (its schema, replica keys and whole change-set log) to a file;
                     import creates the dataset from that file in the PostgreSQL database. The imported log keeps
                     its cursors and digests, so clients go on pulling where they were. Stop the SQLite syncd first.
+                    A compacted log has lost its start: its export carries the store file as the base that
+                    PostgreSQL keeps for a compacted log, plus the entries after it.
                     """,
                 subcommands: [
                     CommandDescription(

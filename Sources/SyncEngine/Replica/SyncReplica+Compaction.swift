@@ -19,8 +19,12 @@ extension SyncReplica {
         /// Ordered-relationship positions of those deleted objects, as owner or member.
         public var positions: Int = 0
         /// Bytes of the rows dropped (operations, vectors, values, stamps), net of what stays;
-        /// the file shrinks by as much only after a `VACUUM`: SQLite reuses the pages meanwhile.
+        /// the file shrinks by the freed pages only, see ``fileBytesFreed``.
         public var bytes: Int64 = 0
+        /// How many bytes smaller the store file and its WAL are after the compaction than before
+        /// it: the freed pages go back to the file system (an incremental vacuum, or once a whole
+        /// `VACUUM` that switches the store to incremental vacuuming, then a WAL checkpoint).
+        public var fileBytesFreed: Int64 = 0
         /// Whether nothing was dropped because the store keeps change sets for a newer schema:
         /// the upgrade merges the whole history again, which needs all of it.
         public var heldForNewerSchema = false
@@ -34,7 +38,7 @@ extension SyncReplica {
         public var droppedRows: Int { changeSets + tombstones + fieldStamps + positions }
 
         private enum CodingKeys: String, CodingKey {
-            case stable, changeSets, changeSetStampsKept, tombstones, fieldStamps, positions, bytes, heldForNewerSchema
+            case stable, changeSets, changeSetStampsKept, tombstones, fieldStamps, positions, bytes, fileBytesFreed, heldForNewerSchema
         }
 
         /// Reads a report as ``encode(to:)`` wrote it (the stable vector as replica ID → seq).
@@ -48,6 +52,7 @@ extension SyncReplica {
             fieldStamps = try container.decode(Int.self, forKey: .fieldStamps)
             positions = try container.decode(Int.self, forKey: .positions)
             bytes = try container.decode(Int64.self, forKey: .bytes)
+            fileBytesFreed = try container.decodeIfPresent(Int64.self, forKey: .fileBytesFreed) ?? 0
             heldForNewerSchema = try container.decodeIfPresent(Bool.self, forKey: .heldForNewerSchema) ?? false
         }
 
@@ -61,6 +66,7 @@ extension SyncReplica {
             try container.encode(fieldStamps, forKey: .fieldStamps)
             try container.encode(positions, forKey: .positions)
             try container.encode(bytes, forKey: .bytes)
+            try container.encode(fileBytesFreed, forKey: .fileBytesFreed)
             try container.encode(heldForNewerSchema, forKey: .heldForNewerSchema)
         }
     }
@@ -105,6 +111,12 @@ extension SyncReplica {
     /// Cheap enough to run after every pull that moved the stable vector: the change-set steps
     /// read only the rows at or below it, the tombstone step one pass over the deleted objects.
     ///
+    /// **File size.** After dropping rows, the freed pages go back to the file system, so the
+    /// store file shrinks (``HistoryCompaction/fileBytesFreed``): the first compaction that frees
+    /// a quarter of the file's pages runs one whole `VACUUM`, which switches the store to
+    /// `auto_vacuum = INCREMENTAL`; every later one an incremental vacuum of the freed pages only.
+    /// A WAL checkpoint follows, so the WAL does not keep the size.
+    ///
     /// **Older apps.** A replica whose schema is older than the dataset's may not apply a newer
     /// app's delete (of an entity it knows under another name) and edit the object afterwards, in
     /// change sets causally after the delete: a deny rule may then void the delete and bring the
@@ -120,7 +132,8 @@ extension SyncReplica {
     @discardableResult
     public func compactHistory(stable: VersionVector, droppingDeletedObjects: Bool = true) throws -> HistoryCompaction {
         try withConnection { connection in
-            try connection.inTransaction {
+            let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
+            var report = try connection.inTransaction {
                 var usable = SyncReplica.meet(stable, try VersionVectorTable.vector(on: connection))
                 // An unacknowledged change set of this replica that does not cover the vector is
                 // concurrent with some change set at or below it and has yet to reach the others:
@@ -137,6 +150,14 @@ extension SyncReplica {
                 }
                 return try SyncTables.compactHistory(stable: usable, droppingDeletedObjects: droppingDeletedObjects, on: connection)
             }
+            if report.droppedRows > 0 {
+                report.fileBytesFreed = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
+                // The stored report (what `heldHistory()` shows) learns the freed bytes too; the
+                // checkpoint after it leaves the WAL empty, as the measurement found it.
+                try CompactionTable.setLastCompaction(report, on: connection)
+                _ = try? connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+            return report
         }
     }
 

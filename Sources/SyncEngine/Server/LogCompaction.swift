@@ -19,8 +19,12 @@ public struct CompactionReport: Sendable, Equatable {
     /// each is its author's latest.
     public var changeSetsKept: Int
     /// The bytes of the deleted change sets' stored columns (operations, vector, authenticator):
-    /// what the store file can reuse. The file itself shrinks only when it is vacuumed.
+    /// what the store file can reuse. The file shrinks by the freed pages, see ``fileBytesFreed``.
     public var payloadBytesRemoved: Int64
+    /// How many bytes smaller the dataset's store file and its WAL are after the compaction than
+    /// before it (SQLite storage, and a PostgreSQL instance's cache): the freed pages go back to
+    /// the file system. 0 when nothing was compacted.
+    public var fileBytesFreed: Int64 = 0
     /// The compaction point after this compaction: the last compacted entry's cursor and the
     /// digest of the log up to it (cursor 0 while nothing was ever compacted). A pull naming a
     /// cursor at or after it is answered as before; one before it only when the puller
@@ -28,7 +32,9 @@ public struct CompactionReport: Sendable, Equatable {
     public var logStart: LogPosition
 
     /// A report with these fields.
-    public init(entriesRemoved: Int, changeSetsRemoved: Int, changeSetsKept: Int, payloadBytesRemoved: Int64, logStart: LogPosition) {
+    public init(entriesRemoved: Int, changeSetsRemoved: Int, changeSetsKept: Int, payloadBytesRemoved: Int64, logStart: LogPosition,
+                fileBytesFreed: Int64 = 0) {
+        self.fileBytesFreed = fileBytesFreed
         self.entriesRemoved = entriesRemoved
         self.changeSetsRemoved = changeSetsRemoved
         self.changeSetsKept = changeSetsKept

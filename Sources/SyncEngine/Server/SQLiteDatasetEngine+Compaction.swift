@@ -11,9 +11,14 @@ extension SQLiteDatasetEngine {
     /// prefix whose change sets' vectors `stable` dominates into `_server_log_compacted` (cursor,
     /// dot and digest only) and deletes their change sets from the store, except those the
     /// merged state refers to. Compacting again with the same vector removes nothing.
+    /// Then gives the freed pages back to the file system, as a client's compaction does (see
+    /// ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``, "File size"): pulls wait
+    /// for it on the engine's connection, but the one whole `VACUUM` a store needs runs only
+    /// when a quarter of its file is free, and incremental vacuums cost the freed pages only.
     public func compactLog(stable: VersionVector) throws -> CompactionReport {
         try replica.withConnection { connection in
-            try connection.inTransaction {
+            let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
+            var report = try connection.inTransaction {
                 let previous = try ServerCompactedLogTable.compactionPoint(on: connection)
                 let compacted = try Self.stablePrefix(after: previous?.cursor ?? 0, below: stable, on: connection)
                 guard let point = compacted.last else {
@@ -40,6 +45,10 @@ extension SQLiteDatasetEngine {
                 return CompactionReport(entriesRemoved: compacted.count, changeSetsRemoved: removed, changeSetsKept: kept,
                                         payloadBytesRemoved: bytes, logStart: LogPosition(cursor: point.cursor, digest: point.digest))
             }
+            if report.entriesRemoved > 0 {
+                report.fileBytesFreed = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
+            }
+            return report
         }
     }
 

@@ -31,6 +31,7 @@ package final class Metrics: @unchecked Sendable {
     private var openConnections: (@Sendable () -> Int)?
     private var stableVectorLags: (@Sendable () -> [(dataset: String, lag: UInt64)])?
     private var compactionBytesReclaimed: [String: UInt64] = [:]
+    private var compactionFileBytesFreed: [String: UInt64] = [:]
     private var logStarts: [String: Int64] = [:]
 
     package init() {}
@@ -70,6 +71,7 @@ package final class Metrics: @unchecked Sendable {
     package func recordCompaction(dataset: String, report: CompactionReport) {
         lock.lock()
         compactionBytesReclaimed[dataset, default: 0] &+= UInt64(max(0, report.payloadBytesRemoved))
+        compactionFileBytesFreed[dataset, default: 0] &+= UInt64(max(0, report.fileBytesFreed))
         logStarts[dataset] = report.logStart.cursor
         lock.unlock()
     }
@@ -96,6 +98,7 @@ package final class Metrics: @unchecked Sendable {
         let requestBytes = self.requestBytes, responseBytes = self.responseBytes, openConnections = self.openConnections
         let stableVectorLags = self.stableVectorLags
         let compactionBytesReclaimed = self.compactionBytesReclaimed, logStarts = self.logStarts
+        let compactionFileBytesFreed = self.compactionFileBytesFreed
         lock.unlock()
 
         var lines: [String] = []
@@ -124,6 +127,9 @@ package final class Metrics: @unchecked Sendable {
         }
         Metrics.appendDatasetSeries("syncd_compaction_bytes_reclaimed_total", type: "counter",
                                     help: "Bytes of change sets log compaction deleted, by dataset.", compactionBytesReclaimed, to: &lines)
+        Metrics.appendDatasetSeries("syncd_compaction_file_bytes_freed_total", type: "counter",
+                                    help: "Bytes by which log compaction shrank each dataset's store file and WAL on this instance.",
+                                    compactionFileBytesFreed, to: &lines)
         Metrics.appendDatasetSeries("syncd_log_start_cursor", type: "gauge",
                                     help: "The compaction point of each dataset's log, as of this instance's last compaction of it.", logStarts, to: &lines)
         lines.append("# HELP syncd_request_bytes_total Bytes of requests received.")

@@ -34,6 +34,43 @@ import Testing
         #expect(throws: DatasetTransfer.TransferError.self) { try DatasetTransfer.importDataset("main", from: file, databaseURL: url) }
     }
 
+    /// A compacted log has lost the change sets before its compaction point: the export carries
+    /// the store file as the base, and the imported dataset answers pulls as the exporter did.
+    @Test func aCompactedDatasetExportsItsBaseAndTailAndImportsWithTheSameLogAndState() throws {
+        let (sqlite, a, b) = try PullRouteTests.populated(storage: .sqlite)
+        let stable = VersionVector([a.replica.replicaID: 3])
+        let report = try #require(try sqlite.service.registry.dataset("main").compactLog(stableVector: { _ in stable }))
+        #expect(report.logStart.cursor == 3 && report.changeSetsRemoved == 2, "\(report)")
+        var lines: [Data] = []
+        #expect(try DatasetTransfer.export(dataset: "main", dataDirectory: sqlite.directory) { lines.append($0) } == 3,
+                "a's latest change set (kept) and b's two")
+        #expect(lines.count == 6 && lines[1].starts(with: Data(#"{"compactedEntry""#.utf8)))
+        let file = lines.reduce(Data(), +)
+        let postgres = try ServerFixture(storage: .postgreSQL)
+        let url = try #require(postgres.database?.url)
+        #expect(try DatasetTransfer.importDataset("main", from: file, databaseURL: url) == 3)
+
+        for (after, puller) in [("3", nil), ("0", a.replica.replicaID), ("4", b.replica.replicaID)] as [(String, ReplicaID?)] {
+            let exported = try PullRouteTests.page(sqlite.pull(after: after, exclude: puller))
+            let imported = try PullRouteTests.page(postgres.pull(after: after, exclude: puller))
+            #expect(imported.changeSets.map(\.dot) == exported.changeSets.map(\.dot) && imported.cursor == exported.cursor, "after \(after)")
+        }
+        #expect(postgres.pull(after: "0", exclude: b.replica.replicaID).errorCode == "history_compacted")
+        #expect(try ServerFixture.entityRows(at: postgres.snapshotFile()) == ServerFixture.entityRows(at: sqlite.snapshotFile()))
+        try a.addBoard("after the move")
+        postgres.push(try a.batch(missingFrom: try postgres.serverVector()), as: try a.credentials).expectOK()
+
+        // A damaged base is refused before anything is written.
+        let header = try #require(try JSONSerialization.jsonObject(with: lines[0]) as? [String: Any])
+        var damaged = header
+        damaged["base"] = ["cursor": "3", "digest": "00", "store": ""]
+        let damagedFile = try JSONSerialization.data(withJSONObject: damaged) + Data("\n".utf8) + lines.dropFirst().reduce(Data(), +)
+        let other = try ServerFixture(storage: .postgreSQL)
+        #expect(throws: DatasetTransfer.TransferError.self) {
+            try DatasetTransfer.importDataset("main", from: damagedFile, databaseURL: try #require(other.database?.url))
+        }
+    }
+
     @Test func theSchemaHistoryMovesWithTheDataset() throws {
         let sqlite = try ServerFixture(storage: .sqlite)
         let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())

@@ -31,6 +31,7 @@ import Testing
         let metrics = compactor.metrics.exposition()
         #expect(metrics.contains("syncd_compaction_bytes_reclaimed_total{dataset=\"main\"} \(report.payloadBytesRemoved)"), "\(metrics)")
         #expect(metrics.contains("syncd_log_start_cursor{dataset=\"main\"} 2"), "\(metrics)")
+        #expect(metrics.contains("syncd_compaction_file_bytes_freed_total{dataset=\"main\"} \(report.fileBytesFreed)"), "\(metrics)")
 
         // b never saw a's boards.
         let gone = server.pull(after: "0", exclude: b.replica.replicaID)

@@ -12,6 +12,13 @@ import SyncEngine
 /// cursor and digest), then
 /// each logged change set in log order, as a one-change-set batch of the wire format. The
 /// imported log gets the same cursors and digests, so clients keep pulling where they were.
+///
+/// A dataset whose log was compacted has lost the change sets before its compaction point, so
+/// its export (format version 2) carries a base instead: the header's `base` holds the
+/// compaction point and a copy of the store file (base64), and each compacted entry whose change
+/// set is gone is a line `{"compactedEntry":{"replica":"<UUID>","seq":N}}`. The import keeps the
+/// copy as the dataset's base in PostgreSQL (as a compaction there does), so instances restore it
+/// and replay the rest of the log.
 package enum DatasetTransfer {
     /// The header's `format`.
     static let format = "syncd-dataset"
@@ -28,6 +35,9 @@ package enum DatasetTransfer {
         guard let engine = try SQLiteDatasetEngine.open(at: provider.storePath(of: dataset)) else {
             throw TransferError(description: "dataset '\(dataset)' has no schema in \(dataDirectory.path)")
         }
+        if try engine.compactionPoint() != nil {
+            return try exportCompacted(dataset: dataset, engine: engine, to: output)
+        }
         // Read first, then written: the header names the end of exactly the log that follows.
         var changeSets: [ChangeSet] = []
         var end = LogPosition(cursor: 0, digest: .empty)
@@ -41,6 +51,17 @@ package enum DatasetTransfer {
             end = LogPosition(cursor: page.cursor, digest: page.digest)
             more = page.hasMore
         }
+        try output(try header(dataset: dataset, engine: engine, end: end, base: nil))
+        for changeSet in changeSets {
+            try output(try ChangeSetCoding.encode([changeSet], base: VersionVector()) + Data("\n".utf8))
+        }
+        return changeSets.count
+    }
+
+    /// The header line of an export of `engine`'s dataset whose log ends at `end`; version 2
+    /// with `base` (the compaction point and the store file) when the log was compacted.
+    private static func header(dataset: String, engine: SQLiteDatasetEngine, end: LogPosition,
+                               base: (point: LogPosition, store: Data)?) throws -> Data {
         var keys: [String: String] = [:]
         for credentials in try engine.registeredReplicaKeys() { keys[credentials.replica.storageText] = LowercaseHex.encode(credentials.key) }
         // Oldest first, each as base64 with its time in milliseconds (null when unknown).
@@ -48,15 +69,45 @@ package enum DatasetTransfer {
             ["schema": try version.schema.jsonData().base64EncodedString(),
              "registeredAt": version.registeredAt.map { NSNumber(value: Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? NSNull()]
         }
-        let header: [String: Any] = [
-            "format": format, "version": 1, "dataset": dataset, "schema": try engine.schema.jsonData().base64EncodedString(),
+        var header: [String: Any] = [
+            "format": format, "version": base == nil ? 1 : 2, "dataset": dataset, "schema": try engine.schema.jsonData().base64EncodedString(),
             "schemaVersions": versions, "replicaKeys": keys, "cursor": String(end.cursor), "digest": end.digest.description,
         ]
-        try output(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]) + Data("\n".utf8))
-        for changeSet in changeSets {
-            try output(try ChangeSetCoding.encode([changeSet], base: VersionVector()) + Data("\n".utf8))
+        if let base {
+            header["base"] = ["cursor": String(base.point.cursor), "digest": base.point.digest.description, "store": base.store.base64EncodedString()]
         }
-        return changeSets.count
+        return try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]) + Data("\n".utf8)
+    }
+
+    /// Writes the export of a compacted dataset (format version 2, see the type) from a copy of
+    /// its store file, so that the base and the log are those of one moment while syncd serves.
+    private static func exportCompacted(dataset: String, engine: SQLiteDatasetEngine, to output: (Data) throws -> Void) throws -> Int {
+        let copyPath = engine.path + ".export-\(UUID().uuidString)"
+        defer {
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copyPath + suffix) }
+        }
+        try engine.copyStoreFile(to: copyPath)
+        let store = try Data(contentsOf: URL(fileURLWithPath: copyPath))
+        guard let copy = try SQLiteDatasetEngine.open(at: copyPath), let point = try copy.compactionPoint() else {
+            throw TransferError(description: "dataset '\(dataset)': the copy of its store file has no schema or no compaction point")
+        }
+        // Entries first, then written: the header names the end of exactly the log that follows.
+        var lines: [Data] = []
+        var end = LogPosition(cursor: 0, digest: .empty)
+        var changeSets = 0
+        try copy.forEachLogEntry { entry, changeSet in
+            if let changeSet {
+                lines.append(try ChangeSetCoding.encode([changeSet], base: VersionVector()))
+                changeSets += 1
+            } else {
+                let compacted: [String: Any] = ["compactedEntry": ["replica": entry.dot.replica.storageText, "seq": NSNumber(value: entry.dot.seq)]]
+                lines.append(try JSONSerialization.data(withJSONObject: compacted, options: [.sortedKeys]))
+            }
+            end = LogPosition(cursor: entry.cursor, digest: entry.digest)
+        }
+        try output(try header(dataset: dataset, engine: copy, end: end, base: (point, store)))
+        for line in lines { try output(line + Data("\n".utf8)) }
+        return changeSets
     }
 
     /// Creates `dataset` in the PostgreSQL database at `databaseURL` from an export file, in one
@@ -66,12 +117,12 @@ package enum DatasetTransfer {
         let lines = file.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
         guard let first = lines.first,
               let header = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
-              header["format"] as? String == format, header["version"] as? Int == 1,
+              header["format"] as? String == format, let version = header["version"] as? Int, version == 1 || version == 2,
               let schemaText = header["schema"] as? String, let schemaJSON = Data(base64Encoded: schemaText),
               let cursorText = header["cursor"] as? String, let endCursor = Int64(cursorText),
               let digestText = header["digest"] as? String, let endDigest = LogDigest(hex: digestText),
               let keys = header["replicaKeys"] as? [String: String] else {
-            throw TransferError(description: "the file is not a syncd dataset export (its first line is not a version 1 header)")
+            throw TransferError(description: "the file is not a syncd dataset export (its first line is not a version 1 or 2 header)")
         }
         let schema = try SchemaDocument(jsonData: schemaJSON)
         // The history (absent from exports of servers that kept none): every version before
@@ -88,22 +139,26 @@ package enum DatasetTransfer {
         if let last = history.last, last.schema.versionHash != schema.versionHash {
             throw TransferError(description: "the export's schema history does not end with its schema \(schema.versionHash)")
         }
-        var entries: [(MirroredLogEntry, ChangeSet)] = []
+        let base = try readBase(header, version: version)
+        var entries: [(MirroredLogEntry, ChangeSet?)] = []
         var position = LogPosition(cursor: 0, digest: .empty)
         for line in lines.dropFirst() {
-            let decoded = try ChangeSetCoding.decode(Data(line)).changeSets
-            guard decoded.count == 1 else {
-                throw TransferError(description: "line \(entries.count + 2) of the export holds \(decoded.count) change sets, not one")
+            let (dot, changeSet) = try readEntry(Data(line), lineNumber: entries.count + 2, compactedAllowed: base != nil)
+            position = LogPosition(cursor: position.cursor + 1, digest: position.digest.appending(dot))
+            if changeSet == nil, let base, position.cursor > base.point.cursor {
+                throw TransferError(description: "line \(entries.count + 2) of the export is a compacted entry after the compaction point \(base.point.cursor)")
             }
-            position = LogPosition(cursor: position.cursor + 1, digest: position.digest.appending(decoded[0].dot))
-            entries.append((MirroredLogEntry(cursor: position.cursor, dot: decoded[0].dot, digest: position.digest), decoded[0]))
+            entries.append((MirroredLogEntry(cursor: position.cursor, dot: dot, digest: position.digest), changeSet))
         }
         guard position.cursor == endCursor, position.digest == endDigest else {
             throw TransferError(description: "the export of '\(dataset)' is incomplete or damaged: its change sets end at cursor \(position.cursor) with digest \(position.digest), its header at \(endCursor) with \(endDigest)")
         }
+        if let base, entries.count < base.point.cursor || entries[Int(base.point.cursor) - 1].0.digest != base.point.digest {
+            throw TransferError(description: "the export of '\(dataset)' is damaged: its log does not pass through its base's compaction point \(base.point.cursor)")
+        }
         // Every batch was accepted by the exporting server; checked again here so that a damaged
         // file fails before anything is written.
-        _ = try ValidatedBatch(validating: entries.map(\.1), against: schema)
+        _ = try ValidatedBatch(validating: entries.compactMap(\.1), against: schema)
         let connection = try PostgreSQLConnection(url: databaseURL)
         try PostgreSQLTables.install(on: connection)
         try connection.inTransaction {
@@ -123,7 +178,39 @@ package enum DatasetTransfer {
                 try PostgreSQLTables.registerReplicaKey(ReplicaCredentials(replica: replica, key: key), in: dataset, on: connection)
             }
             try PostgreSQLTables.append(entries.map { (entry: $0.0, changeSet: $0.1) }, of: dataset, on: connection)
+            if let base {
+                _ = try PostgreSQLTables.compact(dataset, through: base.point, base: [UInt8](base.store), on: connection)
+            }
         }
-        return entries.count
+        return entries.compactMap(\.1).count
+    }
+
+    /// The header's `base` of a version 2 export: the compaction point and the store file.
+    private static func readBase(_ header: [String: Any], version: Int) throws -> (point: LogPosition, store: Data)? {
+        guard version == 2 else { return nil }
+        guard let base = header["base"] as? [String: Any], let cursorText = base["cursor"] as? String, let cursor = Int64(cursorText), cursor > 0,
+              let digestText = base["digest"] as? String, let digest = LogDigest(hex: digestText),
+              let storeText = base["store"] as? String, let store = Data(base64Encoded: storeText) else {
+            throw TransferError(description: "the version 2 export's base (compaction point and store file) is missing or damaged")
+        }
+        return (LogPosition(cursor: cursor, digest: digest), store)
+    }
+
+    /// One line after the header: a logged change set, or (in a version 2 export) a compacted
+    /// entry whose change set is gone, as its dot.
+    private static func readEntry(_ line: Data, lineNumber: Int, compactedAllowed: Bool) throws -> (Dot, ChangeSet?) {
+        if compactedAllowed, line.starts(with: Data(#"{"compactedEntry""#.utf8)) {
+            guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+                  let entry = object["compactedEntry"] as? [String: Any], let replicaText = entry["replica"] as? String,
+                  let replica = UUID(storageText: replicaText), let seq = (entry["seq"] as? NSNumber)?.uint64Value, seq > 0 else {
+                throw TransferError(description: "line \(lineNumber) of the export is a damaged compacted entry")
+            }
+            return (Dot(replica: replica, seq: seq), nil)
+        }
+        let decoded = try ChangeSetCoding.decode(line).changeSets
+        guard decoded.count == 1 else {
+            throw TransferError(description: "line \(lineNumber) of the export holds \(decoded.count) change sets, not one")
+        }
+        return (decoded[0].dot, decoded[0])
     }
 }

@@ -305,7 +305,8 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                     let dropped = try PostgreSQLTables.compact(dataset, through: compacted.logStart, base: store, on: connection)
                     return CompactionReport(entriesRemoved: Int(compacted.logStart.cursor - (previous?.cursor ?? 0)),
                                             changeSetsRemoved: dropped.changeSets, changeSetsKept: compacted.changeSetsKept,
-                                            payloadBytesRemoved: dropped.bytes, logStart: compacted.logStart)
+                                            payloadBytesRemoved: dropped.bytes, logStart: compacted.logStart,
+                                            fileBytesFreed: compacted.fileBytesFreed)
                 }
             }
         }

@@ -161,9 +161,9 @@ extension PostgreSQLTables {
         }
     }
 
-    /// Appends `entries` (with their change sets) to `dataset`'s log, many rows per statement:
-    /// a push's round trips do not grow with its batch.
-    static func append(_ entries: [(entry: MirroredLogEntry, changeSet: ChangeSet)], of dataset: String,
+    /// Appends `entries` (with their change sets; `nil` for an imported entry whose change set
+    /// was compacted) to `dataset`'s log, many rows per statement: a push's round trips do not grow with its batch.
+    static func append(_ entries: [(entry: MirroredLogEntry, changeSet: ChangeSet?)], of dataset: String,
                        on connection: PostgreSQLConnection) throws {
         let rowsPerStatement = 500
         for start in stride(from: 0, to: entries.count, by: rowsPerStatement) {
@@ -171,7 +171,7 @@ extension PostgreSQLTables {
             var parameters: [String?] = [dataset]
             var rows: [String] = []
             for (entry, changeSet) in chunk {
-                let json = String(decoding: try ChangeSetCoding.encode([changeSet], base: VersionVector()), as: UTF8.self)
+                let json = try changeSet.map { String(decoding: try ChangeSetCoding.encode([$0], base: VersionVector()), as: UTF8.self) }
                 let first = parameters.count + 1
                 rows.append("($1, $\(first), $\(first + 1), $\(first + 2), $\(first + 3), $\(first + 4))")
                 parameters += [String(entry.cursor), entry.dot.replica.storageText, String(entry.dot.seq), bytea(entry.digest.bytes), json]

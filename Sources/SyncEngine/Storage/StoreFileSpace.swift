@@ -1,0 +1,60 @@
+import Foundation
+import LocalStoreCore
+
+/// Gives the pages a compaction freed back to the file system, so that a store file shrinks
+/// after its history is compacted (SQLite otherwise keeps freed pages in the file for reuse).
+///
+/// A store switches to `auto_vacuum = INCREMENTAL` at its first compaction that leaves at least
+/// ``wholeVacuumFreeFraction`` of its pages free: switching needs one whole `VACUUM` (it rewrites
+/// the file), which is worth its time only when the file shrinks a lot. From then on every
+/// compaction ends with `PRAGMA incremental_vacuum`, whose cost is the freed pages, not the file.
+/// Either way a `wal_checkpoint(TRUNCATE)` follows, so that the WAL, which holds the moved pages
+/// first, does not keep the size.
+enum StoreFileSpace {
+    /// The share of free pages at which a store without incremental auto-vacuum is vacuumed whole.
+    static let wholeVacuumFreeFraction = 0.25
+
+    /// The bytes of the store file at `path` and of its WAL.
+    static func fileBytes(of path: String) -> Int64 {
+        ["", "-wal"].reduce(0) { total, suffix in
+            let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? NSNumber)?.int64Value
+            return total + (size ?? 0)
+        }
+    }
+
+    /// Returns the free pages of the store on `connection` to the file system (see the type), and
+    /// how many bytes smaller the file and its WAL are than `bytesBefore`. Runs outside any
+    /// transaction, on a connection with no statement in progress.
+    ///
+    /// Best effort: a store another connection is writing (the `VACUUM` or checkpoint times out)
+    /// keeps its free pages, which later writes reuse, until its next compaction; the compaction
+    /// itself has committed, so this reports 0 freed bytes instead of failing it.
+    static func reclaim(on connection: SQLiteConnection, bytesBefore: Int64) -> Int64 {
+        do {
+            let free = try integer("PRAGMA freelist_count", on: connection)
+            if free > 0 {
+                switch try integer("PRAGMA auto_vacuum", on: connection) {
+                case 2:
+                    _ = try connection.rows("PRAGMA incremental_vacuum")
+                case 0 where Double(free) >= Double(try integer("PRAGMA page_count", on: connection)) * wholeVacuumFreeFraction:
+                    try connection.execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+                default:
+                    // Full auto-vacuum freed the pages at commit; a store with few free pages
+                    // reuses them.
+                    break
+                }
+            }
+            _ = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+        } catch {
+            return 0
+        }
+        return max(0, bytesBefore - fileBytes(of: connection.path))
+    }
+
+    private static func integer(_ pragma: String, on connection: SQLiteConnection) throws -> Int64 {
+        guard case .integer(let value)? = try connection.rows(pragma).first?.first else {
+            throw SyncError(.notSyncable, "\(connection.path): \(pragma) returned no number")
+        }
+        return value
+    }
+}

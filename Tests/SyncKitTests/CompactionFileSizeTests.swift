@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import LocalStoreCore
+@testable import SyncEngine
+import SyncKit
+import TestSupport
+
+/// Store files shrink after compaction: a client's after ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``,
+/// syncd's after ``SQLiteDatasetEngine/compactLog(stable:)``, the first time by a whole `VACUUM`
+/// that switches the file to incremental vacuuming, later by an incremental vacuum.
+@Suite struct CompactionFileSizeTests {
+    /// `rounds` saves on `replica`, each giving every member of `members` a new 400-character
+    /// name: history that outweighs the live data many times.
+    private static func rename(_ members: [Member], rounds: Range<Int>, on replica: TestReplica) throws {
+        for round in rounds {
+            for (index, member) in members.enumerated() { member.name = String(repeating: "\((round + index) % 10)", count: 400) }
+            try replica.context.save()
+        }
+    }
+
+    private static func autoVacuum(of replica: SyncReplica) throws -> SQLValue? {
+        try replica.withConnection { try $0.rows("PRAGMA auto_vacuum").first?.first }
+    }
+
+    @Test func aClientCompactionThatDropsManyChangeSetsLeavesASmallerFile() throws {
+        let a = try TestReplica(name: "a")
+        let members = (0..<10).map { _ in Member() }
+        for member in members { a.context.insert(member) }
+        try Self.rename(members, rounds: 0..<200, on: a)
+        #expect(try Self.autoVacuum(of: a.replica) == .integer(0), "a new store does not vacuum incrementally")
+
+        for rounds in [200..<400, 400..<600] {
+            try HistoryCompactionTests.acknowledgeEverything(of: a)
+            let before = StoreFileSpace.fileBytes(of: a.path)
+            let report = try a.replica.compactHistory(stable: try a.replica.versionVector())
+            let after = StoreFileSpace.fileBytes(of: a.path)
+            #expect(report.changeSets >= 199, "\(report)")
+            #expect(after < before / 2, "\(before) bytes before the compaction, \(after) after")
+            #expect(report.fileBytesFreed == before - after, "\(report)")
+            // The first compaction switched the file to incremental vacuuming; the second used it.
+            #expect(try Self.autoVacuum(of: a.replica) == .integer(2))
+            try Self.rename(members, rounds: rounds, on: a)
+        }
+    }
+
+    @Test func aCompactionThatDropsFewRowsLeavesTheFileAsItIs() throws {
+        let a = try TestReplica(name: "a")
+        let members = (0..<10).map { _ in Member() }
+        for member in members { a.context.insert(member) }
+        try Self.rename(members, rounds: 0..<200, on: a)
+        try HistoryCompactionTests.acknowledgeEverything(of: a)
+        // Only the first change set is stable: a few pages free, which later saves reuse.
+        let first = VersionVector([a.replica.replicaID: 1])
+        let report = try a.replica.compactHistory(stable: first)
+        #expect(report.changeSets == 1)
+        #expect(try Self.autoVacuum(of: a.replica) == .integer(0), "no whole VACUUM for a few free pages")
+    }
+
+    @Test func aServerLogCompactionLeavesASmallerFile() throws {
+        let a = try TestReplica(name: "a")
+        let file = TemporaryStoreFile(prefix: "compacted-server")
+        let engine = try SQLiteDatasetEngine.create(at: file.path, schema: a.store.schemaDocument)
+        let members = (0..<10).map { _ in Member() }
+        for member in members { a.context.insert(member) }
+        try Self.rename(members, rounds: 0..<200, on: a)
+        _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
+
+        let before = StoreFileSpace.fileBytes(of: file.path)
+        let report = try engine.compactLog(stable: try engine.versionVector())
+        let after = StoreFileSpace.fileBytes(of: file.path)
+        #expect(report.entriesRemoved == 200 && report.changeSetsRemoved == 199, "\(report)")
+        #expect(after < before / 2, "\(before) bytes before the compaction, \(after) after")
+        #expect(report.fileBytesFreed == before - after, "\(report)")
+        #expect(try Self.autoVacuum(of: engine.replica) == .integer(2))
+    }
+}
