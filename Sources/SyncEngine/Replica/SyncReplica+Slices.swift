@@ -31,12 +31,14 @@ extension SyncReplica {
     /// is `.causalityViolation`, the dot of a change set applied before with other contents is
     /// `.conflictingChangeSet`, and the same contents again are ``MergeResult/alreadyApplied``.
     public func apply(slices: some ChangeSetSlices) throws -> MergeResult {
-        try apply(slices: slices) { _, _ in }
+        try apply(slices: slices) { _, _, _ in }
     }
 
     /// ``apply(slices:)`` with one more step in the same transaction, given the change set's
-    /// header when it was applied now (``SQLiteDatasetEngine`` logs it there).
-    func apply(slices: some ChangeSetSlices, alsoInTransaction: (SQLiteConnection, ChangeSet) throws -> Void) throws -> MergeResult {
+    /// header and, when it was applied now, its operations in their stored form (`nil` when it
+    /// was applied before): ``SQLiteDatasetEngine`` verifies its author and logs it there.
+    func apply(slices: some ChangeSetSlices,
+               alsoInTransaction: (SQLiteConnection, ChangeSet, UnsafeRawBufferPointer?) throws -> Void) throws -> MergeResult {
         var header = slices.header
         header.operations = []
         try ChangeSet.checkStorableRanges([header])
@@ -52,6 +54,7 @@ extension SyncReplica {
                     guard same != false else {
                         throw SyncError(.conflictingChangeSet, "change set \(header.dot) was applied before with different contents")
                     }
+                    try alsoInTransaction(connection, header, nil)
                     return MergeResult(applied: [], alreadyApplied: [header.dot], changedObjectIDs: [])
                 }
                 guard SyncReplica.isApplicable(header, to: vector) else { throw SyncReplica.causalityError(header, vector: vector) }
@@ -73,14 +76,15 @@ extension SyncReplica {
                     try engine.applySlice(applicable.operations)
                 }
                 try engine.finishSlices()
-                try ChangeSetTable.setOperations(of: header.dot, to: encoder.finish(), on: connection)
+                let encoded = encoder.finish()
+                try ChangeSetTable.setOperations(of: header.dot, to: encoded, on: connection)
                 if appliedInPart {
                     try KeptChangeSetTable.record(header.dot, schemaVersionHash: store.schemaDocument.versionHash, on: connection)
                 }
                 let changed = try engine.materialize()
                 let latest = HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection))
                 try SyncStateTable.set(.hlc, to: max(latest, header.hlc).rawValue, on: connection)
-                try alsoInTransaction(connection, header)
+                try encoded.withBytes { try alsoInTransaction(connection, header, $0) }
                 if engine.recordsStoreChange {
                     storeChange = engine.storeChangeRecord.storeChange(origin: .merge)
                     ticket = hub.reserveTicket()

@@ -53,10 +53,9 @@ enum TransferRoutes {
             let id = parameters["upload"] ?? ""
             let pusher = try ChangeSetRoutes.pusher(of: request)
             if let committed = try staged({ try staging.upload(id) }).result { return .json(data: committed) }
-            let body = try staged { try staging.assembledBody(of: id) }
             // A server stopped between the push and recording it answers the commit again with
             // the push again, which finds every change set applied: the commit stays idempotent.
-            let answer = try ChangeSetRoutes.push(body, to: dataset, pushedBy: pusher, context)
+            let answer = try UploadCommit.push(upload: id, of: staging, to: dataset, pushedBy: pusher, context)
             try staging.recordCommit(of: id, result: answer)
             return .json(data: answer)
         }
