@@ -52,12 +52,7 @@ enum TransferRoutes {
             let staging = try context.transfers.staging(of: dataset)
             let id = parameters["upload"] ?? ""
             let pusher = try ChangeSetRoutes.pusher(of: request)
-            if let committed = try staged({ try staging.upload(id) }).result { return .json(data: committed) }
-            // A server stopped between the push and recording it answers the commit again with
-            // the push again, which finds every change set applied: the commit stays idempotent.
-            let answer = try UploadCommit.push(upload: id, of: staging, to: dataset, pushedBy: pusher, context)
-            try staging.recordCommit(of: id, result: answer)
-            return .json(data: answer)
+            return .json(data: try UploadCommit.commit(upload: id, of: staging, to: dataset, pushedBy: pusher, context))
         }
         router.add(.get, downloadPart, admission: context.datasetAdmission) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters)

@@ -10,7 +10,24 @@ import SyncEngine
 /// slice of it, never the whole body nor the whole operation list. A batch of several change
 /// sets is pushed as `POST .../changesets` pushes it.
 enum UploadCommit {
-    static func push(upload id: String, of staging: TransferStaging, to dataset: DatasetStore, pushedBy pusher: ReplicaCredentials?,
+    /// Commits upload `id` once: commits of one upload run one at a time, and each answers the
+    /// push result recorded by the first. A client whose commit outlasts its request timeout
+    /// sends it again while the first still merges; the retry waits for it and answers its
+    /// result. A server stopped between the push and recording it pushes again, which finds
+    /// every change set applied: the commit stays idempotent.
+    static func commit(upload id: String, of staging: TransferStaging, to dataset: DatasetStore, pushedBy pusher: ReplicaCredentials?,
+                       _ context: RouteContext) throws -> Data {
+        try commits.serializing("\(dataset.name)/\(id)") {
+            if let committed = try TransferRoutes.staged({ try staging.upload(id) }).result { return committed }
+            let answer = try push(upload: id, of: staging, to: dataset, pushedBy: pusher, context)
+            try staging.recordCommit(of: id, result: answer)
+            return answer
+        }
+    }
+
+    private static let commits = KeyedSerialization()
+
+    private static func push(upload id: String, of staging: TransferStaging, to dataset: DatasetStore, pushedBy pusher: ReplicaCredentials?,
                      _ context: RouteContext) throws -> Data {
         let directory = dataset.directory.appendingPathComponent("commits")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -28,5 +45,29 @@ enum UploadCommit {
             return try ChangeSetRoutes.push(try Data(contentsOf: URL(fileURLWithPath: path)), to: dataset, pushedBy: pusher, context)
         }
         return ChangeSetRoutes.answer(to: try dataset.push(slices: batch, pushedBy: pusher), of: dataset, context)
+    }
+}
+
+/// Runs work for one key at a time, work for other keys alongside.
+final class KeyedSerialization: @unchecked Sendable {
+    // @unchecked: `locks` is only accessed while holding `lock`.
+    private let lock = NSLock()
+    /// The lock of each key in use, with how many callers hold or wait for it.
+    private var locks: [String: (lock: NSLock, users: Int)] = [:]
+
+    func serializing<T>(_ key: String, _ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        let keyLock = locks[key]?.lock ?? NSLock()
+        locks[key] = (keyLock, (locks[key]?.users ?? 0) + 1)
+        lock.unlock()
+        defer {
+            lock.lock()
+            let users = (locks[key]?.users ?? 1) - 1
+            locks[key] = users == 0 ? nil : (keyLock, users)
+            lock.unlock()
+        }
+        keyLock.lock()
+        defer { keyLock.unlock() }
+        return try body()
     }
 }

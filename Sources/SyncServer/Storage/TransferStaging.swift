@@ -154,14 +154,6 @@ package final class TransferStaging: @unchecked Sendable {
         }
     }
 
-    /// The upload's bytes, its parts joined in order, once parts `1...n` are all there and
-    /// their bytes have the declared size and hash.
-    package func assembledBody(of id: String) throws -> Data {
-        var body = Data()
-        try forEachAssembledPart(of: id) { body.append($0) }
-        return body
-    }
-
     /// Calls `consume` with the upload's parts in order, one at a time, once parts `1...n` are
     /// all there with the declared size; throws after the last one when their bytes joined do
     /// not have the declared hash. Only one part is in memory at a time.
