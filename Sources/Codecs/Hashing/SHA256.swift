@@ -16,36 +16,79 @@ package struct SHA256 {
 
     /// The 32-byte digest of `bytes`.
     package static func hash<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        var words = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            for index in 0..<16 {
-                let base = chunk + index * 4
-                words[index] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8 | UInt32(message[base + 3])
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finish()
+    }
+
+    private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    /// Bytes not yet hashed: less than one 64-byte block.
+    private var pending: [UInt8] = []
+    private var length: UInt64 = 0
+    private var words = [UInt32](repeating: 0, count: 64)
+
+    /// A hash of no bytes yet: ``update(_:)`` adds bytes, ``finish()`` gives the digest. A large
+    /// upload is hashed a part at a time this way, never whole in memory.
+    package init() {
+        pending.reserveCapacity(64)
+    }
+
+    /// Adds `bytes` to the hashed message.
+    package mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        length &+= UInt64(bytes.count)
+        var index = bytes.startIndex
+        if !pending.isEmpty {
+            while index != bytes.endIndex && pending.count < 64 {
+                pending.append(bytes[index])
+                index = bytes.index(after: index)
             }
-            for index in 16..<64 {
-                let s0 = words[index - 15].rotatedRight(7) ^ words[index - 15].rotatedRight(18) ^ (words[index - 15] >> 3)
-                let s1 = words[index - 2].rotatedRight(17) ^ words[index - 2].rotatedRight(19) ^ (words[index - 2] >> 10)
-                words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-            for index in 0..<64 {
-                let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ words[index]
-                let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sum0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-            }
-            for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
+            guard pending.count == 64 else { return }
+            compress(pending, at: 0)
+            pending.removeAll(keepingCapacity: true)
         }
+        let rest = bytes[index...]
+        let whole = rest.count / 64 * 64
+        if whole > 0 {
+            let blocks = Array(rest.prefix(whole))
+            for offset in stride(from: 0, to: whole, by: 64) { compress(blocks, at: offset) }
+        }
+        pending.append(contentsOf: rest.dropFirst(whole))
+    }
+
+    /// The 32-byte digest of the bytes added.
+    package mutating func finish() -> [UInt8] {
+        let bitLength = length &* 8
+        var tail = pending
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for offset in stride(from: 0, to: tail.count, by: 64) { compress(tail, at: offset) }
+        pending.removeAll()
         return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+    }
+
+    /// Hashes the 64-byte block of `message` at `chunk`.
+    private mutating func compress(_ message: [UInt8], at chunk: Int) {
+        for index in 0..<16 {
+            let base = chunk + index * 4
+            words[index] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8 | UInt32(message[base + 3])
+        }
+        for index in 16..<64 {
+            let s0 = words[index - 15].rotatedRight(7) ^ words[index - 15].rotatedRight(18) ^ (words[index - 15] >> 3)
+            let s1 = words[index - 2].rotatedRight(17) ^ words[index - 2].rotatedRight(19) ^ (words[index - 2] >> 10)
+            words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+        for index in 0..<64 {
+            let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+            let choice = (e & f) ^ (~e & g)
+            let temp1 = h &+ sum1 &+ choice &+ SHA256.roundConstants[index] &+ words[index]
+            let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let temp2 = sum0 &+ majority
+            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+        }
+        for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
     }
 
     /// The digest of `text`'s UTF-8 bytes as lowercase hex.

@@ -90,10 +90,14 @@ public enum ChangeSetAuthenticator {
 
     /// Whether `changeSet` carries the authenticator `key` gives it (compared in constant time).
     public static func isAuthentic(_ changeSet: ChangeSet, key: [UInt8]) throws -> Bool {
+        try StoredOperations.encode(changeSet.operations).withBytes { isAuthentic(changeSet, operations: $0, key: key) }
+    }
+
+    /// Whether `changeSet`, whose operations are `operations` in their stored form, carries the
+    /// authenticator `key` gives it.
+    static func isAuthentic(_ changeSet: ChangeSet, operations: UnsafeRawBufferPointer, key: [UInt8]) -> Bool {
         guard let authenticator = changeSet.authenticator else { return false }
-        return try StoredOperations.encode(changeSet.operations).withBytes {
-            HMACSHA256.isValid(authenticator, key: key, message: message(of: changeSet, operations: $0))
-        }
+        return HMACSHA256.isValid(authenticator, key: key, message: message(of: changeSet, operations: operations))
     }
 
     /// Checks the change sets a server is about to store, as `Protocol/README.md` describes: the
@@ -111,6 +115,19 @@ public enum ChangeSetAuthenticator {
     public static func verify(
         _ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?,
         registeredKey: (ReplicaID) throws -> [UInt8]?, register: (ReplicaCredentials) throws -> Void
+    ) throws {
+        try verify(changeSets, pushedBy: pusher, registeredKey: registeredKey, register: register) { changeSet, key in
+            try isAuthentic(changeSet, key: key)
+        }
+    }
+
+    /// ``verify(_:pushedBy:registeredKey:register:)`` with `isAuthentic` telling whether a change
+    /// set carries the authenticator a key gives it: a change set merged in slices is checked
+    /// against its operations as they were stored, never decoded whole.
+    static func verify(
+        _ changeSets: [ChangeSet], pushedBy pusher: ReplicaCredentials?,
+        registeredKey: (ReplicaID) throws -> [UInt8]?, register: (ReplicaCredentials) throws -> Void,
+        isAuthentic: (ChangeSet, [UInt8]) throws -> Bool
     ) throws {
         if let pusher {
             if let known = try registeredKey(pusher.replica) {
@@ -135,7 +152,7 @@ public enum ChangeSetAuthenticator {
             guard changeSet.authenticator != nil else {
                 throw SyncError(.unverifiedAuthor, "change set \(changeSet.dot) carries no authenticator", dot: changeSet.dot)
             }
-            guard try isAuthentic(changeSet, key: key) else {
+            guard try isAuthentic(changeSet, key) else {
                 throw SyncError(.unverifiedAuthor,
                                 "change set \(changeSet.dot) does not carry its author's authenticator (forged or altered)", dot: changeSet.dot)
             }

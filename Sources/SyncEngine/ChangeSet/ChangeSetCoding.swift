@@ -96,6 +96,15 @@ extension JSONReader {
     /// Reads a batch, rebuilding each change set's full vector from the deltas. Keys may come in
     /// any order; unknown keys are skipped.
     mutating func readChangeSetBatch() throws -> (changeSets: [ChangeSet], base: VersionVector) {
+        let batch = try readChangeSetBatch(readingOperations: true)
+        return (batch.changeSets, batch.base)
+    }
+
+    /// ``readChangeSetBatch()``; without `readingOperations`, each change set's operations are
+    /// skipped (its `operations` left empty) and `operations` gives where each one's array lies
+    /// in the input, to be read later a slice at a time.
+    mutating func readChangeSetBatch(readingOperations: Bool) throws
+        -> (changeSets: [ChangeSet], base: VersionVector, operations: [Range<Int>]) {
         let start = try beginObject()
         var base: [ReplicaID: UInt64]?
         var pending: [PendingChangeSet]?
@@ -109,7 +118,7 @@ extension JSONReader {
                     try beginArray()
                     var changeSets: [PendingChangeSet] = []
                     while try nextElement() {
-                        changeSets.append(try JSONReadError.at(.index(changeSets.count)) { try readPendingChangeSet() })
+                        changeSets.append(try JSONReadError.at(.index(changeSets.count)) { try readPendingChangeSet(readingOperations: readingOperations) })
                     }
                     return changeSets
                 }
@@ -134,12 +143,13 @@ extension JSONReader {
                                         vector: vector, operations: changeSet.operations, authenticator: changeSet.authenticator))
             previous = vector
         }
-        return (changeSets, baseVector)
+        return (changeSets, baseVector, pending.map(\.operationsRange))
     }
 
     /// One element of `changeSets`, its vector still a delta.
-    private mutating func readPendingChangeSet() throws -> PendingChangeSet {
+    private mutating func readPendingChangeSet(readingOperations: Bool) throws -> PendingChangeSet {
         let start = try beginObject()
+        var operationsRange = 0..<0
         var replica: UUID?
         var seq: UInt64?
         var hlc: UInt64?
@@ -157,7 +167,15 @@ extension JSONReader {
                 }
             } else if key.matches("operations") {
                 try JSONReadError.checkFirst(operations, "operations", self)
-                operations = try JSONReadError.at(.key("operations")) { try readOperations() }
+                operations = try JSONReadError.at(.key("operations")) {
+                    guard !readingOperations else { return try readOperations() }
+                    skipWhitespace()
+                    let first = offset
+                    guard peekKind() == .array else { throw failure("operations must be an array") }
+                    try skipValue()
+                    operationsRange = first..<offset
+                    return []
+                }
             } else if key.matches("replica") {
                 try JSONReadError.checkFirst(replica, "replica", self)
                 replica = try JSONReadError.at(.key("replica")) { try readUUID() }
@@ -187,7 +205,7 @@ extension JSONReader {
         guard let delta else { throw missing("vector") }
         guard let operations else { throw missing("operations") }
         return PendingChangeSet(replica: replica, seq: seq, hlc: hlc, vectorDelta: delta, operations: operations,
-                                authenticator: authenticator, offset: start)
+                                authenticator: authenticator, offset: start, operationsRange: operationsRange)
     }
 }
 
@@ -201,4 +219,6 @@ private struct PendingChangeSet {
     var authenticator: [UInt8]?
     /// Where its object starts, for errors found after reading.
     var offset: Int
+    /// Where its operations array lies, when they were skipped.
+    var operationsRange: Range<Int>
 }

@@ -152,6 +152,8 @@ struct ChangeSetValidator: Sendable {
 
     /// Entity name → attribute name → attribute.
     private let attributes: [String: [String: Attribute]]
+    /// Entities with a counter attribute: only their creations matter to a later `set`'s check.
+    private let entitiesWithCounters: Set<String>
 
     /// The attribute `name` of `entity`, if the schema has it.
     func attribute(_ entity: String, _ name: String) -> Attribute? {
@@ -170,6 +172,7 @@ struct ChangeSetValidator: Sendable {
             })
         }
         self.attributes = attributes
+        entitiesWithCounters = Set(attributes.filter { $0.value.values.contains { $0.policy == .counter } }.keys)
     }
 
     /// Checks every `set` of every change set in `changeSets`.
@@ -182,30 +185,38 @@ struct ChangeSetValidator: Sendable {
         var last: Attribute?
         for changeSet in changeSets {
             var created: Set<UUID> = []
-            for (index, operation) in changeSet.operations.enumerated() {
-                if case .create(_, let id) = operation { created.insert(id) }
-                if case .increment(let entity, let id, let name, _) = operation {
-                    try checkIncrement(entity, name, id, at: index, of: changeSet)
-                    continue
-                }
-                guard case .set(let entity, let id, let name, let values) = operation else { continue }
-                let attribute: Attribute
-                if let last, last.name == name, last.entity == entity {
-                    attribute = last
-                } else {
-                    guard let known = attributes[entity]?[name] else { continue }
-                    attribute = known
-                    last = known
-                }
-                guard attribute.policy != .counter || created.contains(id) else {
-                    throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText), a counter (merge: .counter): after its creation a counter takes only increment operations")
-                }
-                guard values.count == attribute.columns.count else {
-                    throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
-                }
-                for (column, value) in zip(attribute.columns, values) where !column.accepts(value) {
-                    throw ChangeSetValidator.violation(column, value, attribute: attribute, id: id, at: index, of: changeSet)
-                }
+            try validate(changeSet, startingAt: 0, created: &created, last: &last)
+        }
+    }
+
+    /// Checks one slice of a change set's operations, `changeSet` holding them; `offset` is the
+    /// index of its first operation in the whole change set, and `created` the objects the
+    /// change set's earlier slices created (a counter may be set only by its creating change set).
+    func validate(_ changeSet: ChangeSet, startingAt offset: Int, created: inout Set<UUID>, last: inout Attribute?) throws {
+        for (sliceIndex, operation) in changeSet.operations.enumerated() {
+            let index = offset + sliceIndex
+            if case .create(let entity, let id) = operation, entitiesWithCounters.contains(entity) { created.insert(id) }
+            if case .increment(let entity, let id, let name, _) = operation {
+                try checkIncrement(entity, name, id, at: index, of: changeSet)
+                continue
+            }
+            guard case .set(let entity, let id, let name, let values) = operation else { continue }
+            let attribute: Attribute
+            if let last, last.name == name, last.entity == entity {
+                attribute = last
+            } else {
+                guard let known = attributes[entity]?[name] else { continue }
+                attribute = known
+                last = known
+            }
+            guard attribute.policy != .counter || created.contains(id) else {
+                throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText), a counter (merge: .counter): after its creation a counter takes only increment operations")
+            }
+            guard values.count == attribute.columns.count else {
+                throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
+            }
+            for (column, value) in zip(attribute.columns, values) where !column.accepts(value) {
+                throw ChangeSetValidator.violation(column, value, attribute: attribute, id: id, at: index, of: changeSet)
             }
         }
     }

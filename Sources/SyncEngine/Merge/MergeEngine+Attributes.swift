@@ -7,7 +7,7 @@ extension MergeEngine {
     /// attribute's last write (or of the object's creation); a concurrent loser goes to the journal.
     ///
     /// Stamps and row values are read once per object and batch, and written back by
-    /// ``flushPendingWrites()``: a batch often writes many attributes of each object.
+    /// ``flushPendingWrites(keepingJournal:)``: a batch often writes many attributes of each object.
     ///
     /// `prefetched` is the object's state when the caller has it (see ``prefetch(_:)``).
     func set(_ object: ObjectKey, attribute name: String, values: [SQLValue], known prefetched: ObjectInfo? = nil) throws {
@@ -149,7 +149,7 @@ extension MergeEngine {
     /// The column values of an object that has no row, from this batch or its tombstone.
     func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
         if let values = detachedValues[object] { return values }
-        try flushPendingInserts()
+        try flushPendingRows()
         guard let json = try ObjectMetadataTable.tombstone(of: object, on: connection) else { return [:] }
         let decoded = try Tombstone.columns(json, of: "\(object.entity) \(object.id)")
         detachedValues[object] = decoded
@@ -158,8 +158,8 @@ extension MergeEngine {
 
     /// Writes the attribute values and stamps the batch kept in memory: one UPDATE per object
     /// with a row, and one ``FieldStampTable`` row per object written. Before anything reads rows back.
-    func flushPendingWrites() throws {
-        try flushPendingInserts()
+    func flushPendingWrites(keepingJournal: Bool = false) throws {
+        if keepingJournal { try flushPendingRows() } else { try flushPendingInserts() }
         try loadMissingFieldStamps()
         var stampRows = FieldStampTable.PendingRows()
         for (object, known) in objectsWithPendingWrites {

@@ -144,7 +144,7 @@ extension MergeEngine {
         for object in try DeleteTable.objects(deletedBy: root, .any, on: connection) {
             try markChanged(object)
         }
-        try flushPendingInserts()
+        try flushPendingRows()
         for edge in try EdgeTable.edges(removedBy: root, on: connection) {
             guard let relationship = schema.entity(edge.source.entity)?.relationship(edge.relationship) else { continue }
             try markChanged(edge.source)

@@ -104,7 +104,7 @@ extension MergeEngine {
         guard !links.isEmpty else { return }
         var relationship: (source: String, name: String, canonical: SyncSchema.Relationship, what: String)?
         var touched: Set<ObjectKey> = []
-        try flushPendingInserts()
+        try flushPendingRows()
         let writer = try EdgeTable.AdditionWriter(added: current.stamp, on: connection)
         for link in links.sorted(by: { $0.precedes($1) }) {
             try atOperation(link.index) {

@@ -37,7 +37,7 @@ extension MergeEngine {
         rowCandidates = missing
         rowsScanned = []
         guard !missing.isEmpty else { return resolved }
-        try flushPendingInserts()
+        try flushPendingRows()
         // In name order, though the order changes nothing but the order of reads.
         for (entity, ids) in missing.sorted(by: { $0.key < $1.key }) {
             for chunk in MergeEngine.chunks(of: ids) { try loadInfo(entity, chunk) }

@@ -11,6 +11,13 @@ import LocalStoreCore
 /// Collisions are judged on creation values only, which the creating change sets fix: the merges
 /// are therefore a function of the change sets present, and a merge is final (later edits of the
 /// values do not undo it).
+/// The objects of uniquely keyed entities one change set creates, with the values it sets on
+/// them: what uniqueness merges judge collisions on.
+struct UniqueCreations {
+    var created: [UUID: ObjectKey] = [:]
+    var written: [UUID: [String: [SQLValue]]] = [:]
+}
+
 extension MergeEngine {
     /// The uniqueness keys of `entity` (`.unique` attributes and `#Unique` keys).
     func uniqueKeys(of entity: String) -> [UniqueKey] {
@@ -21,18 +28,31 @@ extension MergeEngine {
     /// another replica, merges the objects they collide with.
     func resolveUniqueValues(of changeSet: ChangeSet) throws {
         guard schema.hasUniqueKeys else { return }
-        var created: [UUID: ObjectKey] = [:]
-        var written: [UUID: [String: [SQLValue]]] = [:]
-        for operation in changeSet.operations {
+        var creations = UniqueCreations()
+        noteUniqueCreations(in: changeSet.operations, into: &creations)
+        try resolveUniqueValues(creations)
+    }
+
+    /// The objects of entities with uniqueness keys that `operations` create, and the values
+    /// their change set sets on them after the create, added to `creations`.
+    func noteUniqueCreations(in operations: some Sequence<Operation>, into creations: inout UniqueCreations) {
+        guard schema.hasUniqueKeys else { return }
+        for operation in operations {
             switch operation {
             case .create(let entity, let id) where !uniqueKeys(of: entity).isEmpty:
-                created[id] = ObjectKey(entity: entity, id: id)
-            case .set(_, let id, let attribute, let values) where created[id] != nil:
-                written[id, default: [:]][attribute] = values
+                creations.created[id] = ObjectKey(entity: entity, id: id)
+            case .set(_, let id, let attribute, let values) where creations.created[id] != nil:
+                creations.written[id, default: [:]][attribute] = values
             default:
                 continue
             }
         }
+    }
+
+    /// Records the key values of `creations` and, for a change set from another replica, merges
+    /// the objects they collide with.
+    func resolveUniqueValues(_ creations: UniqueCreations) throws {
+        let created = creations.created, written = creations.written
         guard !created.isEmpty else { return }
         for object in created.values.sorted() {
             guard let entity = schema.document.entity(named: object.entity) else { continue }

@@ -127,6 +127,8 @@ final class MergeEngine {
     var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
     /// Duplicates that uniqueness merges removed, with their survivors (`MergeEngine+Unique.swift`).
     var mergedDuplicates: [ObjectKey: UUID] = [:]
+    /// While a change set is merged in slices (`MergeEngine+Slices.swift`), what must outlive one slice.
+    var sliced: SlicedChangeSet?
 
     init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool) throws {
         self.schema = schema
@@ -211,13 +213,25 @@ final class MergeEngine {
         return known
     }
 
-    /// Writes the ``ObjectMetadataTable`` and ``EdgeTable`` rows kept in memory; called before anything
-    /// reads or updates those tables.
+    /// Writes the ``ObjectMetadataTable`` and ``EdgeTable`` rows kept in memory, and the journal
+    /// entries; called before anything reads the journal, and when a batch's writes end.
     func flushPendingInserts() throws {
-        try pendingObjectRows.flush(on: connection)
-        try pendingEdgeRows.flush(on: connection)
+        try flushPendingRows()
         try flushJournal()
     }
+
+    /// Writes the ``ObjectMetadataTable`` and ``EdgeTable`` rows kept in memory; called before anything
+    /// reads or updates those tables. Journal entries stay packed until their cause changes (or
+    /// ``journalEntriesPerRow`` are packed), so how they are packed depends on the entries alone,
+    /// not on when the engine happens to write rows.
+    func flushPendingRows() throws {
+        try pendingObjectRows.flush(on: connection)
+        try pendingEdgeRows.flush(on: connection)
+    }
+
+    /// The most journal entries packed into one row: a merge losing a million writes holds a few
+    /// megabytes of entries at most.
+    static let journalEntriesPerRow = 16_384
 
     private func flushJournal() throws {
         guard pendingJournal.count > 0 else { return }
@@ -238,7 +252,9 @@ final class MergeEngine {
         _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
         loser: JournalSide, cause: Dot, detail: JournalDetail
     ) throws {
-        if pendingJournal.count > 0, pendingJournal.cause != cause { try flushJournal() }
+        if pendingJournal.count > 0, pendingJournal.cause != cause || pendingJournal.count >= MergeEngine.journalEntriesPerRow {
+            try flushJournal()
+        }
         try pendingJournal.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: detail)
     }
 
@@ -284,7 +300,7 @@ final class MergeEngine {
 
     func storeTombstone(_ values: [String: SQLValue], for object: ObjectKey) throws {
         let json = try Tombstone.json(values)
-        try flushPendingInserts()
+        try flushPendingRows()
         try ObjectMetadataTable.setTombstone(json, of: object, on: connection)
     }
 
@@ -369,7 +385,7 @@ final class MergeEngine {
         let root = deletionRoot(of: source) ?? deletionRoot(of: ObjectKey(entity: relationship.target, id: target))
         let (source, target) = redirected(source, target, relationship)
         let targetKey = ObjectKey(entity: relationship.target, id: target)
-        try flushPendingInserts()
+        try flushPendingRows()
         for dot in observed {
             try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, root: root, on: connection)
         }
@@ -396,6 +412,8 @@ final class MergeEngine {
 
     /// The root of the delete of `object` in the current change set, if it deletes it.
     private func deletionRoot(of object: ObjectKey) -> UUID? {
+        // A change set merged in slices may delete the object in another slice than this unlink's.
+        if let sliced { return sliced.deletionRoots[object] }
         for operation in current.operations {
             if case .delete(let entity, let id, let root) = operation, entity == object.entity, id == object.id { return root }
         }

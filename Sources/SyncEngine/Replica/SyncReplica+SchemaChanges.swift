@@ -20,28 +20,46 @@ extension SyncReplica {
     /// creation was kept (loaded from the store, `nil` until needed): links to them are kept too.
     func merge(_ changeSet: ChangeSet, of batch: ValidatedBatch, with engine: MergeEngine, keptObjects: inout Set<UUID>?,
                on connection: SQLiteConnection) throws {
-        var applicable = batch.applicablePart(of: changeSet)
-        if projection.keepsUnknown {
-            if keptObjects == nil { keptObjects = try KeptChangeSetTable.keptObjects(on: connection) }
-            // Only a change set the schema knows in part can create objects of an unknown entity.
-            let leftOut = applicable.operations.count == changeSet.operations.count ? [] : projection.objectsLeftOut(of: changeSet)
-            if !leftOut.isEmpty {
-                keptObjects?.formUnion(leftOut)
-                try KeptChangeSetTable.recordKeptObjects(leftOut, on: connection)
-            }
-            if let kept = keptObjects, !kept.isEmpty {
-                applicable.operations.removeAll { operation in
-                    switch operation {
-                    case .link(_, let id, _, let other), .unlink(_, let id, _, let other, _), .position(_, let id, _, let other, _):
-                        kept.contains(id) || kept.contains(other)
-                    default: false
-                    }
-                }
-            }
-        }
+        let applicable = try knownOperations(of: changeSet, applicable: batch.applicablePart(of: changeSet), keptObjects: &keptObjects, on: connection)
         try engine.apply(applicable)
         if applicable.operations.count != changeSet.operations.count {
             try KeptChangeSetTable.record(changeSet.dot, schemaVersionHash: store.schemaDocument.versionHash, on: connection)
+        }
+    }
+
+    /// What this replica applies of `changeSet`, given `applicable`, the part its schema knows:
+    /// on a replica that keeps what it does not know, the objects created by what is left out are
+    /// recorded as kept, and links to kept objects are left out too.
+    private func knownOperations(of changeSet: ChangeSet, applicable: ChangeSet, keptObjects: inout Set<UUID>?,
+                                 on connection: SQLiteConnection) throws -> ChangeSet {
+        var applicable = applicable
+        if projection.keepsUnknown {
+            // Only a change set the schema knows in part can create objects of an unknown entity.
+            let leftOut = applicable.operations.count == changeSet.operations.count ? [] : projection.objectsLeftOut(of: changeSet)
+            try recordKeptObjects(leftOut, keptObjects: &keptObjects, on: connection)
+            if let kept = keptObjects { SyncReplica.removeLinks(toKept: kept, from: &applicable.operations) }
+        }
+        return applicable
+    }
+
+    /// Adds `leftOut`, objects whose creation this replica keeps without applying it, to
+    /// `keptObjects` (loaded from the store first if `nil`) and to the store.
+    func recordKeptObjects(_ leftOut: [UUID], keptObjects: inout Set<UUID>?, on connection: SQLiteConnection) throws {
+        if keptObjects == nil { keptObjects = try KeptChangeSetTable.keptObjects(on: connection) }
+        guard !leftOut.isEmpty else { return }
+        keptObjects?.formUnion(leftOut)
+        try KeptChangeSetTable.recordKeptObjects(leftOut, on: connection)
+    }
+
+    /// Removes from `operations` the links, unlinks and positions naming an object in `kept`.
+    static func removeLinks(toKept kept: Set<UUID>, from operations: inout [Operation]) {
+        guard !kept.isEmpty else { return }
+        operations.removeAll { operation in
+            switch operation {
+            case .link(_, let id, _, let other), .unlink(_, let id, _, let other, _), .position(_, let id, _, let other, _):
+                kept.contains(id) || kept.contains(other)
+            default: false
+            }
         }
     }
 

@@ -81,7 +81,12 @@ public final class SQLiteDatasetEngine: DatasetEngine {
                 register: { try ServerReplicaKeyTable.register($0, on: connection) })
             try ServerLogTable.append(applied, on: connection)
         }
-        return try replica.withConnection { connection in
+        return try answer(to: result)
+    }
+
+    /// What a push answers: what it applied, and the vector and log end right after it.
+    func answer(to result: SyncReplica.MergeResult) throws -> DatasetApplyResult {
+        try replica.withConnection { connection in
             let end = try ServerLogTable.end(on: connection)
             return DatasetApplyResult(applied: result.applied, alreadyApplied: result.alreadyApplied,
                                       vector: try VersionVectorTable.vector(on: connection), cursor: end.cursor, digest: end.digest)

@@ -62,9 +62,15 @@ enum ChangeSetTable {
     /// a remote one keeps the authenticator it arrived with.
     @discardableResult
     static func store(_ changeSet: ChangeSet, status: OutboxStatus, on connection: SQLiteConnection) throws -> [UInt8]? {
+        try store(changeSet, operations: StoredOperations.encode(changeSet.operations), status: status, on: connection)
+    }
+
+    /// ``store(_:status:on:)`` with the operations already encoded (`changeSet`'s own are ignored):
+    /// a change set merged in slices is never whole in memory.
+    @discardableResult
+    static func store(_ changeSet: ChangeSet, operations: borrowing ByteWriter, status: OutboxStatus, on connection: SQLiteConnection) throws -> [UInt8]? {
         var vector = JSONWriter(reservingCapacity: 16 + 48 * changeSet.vector.entries.count, escapingSlashes: true)
         vector.writeReplicaMap(changeSet.vector.entries)
-        let operations = try StoredOperations.encode(changeSet.operations)
         var authenticator = changeSet.authenticator
         if status == .pending {
             guard let key = try SyncStateTable.replicaKey(on: connection) else {
@@ -81,6 +87,15 @@ enum ChangeSetTable {
         try operations.withBytes { try statement.bindBlob($0, at: 7) }
         while try statement.step() {}
         return authenticator
+    }
+
+    /// Replaces the stored operations of change set `dot` with `operations`: a change set merged in
+    /// slices is stored before its merge (which may read its row) and gets its operations after.
+    static func setOperations(of dot: Dot, to operations: borrowing ByteWriter, on connection: SQLiteConnection) throws {
+        let statement = try connection.cachedStatement("UPDATE _sync_changeset SET operations = ? WHERE replica = ? AND seq = ?")
+        try statement.bind([.null] + arguments(dot))
+        try operations.withBytes { try statement.bindBlob($0, at: 1) }
+        while try statement.step() {}
     }
 
     /// Authenticates every change set `replica` authored that has no authenticator yet (those
@@ -115,6 +130,13 @@ enum ChangeSetTable {
     ///
     /// - Throws: ``SyncError`` `.notSyncable` when the stored row is damaged.
     static func storedContents(of dot: Dot, match changeSet: ChangeSet, on connection: SQLiteConnection) throws -> Bool? {
+        try storedContents(of: dot, match: changeSet, operations: { try StoredOperations.encode(changeSet.operations) }, on: connection)
+    }
+
+    /// ``storedContents(of:match:on:)`` comparing the stored operations with `operations`, encoded
+    /// only when a stored row has the blob form (`changeSet`'s own operations are read otherwise).
+    static func storedContents(of dot: Dot, match changeSet: ChangeSet, operations: () throws -> ByteWriter,
+                               on connection: SQLiteConnection) throws -> Bool? {
         guard let row = try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first else {
             return nil
         }
@@ -133,7 +155,7 @@ enum ChangeSetTable {
             throw SyncError(.notSyncable, "the stored vector of change set \(dot) is damaged: \(error)")
         }
         guard storedVector == changeSet.vector else { return false }
-        return try StoredOperations.encode(changeSet.operations).withBytes { $0.elementsEqual(storedOperations) }
+        return try operations().withBytes { $0.elementsEqual(storedOperations) }
     }
 
     // MARK: Reading

@@ -173,18 +173,47 @@ extension HTTPTransport {
     /// ``SyncClientError/server(code:message:status:)`` `transfer_not_found`: pull the page again.
     public func fetchLargeChangeSet(_ reference: LargeChangeSetReference) async throws(SyncClientError) -> [ChangeSet] {
         var body = Data(capacity: Int(clamping: reference.totalBytes))
-        for number in 1...reference.parts {
-            body.append(try await send("GET", path: "changesets/\(reference.entry)/parts/\(number)"))
-        }
-        let hash = LowercaseHex.encode(SHA256.hash(body))
-        guard Int64(body.count) == reference.totalBytes, hash == reference.sha256 else {
-            throw .invalidResponse(
-                "the parts of the change set at log entry \(reference.entry) hold \(body.count) bytes with SHA-256 \(hash), not the \(reference.totalBytes) bytes with \(reference.sha256) the page named")
-        }
+        try await forEachPart(of: reference) { body.append($0) }
         do {
             return try ChangeSetCoding.decode(body).changeSets
         } catch {
             throw .invalidResponse("the change set at log entry \(reference.entry) is malformed: \(error)")
+        }
+    }
+
+    /// Fetches the parts of a change set a pull page handed out by reference into a new file at
+    /// `path`, one part in memory at a time, and checks their size and hash; the file then holds
+    /// the change-set batch, to be read in slices (``SyncReplica/apply(slices:)``).
+    func downloadLargeChangeSet(_ reference: LargeChangeSetReference, to path: String) async throws(SyncClientError) {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let output = FileHandle(forWritingAtPath: path) else {
+            throw .local("cannot create \(path) for the change set at log entry \(reference.entry)")
+        }
+        defer { try? output.close() }
+        try await forEachPart(of: reference) { (part: Data) throws(SyncClientError) in
+            do {
+                try output.write(contentsOf: part)
+            } catch {
+                throw .local("cannot write the change set at log entry \(reference.entry) to \(path): \(error)")
+            }
+        }
+    }
+
+    /// Fetches parts 1...n of `reference` in order, hashing them as they come, and hands each to
+    /// `consume`; throws once they are all there when their size or hash is not the one named.
+    private func forEachPart(of reference: LargeChangeSetReference,
+                             _ consume: (Data) throws(SyncClientError) -> Void) async throws(SyncClientError) {
+        var hasher = SHA256()
+        var received: Int64 = 0
+        for number in 1...reference.parts {
+            let part = try await send("GET", path: "changesets/\(reference.entry)/parts/\(number)")
+            hasher.update(part)
+            received += Int64(part.count)
+            try consume(part)
+        }
+        let hash = LowercaseHex.encode(hasher.finish())
+        guard received == reference.totalBytes, hash == reference.sha256 else {
+            throw .invalidResponse(
+                "the parts of the change set at log entry \(reference.entry) hold \(received) bytes with SHA-256 \(hash), not the \(reference.totalBytes) bytes with \(reference.sha256) the page named")
         }
     }
 }

@@ -513,7 +513,7 @@ public final class SyncClient: Sendable {
             if let pageStable = page.stable { stable = pageStable }
             if let reference = page.largeChangeSet {
                 do {
-                    page.changeSets = try await transport.fetchLargeChangeSet(reference)
+                    try await pullLargeChangeSet(reference, into: &report)
                 } catch .server(code: "transfer_not_found", _, _) {
                     // Its parts expired between the page and the fetch: asking again stages them again.
                     continue
@@ -566,7 +566,7 @@ public final class SyncClient: Sendable {
 
     /// Runs a store operation on the client's store queue, off the cooperative thread pool,
     /// turning its errors into ``SyncClientError``.
-    private func local<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws(SyncClientError) -> T {
+    func local<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws(SyncClientError) -> T {
         try await SyncClient.run(on: storeQueue) { () throws(SyncClientError) -> T in try SyncClient.storeResult(body) }
     }
 

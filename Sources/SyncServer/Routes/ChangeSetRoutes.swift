@@ -45,7 +45,11 @@ enum ChangeSetRoutes {
     /// Applies a push's body for `pusher` and answers the protocol's push result (also the
     /// answer to an upload's commit).
     static func push(_ body: Data, to dataset: DatasetStore, pushedBy pusher: ReplicaCredentials?, _ context: RouteContext) throws -> Data {
-        let result = try dataset.push(body, pushedBy: pusher)
+        try answer(to: dataset.push(body, pushedBy: pusher), of: dataset, context)
+    }
+
+    /// The answer to a push that did `result`, with the metrics recorded.
+    static func answer(to result: DatasetStore.PushResult, of dataset: DatasetStore, _ context: RouteContext) -> Data {
         context.metrics.recordStored(dataset: dataset.name, count: result.applied.count)
         context.metrics.recordLogEnd(dataset: dataset.name, cursor: result.cursor)
         func dots(_ dots: [Dot]) -> JSONValue {

@@ -53,15 +53,7 @@ enum TransferRoutes {
             let staging = try context.transfers.staging(of: dataset)
             let id = parameters["upload"] ?? ""
             let pusher = try ChangeSetRoutes.pusher(of: request)
-            let answer = try staged {
-                try staging.commit(id) {
-                    let body = try staging.assembledBody(of: id)
-                    // A server stopped between the push and recording it answers the commit again with
-                    // the push again, which finds every change set applied: the commit stays idempotent.
-                    return try ChangeSetRoutes.push(body, to: dataset, pushedBy: pusher, context)
-                }
-            }
-            return .json(data: answer)
+            return .json(data: try UploadCommit.commit(upload: id, of: staging, to: dataset, pushedBy: pusher, context))
         }
         router.add(.get, downloadPart, admission: context.datasetAdmission) { request, parameters in
             let dataset = try context.authorizedDataset(request, parameters)

@@ -230,6 +230,12 @@ package final class DatasetStore: @unchecked Sendable {
         // schema registration replaced it with one of another schema while this push waited.
         let batch = try engine.validate(changeSets)
         try checkClockSkew(changeSets)
+        return try pushUnderWriteLock { try $0.apply(batch, pushedBy: pusher) }
+    }
+
+    /// Runs `apply` on the current engine under the write lock, with the log end published when
+    /// it is done, and answers what it did.
+    func pushUnderWriteLock(_ apply: (any DatasetEngine) throws -> DatasetApplyResult) throws -> PushResult {
         writeLock.lock()
         defer { writeLock.unlock() }
         let current = try requireEngine()
@@ -238,7 +244,7 @@ package final class DatasetStore: @unchecked Sendable {
         defer { endLogChange(newLogEnd, of: current) }
         let result: DatasetApplyResult
         do {
-            result = try current.apply(batch, pushedBy: pusher)
+            result = try apply(current)
         } catch let error as SyncError where error.code == .causalityViolation {
             throw DatasetError.causalityViolation(error.message, vector: try current.versionVector())
         } catch DatasetEngineError.replicaRetired(let replica, let state) {
@@ -249,7 +255,7 @@ package final class DatasetStore: @unchecked Sendable {
         return PushResult(applied: result.applied, alreadyApplied: result.alreadyApplied, vector: result.vector, cursor: result.cursor)
     }
 
-    private func checkClockSkew(_ changeSets: [ChangeSet]) throws {
+    func checkClockSkew(_ changeSets: [ChangeSet]) throws {
         let now = clock()
         let allowed = now &+ maxClockSkewMilliseconds
         if let ahead = changeSets.first(where: { $0.hlc.milliseconds > allowed }) {

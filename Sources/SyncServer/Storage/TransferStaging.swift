@@ -156,19 +156,24 @@ package final class TransferStaging: @unchecked Sendable {
         }
     }
 
-    /// The upload's bytes, its parts joined in order, once parts `1...n` are all there and
-    /// their bytes have the declared size and hash.
-    package func assembledBody(of id: String) throws -> Data {
+    /// Calls `consume` with the upload's parts in order, one at a time, once parts `1...n` are
+    /// all there with the declared size; throws after the last one when their bytes joined do
+    /// not have the declared hash. Only one part is in memory at a time.
+    package func forEachAssembledPart(of id: String, _ consume: (Data) throws -> Void) throws {
         try withConnection { connection in
             let upload = try upload(id, on: connection)
             try TransferStaging.checkComplete(upload)
-            var body = Data(capacity: Int(upload.totalBytes))
-            try connection.forEachRow("SELECT bytes FROM upload_part WHERE upload_id = ? ORDER BY number", [.text(id)]) { row in
-                if case .blob(let bytes) = row.value(at: 0) { body.append(bytes) }
+            var hasher = SHA256()
+            for number in upload.parts.map(\.number) {
+                // One part at a time: a statement per part keeps one blob in memory.
+                guard case .blob(let bytes)? = try connection.rows(
+                    "SELECT bytes FROM upload_part WHERE upload_id = ? AND number = ?", [.text(id), .integer(Int64(number))]).first?.first
+                else { continue }
+                hasher.update(bytes)
+                try consume(bytes)
             }
-            let hash = LowercaseHex.encode(SHA256.hash(body))
+            let hash = LowercaseHex.encode(hasher.finish())
             guard hash == upload.sha256 else { throw Failure.uploadHashMismatch(id: id, expected: upload.sha256, received: hash) }
-            return body
         }
     }
 

@@ -22,9 +22,10 @@ package protocol TransferStore: AnyObject, Sendable {
     /// again replaces the one stored.
     func storePart(_ number: Int, of id: String, bytes: Data, sha256: String) throws
 
-    /// The upload's bytes, its parts joined in order, once parts `1...n` are all there and
-    /// their bytes have the declared size and hash.
-    func assembledBody(of id: String) throws -> Data
+    /// Calls `consume` with the upload's parts in order, one at a time, once parts `1...n` are
+    /// all there with the declared size; throws after the last one when their bytes joined do
+    /// not have the declared hash. Only one part is in memory at a time.
+    func forEachAssembledPart(of id: String, _ consume: (Data) throws -> Void) throws
 
     /// Commits upload `id` once: the first call runs `push` (which applies the upload and
     /// answers the push result) and records its answer, dropping the parts; every other call,

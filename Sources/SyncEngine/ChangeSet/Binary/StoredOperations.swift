@@ -51,48 +51,74 @@ enum StoredOperations {
     /// - Throws: `EncodingError.invalidValue` for a real that is infinite or NaN, which the wire
     ///   format cannot carry (so the change set could never be sent).
     static func encode(_ operations: [Operation]) throws -> ByteWriter {
-        // Most operations are sets of a few short values: ~24 bytes each, more for new objects.
-        var writer = ByteWriter(reservingCapacity: 16 + 32 * operations.count)
-        writer.writeByte(version)
-        writer.writeVarint(UInt64(operations.count))
-        var state = EncoderState()
-        for operation in operations {
-            switch operation {
-            case .create(let entity, let id):
-                state.writeHeader(.create, entity, id, to: &writer)
-            case .set(let entity, let id, let attribute, let values):
-                state.writeHeader(.set, entity, id, to: &writer)
-                state.names.write(attribute, to: &writer)
-                writer.writeVarint(UInt64(values.count))
-                for value in values { try writer.writeSQLValue(value) }
-            case .delete(let entity, let id, let root):
-                state.writeHeader(.delete, entity, id, flags: root == id ? rootIsSelf : 0, to: &writer)
-                if root != id { writer.writeUUID(root) }
-            case .link(let entity, let id, let relationship, let target):
-                state.writeHeader(.link, entity, id, to: &writer)
-                state.names.write(relationship, to: &writer)
-                writer.writeUUID(target)
-            case .unlink(let entity, let id, let relationship, let target, let observed):
-                state.writeHeader(.unlink, entity, id, to: &writer)
-                state.names.write(relationship, to: &writer)
-                writer.writeUUID(target)
-                writer.writeVarint(UInt64(observed.count))
-                for dot in observed {
-                    writer.writeUUID(dot.replica)
-                    writer.writeVarint(dot.seq)
-                }
-            case .position(let entity, let id, let relationship, let member, let key):
-                state.writeHeader(.position, entity, id, to: &writer)
-                state.names.write(relationship, to: &writer)
-                writer.writeUUID(member)
-                writer.writeString(key)
-            case .increment(let entity, let id, let attribute, let delta):
-                state.writeHeader(.increment, entity, id, to: &writer)
-                state.names.write(attribute, to: &writer)
-                writer.writeSignedVarint(delta)
-            }
+        var encoder = Encoder(operationCount: operations.count)
+        try encoder.append(operations)
+        return encoder.finish()
+    }
+
+    /// Encodes a list of operations given a slice at a time, into the bytes ``encode(_:)`` writes
+    /// for the whole list: names defined by one slice are referred to by index in the next.
+    struct Encoder: ~Copyable {
+        private var writer: ByteWriter
+        private var state = EncoderState()
+
+        /// An encoder of `operationCount` operations (the count opens the blob).
+        init(operationCount: Int) {
+            // Most operations are sets of a few short values: ~24 bytes each, more for new objects.
+            writer = ByteWriter(reservingCapacity: 16 + 32 * min(operationCount, 1 << 20))
+            writer.writeByte(version)
+            writer.writeVarint(UInt64(operationCount))
         }
-        return writer
+
+        /// How many bytes are encoded so far.
+        var byteCount: Int { writer.count }
+
+        /// Appends `operations`.
+        mutating func append(_ operations: [Operation]) throws {
+            for operation in operations { try StoredOperations.write(operation, state: &state, to: &writer) }
+        }
+
+        /// The bytes encoded.
+        consuming func finish() -> ByteWriter {
+            writer
+        }
+    }
+
+    private static func write(_ operation: Operation, state: inout EncoderState, to writer: inout ByteWriter) throws {
+        switch operation {
+        case .create(let entity, let id):
+            state.writeHeader(.create, entity, id, to: &writer)
+        case .set(let entity, let id, let attribute, let values):
+            state.writeHeader(.set, entity, id, to: &writer)
+            state.names.write(attribute, to: &writer)
+            writer.writeVarint(UInt64(values.count))
+            for value in values { try writer.writeSQLValue(value) }
+        case .delete(let entity, let id, let root):
+            state.writeHeader(.delete, entity, id, flags: root == id ? rootIsSelf : 0, to: &writer)
+            if root != id { writer.writeUUID(root) }
+        case .link(let entity, let id, let relationship, let target):
+            state.writeHeader(.link, entity, id, to: &writer)
+            state.names.write(relationship, to: &writer)
+            writer.writeUUID(target)
+        case .unlink(let entity, let id, let relationship, let target, let observed):
+            state.writeHeader(.unlink, entity, id, to: &writer)
+            state.names.write(relationship, to: &writer)
+            writer.writeUUID(target)
+            writer.writeVarint(UInt64(observed.count))
+            for dot in observed {
+                writer.writeUUID(dot.replica)
+                writer.writeVarint(dot.seq)
+            }
+        case .position(let entity, let id, let relationship, let member, let key):
+            state.writeHeader(.position, entity, id, to: &writer)
+            state.names.write(relationship, to: &writer)
+            writer.writeUUID(member)
+            writer.writeString(key)
+        case .increment(let entity, let id, let attribute, let delta):
+            state.writeHeader(.increment, entity, id, to: &writer)
+            state.names.write(attribute, to: &writer)
+            writer.writeSignedVarint(delta)
+        }
     }
 
     /// What the encoder remembers between operations.

@@ -12,7 +12,12 @@ extension PostgreSQLTables {
                 dataset text NOT NULL, replica text NOT NULL, acknowledged text NOT NULL, acknowledged_cursor bigint NOT NULL,
                 last_seen bigint NOT NULL, retired boolean NOT NULL DEFAULT false, PRIMARY KEY (dataset, replica))
             """)
-        try connection.execute("ALTER TABLE syncd_replica ADD COLUMN IF NOT EXISTS unpushed text NOT NULL DEFAULT ''")
+        // ALTER TABLE locks the table exclusively even when it changes nothing: only a registry
+        // written before replicas reported their unpushed bounds is altered, so that instances
+        // starting beside serving ones do not wait on (or deadlock with) their pushes.
+        if try !columnExists("unpushed", in: "syncd_replica", on: connection) {
+            try connection.execute("ALTER TABLE syncd_replica ADD COLUMN IF NOT EXISTS unpushed text NOT NULL DEFAULT ''")
+        }
     }
 
     private static let replicaColumns = "replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed"

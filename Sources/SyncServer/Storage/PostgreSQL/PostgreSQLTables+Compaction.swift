@@ -15,7 +15,17 @@ extension PostgreSQLTables {
             CREATE TABLE IF NOT EXISTS syncd_log_base (
                 dataset text PRIMARY KEY, cursor bigint NOT NULL, digest bytea NOT NULL, store bytea NOT NULL)
             """)
-        try connection.execute("ALTER TABLE syncd_log ALTER COLUMN change_set DROP NOT NULL")
+        // ALTER TABLE locks the log exclusively even when it changes nothing: alter only a log
+        // whose change sets are still required.
+        let sql = "SELECT is_nullable FROM information_schema.columns WHERE table_name = 'syncd_log' AND column_name = 'change_set'"
+        if try connection.execute(sql).scalar == "NO" {
+            try connection.execute("ALTER TABLE syncd_log ALTER COLUMN change_set DROP NOT NULL")
+        }
+    }
+
+    /// Whether `table` (in the search path) has a column called `column`.
+    static func columnExists(_ column: String, in table: String, on connection: PostgreSQLConnection) throws -> Bool {
+        try connection.execute("SELECT 1 FROM information_schema.columns WHERE table_name = $1 AND column_name = $2", [table, column]).first != nil
     }
 
     /// The compaction point of `dataset`'s log, `nil` when it was never compacted.

@@ -131,24 +131,25 @@ package final class PostgreSQLTransferStaging: TransferStore, @unchecked Sendabl
         }
     }
 
-    package func assembledBody(of id: String) throws -> Data {
+    package func forEachAssembledPart(of id: String, _ consume: (Data) throws -> Void) throws {
         try pool.withConnection { connection in
             let upload = try upload(id, on: connection)
             try TransferStaging.checkComplete(upload)
-            var body = Data(capacity: Int(upload.totalBytes))
+            var hasher = SHA256()
             // One part per statement: a result set holds one part, not the upload.
             let sql = "SELECT bytes FROM syncd_upload_part WHERE dataset = $1 AND upload_id = $2 AND number = $3"
             for part in upload.parts {
                 guard let text = try connection.execute(sql, [dataset, id, String(part.number)]).scalar else {
                     throw TransferStaging.Failure.incomplete(id: id, missing: "part \(part.number) was replaced while the commit read it")
                 }
-                body.append(contentsOf: try PostgreSQLTables.bytes(ofBytea: text, column: "bytes", sql: sql))
+                let bytes = Data(try PostgreSQLTables.bytes(ofBytea: text, column: "bytes", sql: sql))
+                hasher.update(bytes)
+                try consume(bytes)
             }
-            let hash = LowercaseHex.encode(SHA256.hash(body))
+            let hash = LowercaseHex.encode(hasher.finish())
             guard hash == upload.sha256 else {
                 throw TransferStaging.Failure.uploadHashMismatch(id: id, expected: upload.sha256, received: hash)
             }
-            return body
         }
     }
 
