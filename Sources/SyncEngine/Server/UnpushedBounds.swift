@@ -9,7 +9,7 @@ import Foundation
 /// will still *push*. A change set written before the replica received something, and pushed
 /// after, is concurrent with it: history below what it had not seen must stay until it arrives.
 /// The stable vector therefore uses, per active replica, its acknowledged vector lowered to these
-/// bounds (see ``ReplicaRegistry/stableVector(of:datasetVector:at:horizon:firstAbove:)``). Change sets the
+/// bounds (see `ReplicaRegistry.stableVector(of:datasetVector:at:horizon:firstAbove:)`). Change sets the
 /// replica writes later are written on top of everything it holds: they need no bound.
 public struct UnpushedBounds: Sendable, Hashable {
     /// Per replica, the highest seq every unpushed change set is sure to have seen (may be 0).
