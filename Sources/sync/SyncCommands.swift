@@ -67,7 +67,8 @@ let statusCommand = Command(CommandDescription(
                 "lastCompaction": history.lastCompaction.map { compaction in .object([
                     "stable": Output.vector(compaction.stable), "changeSets": count(compaction.changeSets),
                     "changeSetStampsKept": count(compaction.changeSetStampsKept), "tombstones": count(compaction.tombstones),
-                    "fieldStamps": count(compaction.fieldStamps), "positions": count(compaction.positions), "bytes": .integer(compaction.bytes),
+                    "fieldStamps": count(compaction.fieldStamps), "positions": count(compaction.positions),
+                    "removedEdges": count(compaction.removedEdges), "bytes": .integer(compaction.bytes),
                     "fileBytesFreed": .integer(compaction.fileBytesFreed),
                 ]) } ?? .null,
             ]),
@@ -92,7 +93,8 @@ let statusCommand = Command(CommandDescription(
             compacted through: \(Output.vector(history.compactedThrough).string)
             last compaction: \(history.lastCompaction.map { compaction in
                 "\(compaction.changeSets) change sets (\(compaction.changeSetStampsKept) keep their stamps), \(compaction.tombstones) tombstones, "
-                    + "\(compaction.fieldStamps) field stamps, \(compaction.positions) positions, \(compaction.bytes) bytes, "
+                    + "\(compaction.fieldStamps) field stamps, \(compaction.positions) positions, \(compaction.removedEdges) removed edges, "
+                    + "\(compaction.bytes) bytes, "
                     + "\(compaction.fileBytesFreed) file bytes freed" } ?? "never")
             """)
     }

@@ -44,6 +44,41 @@ import SyncKit
         #expect(!FileManager.default.fileExists(atPath: a.path + ".rebootstrap"))
     }
 
+    /// A replica that starts again from a snapshot keeps its own conflict journal, numbers
+    /// included: entries are never exchanged, so a journal the snapshot's store kept is not its.
+    @Test func theJournalStaysTheReplicasOwnThroughARebootstrap() async throws {
+        let server = FakeSyncServer()
+        try server.start()
+        let a = try ClientReplica(), b = try ClientReplica()
+        let note = try #require(try a.addNotes(1).first)
+        _ = try b.replica.apply(try a.replica.localChangeSets(status: .pending))
+        try #require(try a.context.fetch(FetchDescriptor<Note>()).first { $0.objectID == note }).title = "from a"
+        try a.context.save()
+        let reader = try b.store.makeContext()
+        try #require(try reader.fetch(FetchDescriptor<Note>()).first).title = "from b"
+        try reader.save()
+        let fromB = try b.replica.localChangeSets(status: .pending)
+        _ = try a.replica.apply(fromB)
+        let journal = try a.replica.conflicts()
+        #expect(journal.count == 1)
+
+        let stored = try a.replica.localChangeSets(status: .pending)
+        let client = a.client(server)
+        try await client.registerSchema()
+        _ = try await client.transport.push(stored, as: try a.replica.credentials())
+        try a.addNotes(1, prefix: "offline")
+        // The snapshot's store never met B's change set: it journaled nothing, and numbers from 1.
+        try RebootstrapTests.serveSnapshot(of: stored, cursor: "2", on: server)
+        server.inject("POST", "changesets", .error(status: 410, code: "replica_retired", message: "retired by an operator"))
+
+        let report = try await client.sync()
+        #expect(try #require(report.rebootstrap).replayed == 1)
+        #expect(try a.replica.conflicts() == journal)
+        #expect(try a.noteTitles().count == 2)
+        // The next entry is numbered after the kept ones.
+        #expect(try a.replica.withConnection { try SyncStateTable.value(of: .journalNext, on: $0) } == UInt64(journal[0].number + 1))
+    }
+
     @Test func aSnapshotThatCannotBeAdoptedLeavesTheStoreAsItWas() async throws {
         let server = FakeSyncServer()
         try server.start()

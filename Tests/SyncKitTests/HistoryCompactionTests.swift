@@ -131,6 +131,89 @@ import Testing
         #expect(try trio.c.fetch(Team.self, team.objectID)?.members.map(\.objectID) == [other.objectID])
     }
 
+    /// A worker with a manager and a team; then A unlinks the manager and moves the worker to
+    /// another team, and everyone takes it; then, with or without A and B compacting below that,
+    /// A deletes the former manager (whose `reports` deny a delete) while B links the worker to
+    /// that manager again and back to the first team. C observes without compacting.
+    static func unlinkThenLaterChanges(compacting: Bool, order: ExchangeOrder, later: ReplicaTrio.Side) throws -> (Outcome, [SyncReplica.HistoryCompaction]) {
+        let trio = try ReplicaTrio()
+        let first = Team(), second = Team(), boss = Member(), worker = Member()
+        first.name = "first"; second.name = "second"; boss.name = "boss"; worker.name = "worker"
+        worker.manager = boss
+        worker.team = first
+        for object in [first, second, boss, worker] as [any PersistentEntity] { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+        let workerOnA = try trio.a.object(Member.self, worker.objectID)
+        workerOnA.manager = nil
+        workerOnA.team = try trio.a.object(Team.self, second.objectID)
+        try trio.a.context.save()
+        try trio.shareBase()
+        let reports = compacting ? try compactAAndB(of: trio) : []
+
+        trio.make(later: later)
+        trio.a.context.delete(try trio.a.object(Member.self, boss.objectID))
+        try trio.a.context.save()
+        let workerOnB = try trio.b.object(Member.self, worker.objectID)
+        workerOnB.manager = try trio.b.object(Member.self, boss.objectID)
+        workerOnB.team = try trio.b.object(Team.self, first.objectID)
+        try trio.b.context.save()
+        try trio.exchange(order)
+        try trio.expectConverged()
+        // The link B made concurrently with the delete voids it: the manager stays.
+        #expect(try trio.c.fetch(Member.self, worker.objectID)?.manager?.objectID == boss.objectID)
+        let names = [(trio.a.replica.replicaID, "A"), (trio.b.replica.replicaID, "B"), (trio.c.replica.replicaID, "C"), (first.objectID, "first"),
+                     (second.objectID, "second"), (boss.objectID, "boss"), (worker.objectID, "worker")]
+        func named(_ text: String) -> String {
+            names.reduce(text) { $0.replacingOccurrences(of: $1.0.uuidString, with: $1.1) }
+        }
+        let replicas = [trio.a, trio.b, trio.c]
+        // Rows come in identifier order, which differs from run to run: compared as sorted lines.
+        let digests = try replicas.map { named(try $0.digest()).split(separator: "\n").sorted().joined(separator: "\n") }
+        return (Outcome(digests: digests, journals: try replicas.map { try journal(of: $0).map(named) }), reports)
+    }
+
+    /// Edges a plain unlink removed, addition and removal both stable, between objects never
+    /// deleted, are dropped; later links and a delete whose deny rule they meet merge as without.
+    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
+    func aStableUnlinkLosesItsRemovedEdgeAndLaterChangesMergeAsWithout(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
+        let (compacted, reports) = try HistoryCompactionTests.unlinkThenLaterChanges(compacting: true, order: order, later: later)
+        let (uncompacted, _) = try HistoryCompactionTests.unlinkThenLaterChanges(compacting: false, order: order, later: later)
+        #expect(compacted == uncompacted)
+        #expect(compacted.journals[2].contains { $0.hasPrefix("voided_delete Member boss") }, "\(compacted.journals[2])")
+        for report in reports {
+            // The worker's former manager and former team: two removed additions on each store.
+            #expect(report.removedEdges == 2 && report.tombstones == 0, "\(report)")
+        }
+    }
+
+    /// A removed edge stays at an object whose delete a merge may still re-judge (here one above
+    /// the stable vector), and every removed edge stays while an older app may be active.
+    @Test func removedEdgesStayWhereADeleteMayBeReJudgedOrWhenAskedTo() throws {
+        let a = try TestReplica(name: "a")
+        let boss = Member(), worker = Member(), other = Member(), loner = Member()
+        boss.name = "boss"; worker.name = "worker"; other.name = "other"; loner.name = "loner"
+        worker.manager = boss
+        loner.manager = boss
+        for object in [boss, worker, other, loner] as [any PersistentEntity] { a.context.insert(object) }
+        try a.context.save()
+        worker.manager = other
+        loner.manager = other
+        try a.context.save()
+        let stable = try a.replica.versionVector()
+        // Deleted after the stable vector: a concurrent change set may still void the delete.
+        a.context.delete(worker)
+        try a.context.save()
+        try HistoryCompactionTests.acknowledgeEverything(of: a)
+        let keeping = try a.replica.compactHistory(stable: stable, droppingDeletedObjects: false)
+        #expect(keeping.removedEdges == 0, "\(keeping)")
+        let dropping = try a.replica.compactHistory(stable: stable)
+        // The loner's former manager goes; the worker's stays.
+        #expect(dropping.removedEdges == 1, "\(dropping)")
+        let workerEdges = try a.replica.withConnection { try EdgeTable.edges(from: ObjectKey(entity: "Member", id: worker.objectID), "manager", on: $0) }
+        #expect(Set(workerEdges.map(\.target)) == [boss.objectID, other.objectID], "\(workerEdges)")
+    }
+
     /// Only change sets the outbox is done with go; a peer that lacks dropped ones is told so; the
     /// outbox still accepts a repeated acknowledgement of a dropped change set and refuses to send it.
     @Test func theOutboxKeepsWhatItMustPushAndPeersLackingDroppedChangeSetsAreRefused() throws {

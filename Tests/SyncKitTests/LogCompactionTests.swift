@@ -186,4 +186,75 @@ import TestSupport
         #expect(throws: SyncError.self) { try engine.apply([alteredDelete], pushedBy: credentials) }
         #expect(try history.engines.whole.readLog(after: 0, limit: 10, excluding: nil).cursor == engine.logEnd().cursor)
     }
+
+    /// syncd's store keeps no conflict journal, and drops with its log what a replica's
+    /// compaction drops of its merged state (here a removed edge) when its schema renames
+    /// nothing; merges afterwards end as in the store never compacted.
+    @Test func compactionDropsWhatNoMergeAsksAboutAndSyncdKeepsNoJournal() throws {
+        let clock = FakeClock()
+        let a = try TestReplica(clock: clock, name: "a", entities: [Folder.self]), b = try TestReplica(clock: clock, name: "b", entities: [Folder.self])
+        let engines = try Engines(schema: a.store.schemaDocument)
+        let first = Folder(), second = Folder(), child = Folder()
+        first.title = "first"; second.title = "second"; child.title = "child"
+        child.parent = first
+        for object in [first, second, child] as [any PersistentEntity] { a.context.insert(object) }
+        try a.context.save()
+        try engines.push(from: a)
+        try b.pull(from: a)
+        // Concurrent titles, which each client journals; a also moves the child to the second
+        // folder, removing its edge to the first.
+        let childOnA = try a.object(Folder.self, child.objectID)
+        childOnA.title = "a"
+        childOnA.parent = try a.object(Folder.self, second.objectID)
+        try a.context.save()
+        try b.object(Folder.self, child.objectID).title = "b"
+        try b.context.save()
+        try engines.push(from: a)
+        try engines.push(from: b)
+        try a.pull(from: b)
+        try b.pull(from: a)
+        #expect(try a.replica.conflictCount() == 1 && b.replica.conflictCount() == 1, "each client journals the conflict")
+        #expect(try engines.compacted.replica.conflictCount() == 0, "syncd keeps no journal")
+        let report = try engines.compacted.compactLog(stable: try engines.compacted.versionVector())
+        #expect(report.mergedState.removedEdges == 1 && report.mergedState.bytes > 0 && report.journalEntriesRemoved == 0, "\(report)")
+
+        // Later, b moves the child back to the first folder while a deletes that folder (whose
+        // children cascade): both merge as in the store never compacted.
+        try b.object(Folder.self, child.objectID).parent = try b.object(Folder.self, first.objectID)
+        try b.context.save()
+        a.context.delete(try a.object(Folder.self, first.objectID))
+        try a.context.save()
+        try engines.push(from: b)
+        try engines.push(from: a)
+        #expect(try storeDigest(engines.compacted.path) == storeDigest(engines.whole.path))
+    }
+
+    /// A dataset whose schema renames something keeps its merged state's history: an app on the
+    /// older schema may still link an object deleted under the new name.
+    @Test func aRenamingSchemaKeepsTheMergedStatesHistory() throws {
+        let history = try history()
+        let report = try history.engines.compacted.compactLog(stable: try history.engines.compacted.versionVector())
+        #expect(report.entriesRemoved == 4 && report.mergedState.droppedRows == 0, "\(report)")
+    }
+
+    /// A journal that a syncd of an earlier release kept goes at the next compaction, and never
+    /// into a snapshot: a client made from one starts with an empty journal.
+    @Test func aJournalLeftByAnEarlierSyncdIsDroppedAndNeverInASnapshot() throws {
+        let history = try history()
+        let engine = history.engines.compacted
+        var batch = JournalBatch()
+        let write = Stamp(hlc: history.b1.hlc, replica: history.b1.dot.replica, seq: history.b1.dot.seq)
+        try batch.append(.attribute, entity: "Member", object: UUID(), property: "name", winner: nil,
+                         loser: JournalSide(value: .json("\"Bo\""), stamp: write), cause: history.b1.dot, detail: .text("an entry"))
+        try engine.replica.withConnection { try ConflictJournal.write(batch, on: $0) }
+        #expect(try engine.replica.conflictCount() == 1)
+        let snapshotFile = TemporaryStoreFile(prefix: "snapshot-journal")
+        _ = try engine.writeSnapshot(to: snapshotFile.path)
+        try SyncReplica.adoptSnapshot(at: snapshotFile.path)
+        let client = try SyncReplica(store: try ObjectStore(path: snapshotFile.path, entities: syncEntities))
+        #expect(try client.conflictCount() == 0)
+        let report = try engine.compactLog(stable: try engine.versionVector())
+        #expect(report.journalEntriesRemoved == 1, "\(report)")
+        #expect(try engine.replica.conflictCount() == 0)
+    }
 }

@@ -603,7 +603,7 @@ struct CompactionTally: Sendable, CustomStringConvertible {
     /// The kinds of rows a compaction drops, as the report counts them.
     static let kinds: [(name: String, rows: @Sendable (SyncReplica.HistoryCompaction) -> Int)] = [
         ("change sets", \.changeSets), ("change sets keeping their stamps", \.changeSetStampsKept), ("tombstones", \.tombstones),
-        ("field stamps", \.fieldStamps), ("positions", \.positions),
+        ("field stamps", \.fieldStamps), ("positions", \.positions), ("removed edges", \.removedEdges),
     ]
     var runs = 0
     var rows: [String: Int] = [:]

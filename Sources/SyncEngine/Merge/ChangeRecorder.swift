@@ -14,7 +14,7 @@ final class ChangeRecorder: SaveObserver {
     }
 
     func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws -> Set<UUID> {
-        let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true)
+        let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true, keepsJournal: true)
         var policyRewrites: [PolicyRewrite] = []
         let operations = try operations(for: changes, engine: engine, policyRewrites: &policyRewrites)
         guard !operations.isEmpty else { return [] }

@@ -73,6 +73,8 @@ final class MergeEngine {
     let connection: SQLiteConnection
     /// Local change sets were already written to the entity tables by LocalStore: only metadata is recorded.
     let isLocal: Bool
+    /// Whether resolutions are written to the conflict journal (not on syncd's replica).
+    let keepsJournal: Bool
     var affected: Set<ObjectKey> = []
     var touchedRoots: Set<DeleteRoot> = []
     /// Objects whose rows a local save's change set changed beyond what the app wrote (a
@@ -130,10 +132,11 @@ final class MergeEngine {
     /// While a change set is merged in slices (`MergeEngine+Slices.swift`), what must outlive one slice.
     var sliced: SlicedChangeSet?
 
-    init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool) throws {
+    init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool, keepsJournal: Bool) throws {
         self.schema = schema
         self.connection = connection
         self.isLocal = isLocal
+        self.keepsJournal = keepsJournal
         voided = try VoidedDeleteTable.roots(on: connection)
         mergedDuplicates = try UniqueMergeTable.merges(on: connection)
     }
@@ -252,6 +255,7 @@ final class MergeEngine {
         _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
         loser: JournalSide, cause: Dot, detail: JournalDetail
     ) throws {
+        guard keepsJournal else { return }
         if pendingJournal.count > 0, pendingJournal.cause != cause || pendingJournal.count >= MergeEngine.journalEntriesPerRow {
             try flushJournal()
         }

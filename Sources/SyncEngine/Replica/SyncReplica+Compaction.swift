@@ -18,6 +18,9 @@ extension SyncReplica {
         public var fieldStamps: Int = 0
         /// Ordered-relationship positions of those deleted objects, as owner or member.
         public var positions: Int = 0
+        /// Removed edge additions that can never show again and that no merge to come asks
+        /// about (`_sync_edge`): addition and removal at or below the stable vector.
+        public var removedEdges: Int = 0
         /// Bytes of the rows dropped (operations, vectors, values, stamps), net of what stays;
         /// the file shrinks by the freed pages only, see ``fileBytesFreed``.
         public var bytes: Int64 = 0
@@ -35,10 +38,10 @@ extension SyncReplica {
         }
 
         /// Rows dropped, of every kind.
-        public var droppedRows: Int { changeSets + tombstones + fieldStamps + positions }
+        public var droppedRows: Int { changeSets + tombstones + fieldStamps + positions + removedEdges }
 
         private enum CodingKeys: String, CodingKey {
-            case stable, changeSets, changeSetStampsKept, tombstones, fieldStamps, positions, bytes, fileBytesFreed, heldForNewerSchema
+            case stable, changeSets, changeSetStampsKept, tombstones, fieldStamps, positions, removedEdges, bytes, fileBytesFreed, heldForNewerSchema
         }
 
         /// Reads a report as ``encode(to:)`` wrote it (the stable vector as replica ID → seq).
@@ -51,6 +54,7 @@ extension SyncReplica {
             tombstones = try container.decode(Int.self, forKey: .tombstones)
             fieldStamps = try container.decode(Int.self, forKey: .fieldStamps)
             positions = try container.decode(Int.self, forKey: .positions)
+            removedEdges = try container.decodeIfPresent(Int.self, forKey: .removedEdges) ?? 0
             bytes = try container.decode(Int64.self, forKey: .bytes)
             fileBytesFreed = try container.decodeIfPresent(Int64.self, forKey: .fileBytesFreed) ?? 0
             heldForNewerSchema = try container.decodeIfPresent(Bool.self, forKey: .heldForNewerSchema) ?? false
@@ -65,6 +69,7 @@ extension SyncReplica {
             try container.encode(tombstones, forKey: .tombstones)
             try container.encode(fieldStamps, forKey: .fieldStamps)
             try container.encode(positions, forKey: .positions)
+            try container.encode(removedEdges, forKey: .removedEdges)
             try container.encode(bytes, forKey: .bytes)
             try container.encode(fileBytesFreed, forKey: .fileBytesFreed)
             try container.encode(heldForNewerSchema, forKey: .heldForNewerSchema)
@@ -98,9 +103,14 @@ extension SyncReplica {
     ///   only when a deny rule voids the delete, stamps decide between concurrent writes, and a
     ///   deleted object orders nothing: each needs a change set concurrent with the delete, and
     ///   none can arrive. The object's creation row stays, so its identifier is never created again.
+    /// - **Removed edges** (`_sync_edge`) whose addition and removal are both at or below the
+    ///   stable vector, removed by a plain `unlink` or by a delete that is not void, when neither
+    ///   end has a delete record a merge may still undo or re-judge (a cascade, one above the
+    ///   vector, a void one). Such an addition never shows again, a delete to come has seen it
+    ///   (its deny rule skips it), and no unlink names it again.
     ///
-    /// What stays: version vector, journal, edges (a delete is re-judged from the edges of the
-    /// objects it deleted), delete records, the stamps of live objects and uniqueness records.
+    /// What stays: version vector, journal, live edges and the removed edges at objects whose
+    /// deletes may be re-judged, delete records, the stamps of live objects and uniqueness records.
     /// A store that keeps change sets for a newer schema drops nothing
     /// (``HistoryCompaction/heldForNewerSchema``): its upgrade merges the whole history again.
     /// A compacted store cannot merge its whole history again under another schema (one that
@@ -122,12 +132,14 @@ extension SyncReplica {
     /// change sets causally after the delete: a deny rule may then void the delete and bring the
     /// object back with its last values. While such a replica is active (syncd knows: it
     /// registered an `older` schema), pass `droppingDeletedObjects: false`, which keeps the
-    /// tombstones, stamps and positions of deleted objects and drops change sets alone.
+    /// tombstones, stamps and positions of deleted objects and every removed edge, and drops
+    /// change sets alone.
     ///
     /// - Parameters:
     ///   - stable: the dataset's stable vector.
     ///   - droppingDeletedObjects: whether the last values, stamps and positions of objects
-    ///     deleted for good go too (the default); `false` while a replica on an older schema is active.
+    ///     deleted for good, and removed edges, go too (the default); `false` while a replica on
+    ///     an older schema is active.
     /// - Throws: ``SyncError`` when the store cannot be read or written; nothing is dropped then.
     @discardableResult
     public func compactHistory(stable: VersionVector, droppingDeletedObjects: Bool = true) throws -> HistoryCompaction {

@@ -5,7 +5,7 @@ extension SyncReplica {
     /// The replica a server keeps of a dataset: it refuses what its schema does not know instead
     /// of keeping it, since a server's schema is the newest any client registered.
     convenience init(serving store: ObjectStore) throws {
-        try self.init(store: store, wallClock: HybridLogicalClock.wallClockMilliseconds, newReplicaID: UUID(), keepsUnknownOperations: false)
+        try self.init(store: store, wallClock: HybridLogicalClock.wallClockMilliseconds, newReplicaID: UUID(), serving: true)
     }
 
     /// How many change sets this store applied only in part, because they name entities,
@@ -134,7 +134,7 @@ extension SyncReplica {
         func mergePending() throws {
             guard !pending.isEmpty else { return }
             let batch = try validate(pending)
-            let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+            let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false, keepsJournal: keepsConflictJournal)
             for changeSet in batch.changeSets { try merge(changeSet, of: batch, with: engine, keptObjects: &keptObjects, on: connection) }
             try engine.materialize()
             pending.removeAll(keepingCapacity: true)

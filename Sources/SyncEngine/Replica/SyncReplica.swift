@@ -31,6 +31,8 @@ public final class SyncReplica: Sendable {
     let batchesValidated = Atomic<Int>(0)
     private let connection: SerializedConnection
     let wallClock: @Sendable () -> UInt64
+    /// Whether merges write the conflict journal: every client does; syncd's replica does not.
+    let keepsConflictJournal: Bool
 
     /// Sets `store` up for sync (creating its sync tables and replica ID the first time) and
     /// starts recording its saves.
@@ -42,16 +44,17 @@ public final class SyncReplica: Sendable {
     }
 
     /// `newReplicaID` is the ID a store gets when it is set up for sync for the first time;
-    /// seeded tests pass their own so runs replay exactly. A server's replica does not keep
-    /// unknown operations (`keepsUnknownOperations: false`): its schema is the newest, and what it
-    /// does not know is an error.
-    init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64, newReplicaID: ReplicaID,
-         keepsUnknownOperations: Bool = true) throws {
+    /// seeded tests pass their own so runs replay exactly. A server's replica (`serving: true`)
+    /// does not keep unknown operations (its schema is the newest, and what it does not know is
+    /// an error) and keeps no conflict journal: no route serves one, and every replica that
+    /// applies a change set journals what it loses there.
+    init(store: ObjectStore, wallClock: @escaping @Sendable () -> UInt64, newReplicaID: ReplicaID, serving: Bool = false) throws {
         self.store = store
         self.wallClock = wallClock
+        keepsConflictJournal = !serving
         schema = SyncSchema(store.schemaDocument, customMerges: store.customAttributeMerges)
         validator = ChangeSetValidator(store.schemaDocument)
-        projection = ChangeSetProjection(schema: schema, validator: validator, keepsUnknown: keepsUnknownOperations)
+        projection = ChangeSetProjection(schema: schema, validator: validator, keepsUnknown: !serving)
         let connection = try store.openConnection()
         let replicaID = try SyncTables.install(on: connection, newReplicaID: newReplicaID)
         identity = Mutex(replicaID)
@@ -170,7 +173,7 @@ public final class SyncReplica: Sendable {
                         remaining.append(changeSet)
                     }
                 }
-                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false, keepsJournal: keepsConflictJournal)
                 engine.recordsStoreChange = hub.hasSubscribers
                 var appliedInOrder: [ChangeSet] = []
                 var keptObjects: Set<UUID>?
@@ -243,7 +246,7 @@ public final class SyncReplica: Sendable {
         let hub = store.changeHub
         return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
-                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false)
+                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false, keepsJournal: keepsConflictJournal)
                 engine.recordsStoreChange = hub.hasSubscribers
                 let editor = RecordEditor(schema: schema, engine: engine)
                 try body(editor)
@@ -317,6 +320,26 @@ public final class SyncReplica: Sendable {
             try SyncFormatTable.checkReadable(on: connection)
             try SyncStateTable.becomeNewReplica(UUID(), on: connection)
             try ChangeSetTable.markAllRemote(on: connection)
+            // Journal entries are each replica's own, never exchanged: a new replica starts with
+            // none (a snapshot of a syncd that kept a journal still carries its entries).
+            try ConflictTable.removeAll(on: connection)
+        }
+    }
+
+    /// Copies `other`'s conflict journal, numbers included, into this replica's empty one: a
+    /// replica that starts again from a snapshot keeps the entries it journaled before.
+    func takeConflictJournal(of other: SyncReplica) throws {
+        let (rows, next) = try other.withConnection { connection in
+            (try ConflictTable.rows(on: connection), try SyncStateTable.value(of: .journalNext, on: connection))
+        }
+        try withConnection { connection in
+            try connection.inTransaction {
+                for row in rows {
+                    try ConflictTable.insert(first: row.first, count: Int(row.count), cause: row.cause, entries: row.entries, on: connection)
+                }
+                // Numbers go on from the other's, so none it gave is given again.
+                try SyncStateTable.set(.journalNext, to: max(next, try SyncStateTable.value(of: .journalNext, on: connection)), on: connection)
+            }
         }
     }
 

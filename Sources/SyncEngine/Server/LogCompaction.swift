@@ -25,6 +25,15 @@ public struct CompactionReport: Sendable, Equatable {
     /// before it (SQLite storage, and a PostgreSQL instance's cache): the freed pages go back to
     /// the file system. 0 when nothing was compacted.
     public var fileBytesFreed: Int64 = 0
+    /// What the store's merged state dropped with the log, by the rules of a replica's history
+    /// compaction (``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``): the
+    /// tombstones, stamps and positions of objects deleted for good and the removed edges no
+    /// merge to come asks about. Nothing while the dataset's schema renames something (an app
+    /// on the older schema may still link an object deleted under the new name).
+    public var mergedState = SyncReplica.HistoryCompaction(stable: VersionVector())
+    /// Entries of a conflict journal that a syncd of an earlier release kept (syncd keeps none:
+    /// every replica journals what it loses itself), removed by this compaction.
+    public var journalEntriesRemoved: Int = 0
     /// The compaction point after this compaction: the last compacted entry's cursor and the
     /// digest of the log up to it (cursor 0 while nothing was ever compacted). A pull naming a
     /// cursor at or after it is answered as before; one before it only when the puller

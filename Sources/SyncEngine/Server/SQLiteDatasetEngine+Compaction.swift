@@ -42,10 +42,16 @@ extension SQLiteDatasetEngine {
                     removed += connection.changes
                 }
                 try ServerCompactedLogTable.moveLogEntries(through: point.cursor, on: connection)
-                return CompactionReport(entriesRemoved: compacted.count, changeSetsRemoved: removed, changeSetsKept: kept,
-                                        payloadBytesRemoved: bytes, logStart: LogPosition(cursor: point.cursor, digest: point.digest))
+                var report = CompactionReport(entriesRemoved: compacted.count, changeSetsRemoved: removed, changeSetsKept: kept,
+                                              payloadBytesRemoved: bytes, logStart: LogPosition(cursor: point.cursor, digest: point.digest))
+                // The merged state's part below the vector, unless an app on an older schema may
+                // still link an object the newer one deleted under a new name.
+                let renames = SchemaRenames(from: nil, to: replica.store.schemaDocument).renamesSomething
+                (report.mergedState, report.journalEntriesRemoved) =
+                    try SyncTables.compactServerState(stable: stable, droppingDeletedObjects: !renames, on: connection)
+                return report
             }
-            if report.entriesRemoved > 0 {
+            if report.entriesRemoved > 0 || report.mergedState.droppedRows > 0 {
                 report.fileBytesFreed = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
             }
             return report

@@ -129,6 +129,8 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         try ServerSchemaHistoryTable.removeFromCopy(on: copy)
         try ServerReplicaTable.removeFromCopy(on: copy)
         try SyncStateTable.removeReplicaKey(on: copy)
+        // A journal left by a syncd that still kept one: entries are each replica's own.
+        try ConflictTable.removeAll(on: copy)
         // Last: it compacts the copy, so the removed keys leave no trace in free pages.
         try ServerCompactedLogTable.removeFromCopy(on: copy)
         try ServerLogTable.removeFromCopy(on: copy)

@@ -53,6 +53,15 @@ enum CompactionTable {
         return try body("temp._sync_settled")
     }
 
+    /// Runs `body` with the name of an empty temporary table (column `id`) for the objects whose
+    /// delete records a merge may still undo or re-judge, emptied afterwards.
+    static func withUnsettledObjects<T>(on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_unsettled (id TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
+        try connection.execute("DELETE FROM temp._sync_unsettled")
+        defer { try? connection.execute("DELETE FROM temp._sync_unsettled") }
+        return try body("temp._sync_unsettled")
+    }
+
     /// Keeps the HLC and vector of the change sets `changeSets` selects (a ``ChangeSetTable``
     /// selection aliased `c`) that `lookedUp` (a query of `replica, seq`) names; returns how many
     /// were added and the bytes they take.

@@ -37,6 +37,17 @@ enum DeleteTable {
             """)
     }
 
+    /// Adds to `table` (column `id`) every object with a delete record that a merge may still
+    /// undo or re-judge: one by cascade, one above the stable vector in `stableTable`, or one
+    /// whose root is void.
+    static func insertUnsettledObjects(into table: String, below stableTable: String, on connection: SQLiteConnection) throws {
+        try connection.execute("""
+            INSERT OR IGNORE INTO \(table) (id) SELECT d.id FROM _sync_delete AS d
+            WHERE d.implicit = 1 OR NOT EXISTS (SELECT 1 FROM \(stableTable) AS s WHERE s.replica = d.replica AND d.seq <= s.seq)
+            OR EXISTS (\(VoidedDeleteTable.voidQuery(replica: "d.replica", seq: "d.seq", root: "d.root")))
+            """)
+    }
+
     /// Records that `root` deletes `object` (explicitly or by cascade); a delete stored before is kept.
     static func insert(_ object: ObjectKey, root: DeleteRoot, implicit: Bool, on connection: SQLiteConnection) throws {
         try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, ?)",

@@ -162,3 +162,43 @@ enum EdgeTable {
         }
     }
 }
+
+extension EdgeTable {
+    /// Drops the additions that can never show again and that no merge to come asks about, below
+    /// the stable vector in `stableTable` (columns `replica, seq`): removed additions whose
+    /// addition and removal are both at or below it, whose removal was a plain `unlink` or a
+    /// delete that is not void, and neither of whose ends is in `unsettledTable` (column `id`:
+    /// objects with a delete record that may still come undone or be re-judged). Their further
+    /// removals (`_sync_edge_removal`) go with them. Returns how many additions went and their bytes.
+    ///
+    /// Why no merge misses them: an addition returns only when every delete that removed it is
+    /// voided, and a delete at or below the stable vector that is not void never will be (a
+    /// void needs a change set concurrent with it, and every change set still to arrive is
+    /// causally after it). A delete still to arrive is causally after the addition, so its deny
+    /// rule skips it; no unlink names it again. A stored delete concurrent with the addition is
+    /// re-judged from every edge it had not seen, removed ones included: the additions at an
+    /// object with such a delete record (a cascade, a void, or one above the vector) stay.
+    static func removeSettledRemovals(below stableTable: String, unsettled unsettledTable: String,
+                                      on connection: SQLiteConnection) throws -> (edges: Int, bytes: Int64) {
+        let selection = """
+            FROM _sync_edge AS e WHERE e.removed_replica IS NOT NULL
+            AND EXISTS (SELECT 1 FROM \(stableTable) AS s WHERE s.replica = e.replica AND e.seq <= s.seq)
+            AND EXISTS (SELECT 1 FROM \(stableTable) AS s WHERE s.replica = e.removed_replica AND e.removed_seq <= s.seq)
+            AND (e.removed_root IS NULL OR NOT EXISTS (\(VoidedDeleteTable.voidQuery(replica: "e.removed_replica", seq: "e.removed_seq", root: "e.removed_root"))))
+            AND e.id NOT IN (SELECT id FROM \(unsettledTable)) AND e.target NOT IN (SELECT id FROM \(unsettledTable))
+            """
+        guard let measured = try connection.rows("""
+            SELECT count(*), ifnull(sum(length(e.entity) + length(e.id) + length(e.relationship) + length(e.target)
+                + length(e.replica) + length(e.removed_replica) + ifnull(length(e.removed_root), 0) + 24), 0) \(selection)
+            """).first, case .integer(let count) = measured[0], count > 0, case .integer(let bytes) = measured[1] else { return (0, 0) }
+        try connection.execute("""
+            DELETE FROM _sync_edge_removal WHERE (entity, id, relationship, target, replica, seq) IN
+                (SELECT e.entity, e.id, e.relationship, e.target, e.replica, e.seq \(selection))
+            """)
+        try connection.execute("""
+            DELETE FROM _sync_edge WHERE (entity, id, relationship, target, replica, seq) IN
+                (SELECT e.entity, e.id, e.relationship, e.target, e.replica, e.seq \(selection))
+            """)
+        return (Int(count), bytes)
+    }
+}

@@ -28,13 +28,46 @@ extension SyncTables {
             let removed = try ChangeSetTable.remove(settled, on: connection)
             report.changeSets = removed.count
             report.bytes += removed.bytes - kept.bytes
-            if droppingDeletedObjects { try dropDeletedObjects(below: stableTable, into: &report, on: connection) }
+            if droppingDeletedObjects { try compactMergedState(below: stableTable, into: &report, on: connection) }
         }
         var compacted = try CompactionTable.compactedVector(on: connection)
         compacted.merge(stable)
         try CompactionTable.setCompactedVector(compacted, on: connection)
         if report.droppedRows > 0 { try CompactionTable.setLastCompaction(report, on: connection) }
         return report
+    }
+
+    /// What syncd's store drops of its merged state when it compacts its log below `stable`
+    /// (lowered to the store's vector), inside the caller's transaction: what a replica's
+    /// compaction drops of deleted objects and removed edges, unless `droppingDeletedObjects` is
+    /// false; and the conflict journal a syncd of an earlier release kept (syncd keeps none now).
+    static func compactServerState(stable: VersionVector, droppingDeletedObjects: Bool,
+                                   on connection: SQLiteConnection) throws -> (mergedState: SyncReplica.HistoryCompaction, journalEntries: Int) {
+        let usable = SyncReplica.meet(stable, try VersionVectorTable.vector(on: connection))
+        var report = SyncReplica.HistoryCompaction(stable: usable)
+        let journalEntries = try ConflictTable.count(after: 0, on: connection)
+        if journalEntries > 0 { try ConflictTable.removeAll(on: connection) }
+        guard droppingDeletedObjects, !usable.entries.isEmpty else { return (report, journalEntries) }
+        try CompactionTable.withStableVector(usable, on: connection) { stableTable in
+            try compactMergedState(below: stableTable, into: &report, on: connection)
+        }
+        return (report, journalEntries)
+    }
+
+    /// Drops what no merge to come asks about of deleted objects (their tombstones, stamps and
+    /// positions) and of removed edges, below the stable vector in `stableTable`. Both rest on
+    /// one premise: no change set still to arrive writes to or links an object deleted for good,
+    /// which a replica on an older schema may break (it may not apply a delete of an entity it
+    /// knows under another name), so callers skip this while one is active.
+    private static func compactMergedState(below stableTable: String, into report: inout SyncReplica.HistoryCompaction,
+                                           on connection: SQLiteConnection) throws {
+        try dropDeletedObjects(below: stableTable, into: &report, on: connection)
+        let edges = try CompactionTable.withUnsettledObjects(on: connection) { unsettledTable in
+            try DeleteTable.insertUnsettledObjects(into: unsettledTable, below: stableTable, on: connection)
+            return try EdgeTable.removeSettledRemovals(below: stableTable, unsettled: unsettledTable, on: connection)
+        }
+        report.removedEdges = edges.edges
+        report.bytes += edges.bytes
     }
 
     /// Drops the tombstones, stamps and positions of objects deleted for good below the stable

@@ -50,6 +50,9 @@ extension SyncClient {
         try SyncReplica.adoptSnapshot(at: staging)
         let retired = replica.replicaID
         let target = try replayTarget(for: replica, at: staging, snapshot: snapshot, configuration: configuration)
+        // The journal stays the replica's own; entries the replay journals come after it. Merges
+        // wait for the sync gate this holds, so nothing journals in the old store meanwhile.
+        try target.takeConflictJournal(of: replica)
         // Most change sets are replayed while the user may still save; the last ones with the
         // store's write lock held through the replacement, so no save can fall between the two.
         var replay = Replay(held: try target.versionVector())

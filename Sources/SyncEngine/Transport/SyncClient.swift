@@ -74,8 +74,9 @@ public final class SyncClient: Sendable {
             /// which an app on an older schema may still need (see
             /// ``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``).
             case changeSets
-            /// Change sets, and the last values, stamps and positions of objects deleted for
-            /// good: for datasets whose apps all run the current schema.
+            /// Change sets, the last values, stamps and positions of objects deleted for good,
+            /// and removed edges no merge asks about again: for datasets whose apps all run the
+            /// current schema.
             case changeSetsAndDeletedObjects
         }
 

@@ -70,7 +70,7 @@ package final class Metrics: @unchecked Sendable {
     /// Records a compaction of `dataset`'s log: the bytes it reclaimed and where the log starts now.
     package func recordCompaction(dataset: String, report: CompactionReport) {
         lock.lock()
-        compactionBytesReclaimed[dataset, default: 0] &+= UInt64(max(0, report.payloadBytesRemoved))
+        compactionBytesReclaimed[dataset, default: 0] &+= UInt64(max(0, report.payloadBytesRemoved + report.mergedState.bytes))
         compactionFileBytesFreed[dataset, default: 0] &+= UInt64(max(0, report.fileBytesFreed))
         logStarts[dataset] = report.logStart.cursor
         lock.unlock()

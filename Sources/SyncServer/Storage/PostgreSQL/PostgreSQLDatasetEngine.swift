@@ -303,10 +303,13 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                     try cache.copyStoreFile(to: copy)
                     let store = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy)))
                     let dropped = try PostgreSQLTables.compact(dataset, through: compacted.logStart, base: store, on: connection)
-                    return CompactionReport(entriesRemoved: Int(compacted.logStart.cursor - (previous?.cursor ?? 0)),
-                                            changeSetsRemoved: dropped.changeSets, changeSetsKept: compacted.changeSetsKept,
-                                            payloadBytesRemoved: dropped.bytes, logStart: compacted.logStart,
-                                            fileBytesFreed: compacted.fileBytesFreed)
+                    var report = CompactionReport(entriesRemoved: Int(compacted.logStart.cursor - (previous?.cursor ?? 0)),
+                                                  changeSetsRemoved: dropped.changeSets, changeSetsKept: compacted.changeSetsKept,
+                                                  payloadBytesRemoved: dropped.bytes, logStart: compacted.logStart,
+                                                  fileBytesFreed: compacted.fileBytesFreed)
+                    report.mergedState = compacted.mergedState
+                    report.journalEntriesRemoved = compacted.journalEntriesRemoved
+                    return report
                 }
             }
         }
