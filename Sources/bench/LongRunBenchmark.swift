@@ -187,6 +187,7 @@ struct LongRunBenchmark {
         say("    A holds: \(grouped(held.changeSets)) change sets, \(grouped(held.deleteRecords)) delete records, "
             + "\(grouped(held.tombstones)) tombstones, \(grouped(held.fieldStamps)) field stamps, \(grouped(held.edgeAdditions)) edge additions, "
             + "\(grouped(held.edgeRemovals)) edge removals, \(grouped(held.journalEntries)) journal entries")
+        say("    largest tables: syncd \(Self.largestTables(of: datasetPath)); A \(Self.largestTables(of: participants[0].path))")
 
         let bootstrapPath = server.dataDirectory.appendingPathComponent("bootstrap-\(done).sqlite").path
         var bootstrapReplica: SyncReplica?
@@ -216,12 +217,23 @@ struct LongRunBenchmark {
     }
 
     private func printSizes(_ title: String, datasetPath: String, participants: [Participant], live: Int64) {
-        func size(_ path: String) -> String {
-            let bytes = Self.fileBytes(path)
-            return String(format: "%@ (%.1fx)", mebibytes(Int(bytes)), Double(bytes) / Double(max(live, 1)))
+        func size(_ bytes: Int64) -> String {
+            String(format: "%@ (%.1fx)", mebibytes(Int(bytes)), Double(bytes) / Double(max(live, 1)))
         }
-        say("    \(title): syncd dataset \(size(datasetPath)); "
-              + participants.map { "\($0.name) \(size($0.path))" }.joined(separator: ", "))
+        say("    \(title): syncd dataset \(size(Self.fileBytes(datasetPath))); "
+              + participants.map { "\($0.name) \(size(Self.fileBytes($0.path)))" }.joined(separator: ", "))
+        // A client's conflict journal is its app's to read and clear (`clearConflicts(through:)`),
+        // not history: the stores without it, for the run where the apps have cleared theirs.
+        say("      clients without their conflict journals: "
+              + participants.map { "\($0.name) \(size(Self.fileBytes($0.path) - Self.journalBytes(of: $0.path)))" }.joined(separator: ", "))
+    }
+
+    /// The bytes the conflict journal's table and index take in the store file at `path` (SQLite's `dbstat`).
+    private static func journalBytes(of path: String) -> Int64 {
+        guard let connection = try? SQLiteConnection(path: path),
+              case .integer(let bytes)? = try? connection.rows(
+                  "SELECT ifnull(sum(pgsize), 0) FROM dbstat WHERE name IN ('_sync_conflict', '_sync_conflict_cause')").first?.first else { return 0 }
+        return bytes
     }
 
     /// The bytes of a plain store (no sync) holding copies of `participant`'s live people and
@@ -242,6 +254,19 @@ struct LongRunBenchmark {
             try StoreBenchmark.insert(people, places.map { PlaceRecord(name: $0.name) }, into: context)
         }
         return Self.fileBytes(path)
+    }
+
+    /// The largest tables and indexes of the store file at `path` with their sizes (SQLite's
+    /// `dbstat`), largest first.
+    private static func largestTables(of path: String, count: Int = 5) -> String {
+        guard let connection = try? SQLiteConnection(path: path),
+              let rows = try? connection.rows("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT \(count)") else {
+            return "(dbstat unavailable)"
+        }
+        return rows.compactMap { row -> String? in
+            guard case .text(let name) = row[0], case .integer(let bytes) = row[1] else { return nil }
+            return "\(name) \(mebibytes(Int(bytes)))"
+        }.joined(separator: ", ")
     }
 
     /// The bytes of the store file at `path` and its WAL.

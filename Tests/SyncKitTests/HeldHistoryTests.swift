@@ -44,4 +44,24 @@ import SyncKit
                 && merged.edgeRemovals == held.edgeRemovals && merged.deleteRecords == held.deleteRecords
                 && merged.tombstones == held.tombstones, "a merging replica holds the same history")
     }
+
+    /// Journal entries are counted one by one, though the entries of one cause share a row.
+    @Test func journalEntriesAreCountedNotTheirRows() throws {
+        let a = try TestReplica(name: "a"), b = try TestReplica(name: "b")
+        let member = Member()
+        member.name = "m"
+        a.context.insert(member)
+        try a.context.save()
+        try b.pull(from: a)
+        // One change set of A loses two writes to B's concurrent later ones: two entries, one cause.
+        let onA = try a.object(Member.self, member.objectID), onB = try b.object(Member.self, member.objectID)
+        onA.name = "a"; onA.level = 1
+        try a.context.save()
+        onB.name = "b"; onB.level = 2
+        try b.context.save()
+        try b.pull(from: a)
+        let rows = try b.replica.withConnection { try ConflictTable.rows(on: $0) }
+        #expect(rows.count == 1 && rows[0].count == 2)
+        #expect(try b.replica.heldHistory().journalEntries == 2)
+    }
 }

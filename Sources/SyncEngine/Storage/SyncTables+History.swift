@@ -25,7 +25,8 @@ extension SyncTables {
             // An addition's first removal is marked on its row; further ones (by other deletes) have rows of their own.
             edgeRemovals: try count("SELECT count(*) FROM _sync_edge WHERE removed_replica IS NOT NULL")
                 + count("SELECT count(*) FROM _sync_edge_removal"),
-            journalEntries: try count("SELECT count(*) FROM _sync_conflict"),
+            // A row packs the entries of one cause: they are counted, not the rows.
+            journalEntries: try ConflictTable.count(after: 0, on: connection),
             keptForNewerSchema: try KeptChangeSetTable.count(on: connection),
             compactedThrough: try CompactionTable.compactedVector(on: connection),
             lastCompaction: try CompactionTable.lastCompaction(on: connection),

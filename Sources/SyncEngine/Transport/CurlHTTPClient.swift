@@ -5,19 +5,49 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// Sends one request through libcurl, trusting the certificate authorities of a PEM file
-/// instead of the system's.
+/// Sends one request through libcurl, trusting the system's certificate authorities or those of
+/// a PEM file.
 ///
-/// `URLSession` on Linux offers no way to name certificate authorities, so a server behind a
-/// private one (a company CA, a test deployment) is reached this way when
-/// ``SyncClient/Configuration/certificateAuthorities`` is set. The transfer blocks a thread of
-/// its own, never one of Swift's cooperative pool, and stops when the calling task is cancelled.
+/// On Linux every request of a client that was not handed a `URLSession` goes this way:
+/// FoundationNetworking's `URLSession` drives libcurl from dispatch sources and keeps about a
+/// core busy while a large body is in flight, and it offers no way to name certificate
+/// authorities (a server behind a private one, ``SyncClient/Configuration/certificateAuthorities``).
+/// The transfer blocks a thread of its own, never one of Swift's cooperative pool, and stops
+/// when the calling task is cancelled. Easy handles are kept between transfers, and with them
+/// their open connections (libcurl keeps a handle's connection cache through `curl_easy_reset`),
+/// so a client's next request reuses a connection rather than opening one.
 enum CurlHTTPClient {
     /// Initializes libcurl once, before any handle exists.
     private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     /// The threads transfers block.
     private static let queue = DispatchQueue(label: "SyncKit.CurlHTTPClient", attributes: .concurrent)
+
+    /// An easy handle, used by one transfer at a time.
+    private struct Handle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    /// Handles between transfers, with their open connections; at most ``maximumIdleHandles``.
+    private static let idleHandles = Mutex<[Handle]>([])
+    private static let maximumIdleHandles = 8
+
+    /// An idle handle, or a new one.
+    private static func takeHandle() -> UnsafeMutableRawPointer? {
+        if let idle = idleHandles.withLock({ $0.popLast() }) { return idle.pointer }
+        return curl_easy_init()
+    }
+
+    /// Clears the options of `handle` (its connections stay) and keeps it for the next transfer.
+    private static func giveBack(_ handle: UnsafeMutableRawPointer) {
+        curl_easy_reset(handle)
+        let kept = idleHandles.withLock { idle in
+            guard idle.count < maximumIdleHandles else { return false }
+            idle.append(Handle(pointer: handle))
+            return true
+        }
+        if !kept { curl_easy_cleanup(handle) }
+    }
 
     /// Why a transfer failed, in libcurl's words.
     struct TransferError: Error, CustomStringConvertible {
@@ -33,8 +63,8 @@ enum CurlHTTPClient {
     }
 
     /// Sends `request` (method, URL, headers, body, `timeoutInterval`), trusting only the
-    /// certificate authorities in the PEM file at `certificateAuthorities`.
-    static func send(_ request: URLRequest, certificateAuthorities: URL) async throws -> (Data, HTTPURLResponse) {
+    /// certificate authorities in the PEM file at `certificateAuthorities`, or the system's when it is `nil`.
+    static func send(_ request: URLRequest, certificateAuthorities: URL?) async throws -> (Data, HTTPURLResponse) {
         let transfer = Transfer()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -47,10 +77,10 @@ enum CurlHTTPClient {
         }
     }
 
-    private static func perform(_ request: URLRequest, certificateAuthorities: URL, into transfer: Transfer) throws -> (Data, HTTPURLResponse) {
+    private static func perform(_ request: URLRequest, certificateAuthorities: URL?, into transfer: Transfer) throws -> (Data, HTTPURLResponse) {
         guard let url = request.url else { throw TransferError(description: "the request has no URL") }
-        guard initialized, let handle = curl_easy_init() else { throw TransferError(description: "libcurl could not be initialized") }
-        defer { curl_easy_cleanup(handle) }
+        guard initialized, let handle = takeHandle() else { throw TransferError(description: "libcurl could not be initialized") }
+        defer { giveBack(handle) }
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headers) }
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers = curl_slist_append(headers, "\(name): \(value)") }
@@ -66,7 +96,9 @@ enum CurlHTTPClient {
         var setup = CURLE_OK
         func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
         set(url.absoluteString.withCString { clibcurl_set_pointer(handle, CURLOPT_URL, $0) })
-        set(certificateAuthorities.path.withCString { clibcurl_set_pointer(handle, CURLOPT_CAINFO, $0) })
+        if let certificateAuthorities {
+            set(certificateAuthorities.path.withCString { clibcurl_set_pointer(handle, CURLOPT_CAINFO, $0) })
+        }
         set(clibcurl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
         set(clibcurl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
         // Signals would hit whichever thread runs; timeouts work without them.

@@ -14,9 +14,10 @@ public struct HTTPTransport: Sendable {
     /// The dataset every request addresses.
     public let dataset: String
     let token: String
-    let session: URLSession
+    /// The session requests go through; `nil` sends them through libcurl (``CurlHTTPClient``).
+    let session: URLSession?
     /// A PEM file of the certificate authorities an https server is checked against instead of
-    /// the system's; `nil` trusts the system's (through ``session``).
+    /// the system's (requests then go through libcurl); `nil` trusts the system's.
     let certificateAuthorities: URL?
     let backoff: Backoff
     let requestTimeout: Duration
@@ -44,11 +45,26 @@ public struct HTTPTransport: Sendable {
     }
 
     /// A transport for the server, dataset, token, certificate authorities, retries and timeout
-    /// of a client's `configuration`.
-    init(_ configuration: SyncClient.Configuration, session: URLSession, sleep: @escaping @Sendable (Duration) async throws -> Void) {
-        self.init(serverURL: configuration.serverURL, dataset: configuration.dataset, token: configuration.token, session: session,
-                  certificateAuthorities: configuration.certificateAuthorities, backoff: configuration.backoff,
-                  requestTimeout: configuration.requestTimeout, sleep: sleep)
+    /// of a client's `configuration`, sending through `session`, or through libcurl when it is `nil`.
+    init(_ configuration: SyncClient.Configuration, session: URLSession?, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+        serverURL = configuration.serverURL
+        dataset = configuration.dataset
+        token = configuration.token
+        self.session = session
+        certificateAuthorities = configuration.certificateAuthorities
+        backoff = configuration.backoff
+        requestTimeout = configuration.requestTimeout
+        self.sleep = sleep
+    }
+
+    /// The session a client makes for itself when it is handed none: none on Linux, where its
+    /// requests go through libcurl (``CurlHTTPClient``), an ephemeral one elsewhere.
+    static func ownSession() -> URLSession? {
+        #if canImport(FoundationNetworking)
+        return nil
+        #else
+        return URLSession(configuration: .ephemeral)
+        #endif
     }
 
     /// Whether `name` is a dataset name the protocol accepts: 1-64 of `[A-Za-z0-9._-]`, not starting with `.`.
@@ -301,10 +317,10 @@ public struct HTTPTransport: Sendable {
         if Task.isCancelled { throw HTTPFailure(error: .cancelled) }
         let data: Data, response: URLResponse
         do {
-            if let certificateAuthorities {
-                (data, response) = try await CurlHTTPClient.send(request, certificateAuthorities: certificateAuthorities)
-            } else {
+            if let session, certificateAuthorities == nil {
                 (data, response) = try await session.data(for: request)
+            } else {
+                (data, response) = try await CurlHTTPClient.send(request, certificateAuthorities: certificateAuthorities)
             }
         } catch let error as URLError where error.code == .cancelled {
             throw HTTPFailure(error: .cancelled)

@@ -18,9 +18,9 @@ extension SyncClient {
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) async throws(SyncClientError) -> HTTPTransport.Snapshot {
         guard !FileManager.default.fileExists(atPath: path) else { throw .local("a file already exists at \(path)") }
-        let ownSession = session == nil ? URLSession(configuration: .ephemeral) : nil
+        let ownSession = session == nil ? HTTPTransport.ownSession() : nil
         defer { ownSession?.finishTasksAndInvalidate() }
-        let transport = HTTPTransport(configuration, session: session ?? ownSession!, sleep: sleep)
+        let transport = HTTPTransport(configuration, session: session ?? ownSession, sleep: sleep)
         let snapshot = try await transport.snapshot()
         // Writing and opening the store blocks on file and SQLite calls: off the cooperative pool.
         try await run(on: DispatchQueue(label: "SyncClient.snapshot", qos: .utility)) { () throws(SyncClientError) in

@@ -61,8 +61,8 @@ public final class SyncClient: Sendable {
         public var requestTimeout: Duration = .seconds(60)
         /// A PEM file of the certificate authorities an `https` server's certificate is checked
         /// against instead of the system's: for a server behind a private certificate authority.
-        /// `nil` (the default) trusts the system's. Requests then go through libcurl, because
-        /// `URLSession` on Linux cannot be told which authorities to trust.
+        /// `nil` (the default) trusts the system's. Requests then go through libcurl (as every
+        /// request does on Linux), because `URLSession` on Linux cannot be told which authorities to trust.
         public var certificateAuthorities: URL?
 
         /// How much of its history a client drops below the server's stable vector.
@@ -178,7 +178,9 @@ public final class SyncClient: Sendable {
     /// Creates a client for `replica`; nothing is sent until ``sync()``.
     ///
     /// - Parameters:
-    ///   - session: the session requests go through; by default an ephemeral one of the client's own.
+    ///   - session: the session requests go through. By default, on Linux, requests go through
+    ///     libcurl (FoundationNetworking's `URLSession` keeps about a core busy while a large body
+    ///     is in flight), elsewhere through an ephemeral session of the client's own.
     ///   - sleep: waits between retries (and periodic syncs); tests inject one that returns at once.
     public init(
         replica: SyncReplica, configuration: Configuration, session: URLSession? = nil,
@@ -187,7 +189,7 @@ public final class SyncClient: Sendable {
         self.replica = replica
         self.configuration = configuration
         ownsSession = session == nil
-        transport = HTTPTransport(configuration, session: session ?? URLSession(configuration: .ephemeral), sleep: sleep)
+        transport = HTTPTransport(configuration, session: session ?? HTTPTransport.ownSession(), sleep: sleep)
         storeQueue = DispatchQueue(label: "SyncClient.store \(replica.replicaID.uuidString)", qos: .utility)
         let stored = try? StoredState.read(from: replica)
         state = Mutex(State(status: SyncStatus(
@@ -198,7 +200,7 @@ public final class SyncClient: Sendable {
         let (periodic, observers) = state.withLock { ($0.periodic, Array($0.observers.values)) }
         periodic?.cancel()
         for observer in observers { observer.finish() }
-        if ownsSession { transport.session.finishTasksAndInvalidate() }
+        if ownsSession { transport.session?.finishTasksAndInvalidate() }
     }
 
     // MARK: Status

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import SyncKit
 import Synchronization
 import TestSupport
@@ -60,12 +63,15 @@ final class ClientReplica {
         configuration.requestTimeout = .seconds(10)
         if path == .libcurl { configuration.certificateAuthorities = RequestPath.certificateAuthorities }
         configure(&configuration)
-        return SyncClient(replica: replica, configuration: configuration, sleep: { try await sleeper.sleep($0) })
+        // Without a session of its own a client on Linux goes through libcurl: the URLSession path is asked for by name.
+        let session = path == .urlSession ? URLSession(configuration: .ephemeral) : nil
+        return SyncClient(replica: replica, configuration: configuration, session: session, sleep: { try await sleeper.sleep($0) })
     }
 }
 
-/// Which HTTP stack a client's requests go through: `URLSession`, or libcurl (taken when the
-/// configuration names certificate authorities; over plain http the file is never read).
+/// Which HTTP stack a client's requests go through: `URLSession` (a session handed to the
+/// client), or libcurl (a client's own on Linux; here with certificate authorities named, a
+/// file that plain http never reads).
 enum RequestPath: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case urlSession, libcurl
     var testDescription: String { rawValue }
