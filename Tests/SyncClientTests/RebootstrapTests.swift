@@ -18,19 +18,27 @@ import SyncKit
         server.state.withLock { $0.snapshot = (try? Data(contentsOf: URL(fileURLWithPath: snapshotPath)), cursor, nil) }
     }
 
+    /// The server stores `a`'s two pending change sets but `a` never learns it (the answers were
+    /// lost); `a` saves one more note offline; the server then serves a snapshot of the two and
+    /// refuses `a` as retired. Returns `a`'s client.
+    static func storePendingThenRetire(_ a: ClientReplica, on server: FakeSyncServer) async throws -> SyncClient {
+        let stored = try a.replica.localChangeSets(status: .pending)
+        let client = a.client(server)
+        try await client.registerSchema()
+        _ = try await client.transport.push(stored, as: try a.replica.credentials())
+        try a.addNotes(1, prefix: "offline")
+        try serveSnapshot(of: stored, cursor: "2", on: server)
+        server.inject("POST", "changesets", .error(status: 410, code: "replica_retired", message: "retired by an operator"))
+        return client
+    }
+
     @Test func onlyWhatTheSnapshotLacksIsReplayedUnderTheNewReplicaID() async throws {
         let server = FakeSyncServer()
         try server.start()
         let a = try ClientReplica()
         try a.addNotes(2)
         // The server stored A's first two, but A never learned it (the answers were lost).
-        let stored = try a.replica.localChangeSets(status: .pending)
-        let client = a.client(server)
-        try await client.registerSchema()
-        _ = try await client.transport.push(stored, as: try a.replica.credentials())
-        try a.addNotes(1, prefix: "offline")
-        try RebootstrapTests.serveSnapshot(of: stored, cursor: "2", on: server)
-        server.inject("POST", "changesets", .error(status: 410, code: "replica_retired", message: "retired by an operator"))
+        let client = try await RebootstrapTests.storePendingThenRetire(a, on: server)
         let retired = a.replica.replicaID
 
         let report = try await client.sync()
@@ -62,14 +70,8 @@ import SyncKit
         let journal = try a.replica.conflicts()
         #expect(journal.count == 1)
 
-        let stored = try a.replica.localChangeSets(status: .pending)
-        let client = a.client(server)
-        try await client.registerSchema()
-        _ = try await client.transport.push(stored, as: try a.replica.credentials())
-        try a.addNotes(1, prefix: "offline")
         // The snapshot's store never met B's change set: it journaled nothing, and numbers from 1.
-        try RebootstrapTests.serveSnapshot(of: stored, cursor: "2", on: server)
-        server.inject("POST", "changesets", .error(status: 410, code: "replica_retired", message: "retired by an operator"))
+        let client = try await RebootstrapTests.storePendingThenRetire(a, on: server)
 
         let report = try await client.sync()
         #expect(try #require(report.rebootstrap).replayed == 1)

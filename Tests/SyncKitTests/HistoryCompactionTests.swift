@@ -83,14 +83,21 @@ import Testing
         try trio.exchange(order)
         try trio.expectConverged()
         #expect(try trio.a.fetch(Member.self, doomed.objectID) == nil)
-        // Identifiers differ from run to run: each is named by its role.
-        let names = [(trio.a.replica.replicaID, "A"), (trio.b.replica.replicaID, "B"), (trio.c.replica.replicaID, "C"), (team.objectID, "team"),
-                     (doomed.objectID, "doomed"), (survivor.objectID, "survivor"), (label.objectID, "label")]
+        return (try outcome(of: trio, naming: [(team.objectID, "team"), (doomed.objectID, "doomed"), (survivor.objectID, "survivor"),
+                                               (label.objectID, "label")]), reports)
+    }
+
+    /// The graphs and journals of A, B and C, with the replicas and `objects` named by their
+    /// roles (identifiers differ from run to run) and each graph's rows sorted (they come in
+    /// identifier order).
+    static func outcome(of trio: ReplicaTrio, naming objects: [(UUID, String)]) throws -> Outcome {
+        let names = [(trio.a.replica.replicaID, "A"), (trio.b.replica.replicaID, "B"), (trio.c.replica.replicaID, "C")] + objects
         func named(_ text: String) -> String {
             names.reduce(text) { $0.replacingOccurrences(of: $1.0.uuidString, with: $1.1) }
         }
         let replicas = [trio.a, trio.b, trio.c]
-        return (Outcome(digests: try replicas.map { named(try $0.digest()) }, journals: try replicas.map { try journal(of: $0).map(named) }), reports)
+        let digests = try replicas.map { named(try $0.digest()).split(separator: "\n").sorted().joined(separator: "\n") }
+        return Outcome(digests: digests, journals: try replicas.map { try journal(of: $0).map(named) })
     }
 
     @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
@@ -162,15 +169,8 @@ import Testing
         try trio.expectConverged()
         // The link B made concurrently with the delete voids it: the manager stays.
         #expect(try trio.c.fetch(Member.self, worker.objectID)?.manager?.objectID == boss.objectID)
-        let names = [(trio.a.replica.replicaID, "A"), (trio.b.replica.replicaID, "B"), (trio.c.replica.replicaID, "C"), (first.objectID, "first"),
-                     (second.objectID, "second"), (boss.objectID, "boss"), (worker.objectID, "worker")]
-        func named(_ text: String) -> String {
-            names.reduce(text) { $0.replacingOccurrences(of: $1.0.uuidString, with: $1.1) }
-        }
-        let replicas = [trio.a, trio.b, trio.c]
-        // Rows come in identifier order, which differs from run to run: compared as sorted lines.
-        let digests = try replicas.map { named(try $0.digest()).split(separator: "\n").sorted().joined(separator: "\n") }
-        return (Outcome(digests: digests, journals: try replicas.map { try journal(of: $0).map(named) }), reports)
+        return (try outcome(of: trio, naming: [(first.objectID, "first"), (second.objectID, "second"), (boss.objectID, "boss"),
+                                               (worker.objectID, "worker")]), reports)
     }
 
     /// Edges a plain unlink removed, addition and removal both stable, between objects never
