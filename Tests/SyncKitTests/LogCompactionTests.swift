@@ -169,6 +169,34 @@ import TestSupport
         #expect(try storeDigest(snapshotFile.path) == storeDigest(engines.whole.path))
     }
 
+    /// A delete's change set that is not its author's latest leaves the store with its log
+    /// entry, but its HLC and vector stay: a reference added concurrently with the delete, pushed
+    /// afterwards, is judged as in the store never compacted.
+    @Test func aCompactedDeleteKeepsItsStampsAndJudgesLaterReferencesAsBefore() throws {
+        let history = try history()
+        let engines = history.engines
+        // a writes once more: the delete a3 is no longer a's latest change set.
+        history.a.context.insert(Label())
+        try history.a.context.save()
+        try engines.push(from: history.a)
+        let report = try engines.compacted.compactLog(stable: try engines.compacted.versionVector())
+        #expect(report.changeSetsKept == 2 && report.changeSetStampsKept == 1 && report.changeSetsRemoved == 3, "\(report)")
+        let stored = try engines.compacted.replica.withConnection { connection in
+            (try ChangeSetTable.changeSet(history.a3.dot, on: connection), try ChangeSetTable.vector(of: history.a3.dot, on: connection),
+             try ChangeSetTable.hlc(of: history.a3.dot, on: connection))
+        }
+        #expect(stored.0 == nil && stored.1 == history.a3.vector && stored.2 == history.a3.hlc)
+
+        // b, which has not seen the delete, adds another member to the team.
+        let third = Member()
+        third.name = "Cy"
+        third.team = try history.b.context.object(Team.self, id: history.team)
+        history.b.context.insert(third)
+        try history.b.context.save()
+        try engines.push(from: history.b)
+        #expect(try storeDigest(engines.compacted.path) == storeDigest(engines.whole.path))
+    }
+
     @Test func aRePushOfACompactedChangeSetIsAlreadyApplied() throws {
         let history = try history()
         let engine = history.engines.compacted

@@ -4,22 +4,24 @@ import Foundation
 ///
 /// The compaction point is the end of the longest log prefix whose change sets are all covered
 /// by the stable vector: every active replica has them, so no pull needs them again. The
-/// entries of that prefix leave the log and their change sets leave the store, except those
-/// the merged state still refers to (a delete's change set, whose vector decides which
-/// references the delete had seen; the creation of an object with unique values, whose vector
-/// decides which creations were concurrent), and each replica's latest change set (whose vector
-/// proves what the replica has to a pull from before the compaction point): those are kept
-/// whole, so that later merges decide exactly as before.
+/// entries of that prefix leave the log and their change sets leave the store, except each
+/// replica's latest change set (whose vector proves what the replica has to a pull from before
+/// the compaction point), which is kept whole. Of the change sets the merged state still refers
+/// to (a delete's, whose vector decides which references the delete had seen; the creation of
+/// an object with unique values, whose vector decides which creations were concurrent), the HLC
+/// and vector stay, so that later merges decide exactly as before.
 public struct CompactionReport: Sendable, Equatable {
     /// Log entries compacted now.
     public var entriesRemoved: Int
     /// Change sets deleted from the store now.
     public var changeSetsRemoved: Int
-    /// Change sets of compacted entries kept because the merged state refers to them, or because
-    /// each is its author's latest.
+    /// Change sets of compacted entries kept whole: each is its author's latest.
     public var changeSetsKept: Int
-    /// The bytes of the deleted change sets' stored columns (operations, vector, authenticator):
-    /// what the store file can reuse. The file shrinks by the freed pages, see ``fileBytesFreed``.
+    /// Of the change sets deleted now, those whose HLC and vector stay because the merged state
+    /// refers to them (a delete's, a creation with unique values).
+    public var changeSetStampsKept: Int = 0
+    /// The bytes of the deleted change sets' stored columns (operations, vector, authenticator),
+    /// net of the stamps kept: what the store file can reuse. The file shrinks by the freed pages, see ``fileBytesFreed``.
     public var payloadBytesRemoved: Int64
     /// How many bytes smaller the dataset's store file and its WAL are after the compaction than
     /// before it (SQLite storage, and a PostgreSQL instance's cache): the freed pages go back to

@@ -25,25 +25,23 @@ extension SQLiteDatasetEngine {
                     return CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
                                             logStart: previous ?? LogPosition(cursor: 0, digest: .empty))
                 }
-                let referenced = try Self.dotsReadAgain(on: connection)
-                var removed = 0, kept = 0, bytes: Int64 = 0
-                for entry in compacted {
-                    guard !referenced.contains(entry.dot) else {
-                        kept += 1
-                        continue
-                    }
-                    let dot: [SQLValue] = [.text(entry.dot.replica.storageText), .integer(Int64(entry.dot.seq))]
-                    if case .integer(let size)? = try connection.rows(
-                        "SELECT length(operations) + length(vector) + coalesce(length(authenticator), 0) FROM _sync_changeset WHERE replica = ? AND seq = ?",
-                        dot).first?.first {
-                        bytes += size
-                    }
-                    try connection.run("DELETE FROM _sync_changeset WHERE replica = ? AND seq = ?", dot)
-                    removed += connection.changes
+                // Each replica's latest change set stays whole: its vector proves to a pull from
+                // before the compaction point what the replica has.
+                let latest = Set(try VersionVectorTable.vector(on: connection).entries.map { Dot(replica: $0.key, seq: $0.value) })
+                let dropped = compacted.map(\.dot).filter { !latest.contains($0) }
+                for statement in CompactionTable.createStatements { try connection.execute(statement) }
+                let (removed, kept) = try CompactionTable.withDots(dropped, on: connection) { dotsTable in
+                    // Of those the merge reads again (a delete's, a creation with unique values),
+                    // the HLC and vector stay, as a replica's history compaction keeps them.
+                    let selection = ChangeSetTable.named(in: dotsTable)
+                    let kept = try CompactionTable.keep(selection, lookedUp: SyncTables.changeSetsLookedUpAgainQuery, on: connection)
+                    return (try ChangeSetTable.remove(selection, on: connection), kept)
                 }
                 try ServerCompactedLogTable.moveLogEntries(through: point.cursor, on: connection)
-                var report = CompactionReport(entriesRemoved: compacted.count, changeSetsRemoved: removed, changeSetsKept: kept,
-                                              payloadBytesRemoved: bytes, logStart: LogPosition(cursor: point.cursor, digest: point.digest))
+                var report = CompactionReport(entriesRemoved: compacted.count, changeSetsRemoved: removed.count,
+                                              changeSetsKept: compacted.count - dropped.count, payloadBytesRemoved: removed.bytes - kept.bytes,
+                                              logStart: LogPosition(cursor: point.cursor, digest: point.digest))
+                report.changeSetStampsKept = kept.count
                 // The merged state's part below the vector, unless an app on an older schema may
                 // still link an object the newer one deleted under a new name.
                 let renames = SchemaRenames(from: nil, to: replica.store.schemaDocument).renamesSomething
@@ -78,18 +76,6 @@ extension SQLiteDatasetEngine {
             guard let last = entries.last, entries.count == compactionScanPageSize else { return prefix }
             position = last.cursor
         }
-    }
-
-    /// The dots whose stored change sets are read again: by the merge (their vector or HLC), the
-    /// change sets of deletes, voided or not, and the creations of objects with unique values;
-    /// by pulls from before the compaction point, each replica's latest change set, whose vector
-    /// says what the replica has (``readStart(after:puller:on:)``).
-    private static func dotsReadAgain(on connection: SQLiteConnection) throws -> Set<Dot> {
-        var dots = Set(try VersionVectorTable.vector(on: connection).entries.map { Dot(replica: $0.key, seq: $0.value) })
-        try connection.forEachRow(SyncTables.changeSetsLookedUpAgainQuery) { row in
-            if let replica = row.uuid(at: 0) { dots.insert(Dot(replica: replica, seq: UInt64(row.integer(at: 1)))) }
-        }
-        return dots
     }
 
     /// Refuses, before the store file is migrated, a schema that would make the server merge its

@@ -322,6 +322,11 @@ enum ChangeSetTable {
             """)
     }
 
+    /// The change sets named in `dotsTable` (columns `replica, seq`).
+    static func named(in dotsTable: String) -> Selection {
+        Selection(sql: "FROM _sync_changeset AS c JOIN \(dotsTable) AS d ON d.replica = c.replica AND d.seq = c.seq WHERE 1 = 1")
+    }
+
     /// Removes the change sets `selection` selects; returns how many and the bytes they took.
     static func remove(_ selection: Selection, on connection: SQLiteConnection) throws -> (count: Int, bytes: Int64) {
         let measured = try connection.rows("""

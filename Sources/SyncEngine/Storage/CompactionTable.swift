@@ -53,6 +53,22 @@ enum CompactionTable {
         return try body("temp._sync_settled")
     }
 
+    /// Runs `body` with the name of a temporary table (columns `replica, seq`) holding `dots`,
+    /// emptied afterwards.
+    static func withDots<T>(_ dots: [Dot], on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_dots (replica TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID")
+        try connection.execute("DELETE FROM temp._sync_dots")
+        defer { try? connection.execute("DELETE FROM temp._sync_dots") }
+        let insert = try connection.cachedStatement("INSERT OR IGNORE INTO temp._sync_dots (replica, seq) VALUES (?, ?)")
+        for dot in dots {
+            insert.reset()
+            try insert.bind(.text(dot.replica.storageText), at: 1)
+            try insert.bind(.integer(Int64(bitPattern: dot.seq)), at: 2)
+            while try insert.step() {}
+        }
+        return try body("temp._sync_dots")
+    }
+
     /// Runs `body` with the name of an empty temporary table (column `id`) for the objects whose
     /// delete records a merge may still undo or re-judge, emptied afterwards.
     static func withUnsettledObjects<T>(on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {

@@ -307,6 +307,7 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                                                   changeSetsRemoved: dropped.changeSets, changeSetsKept: compacted.changeSetsKept,
                                                   payloadBytesRemoved: dropped.bytes, logStart: compacted.logStart,
                                                   fileBytesFreed: compacted.fileBytesFreed)
+                    report.changeSetStampsKept = compacted.changeSetStampsKept
                     report.mergedState = compacted.mergedState
                     report.journalEntriesRemoved = compacted.journalEntriesRemoved
                     return report
