@@ -45,6 +45,18 @@ import TestSupport
         var a1: ChangeSet, a2: ChangeSet, b1: ChangeSet, a3: ChangeSet
     }
 
+    /// b, which has not seen the delete of the team, adds another member to it and pushes to
+    /// both engines; the compacted store must then equal the one never compacted.
+    private func addAMemberOnBAndPush(_ history: History, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let third = Member()
+        third.name = "Cy"
+        third.team = try history.b.context.object(Team.self, id: history.team)
+        history.b.context.insert(third)
+        try history.b.context.save()
+        try history.engines.push(from: history.b)
+        #expect(try storeDigest(history.engines.compacted.path) == storeDigest(history.engines.whole.path), sourceLocation: sourceLocation)
+    }
+
     private func history() throws -> History {
         let clock = FakeClock()
         let a = try TestReplica(clock: clock, name: "a"), b = try TestReplica(clock: clock, name: "b")
@@ -152,13 +164,7 @@ import TestSupport
 
         // b, which has not seen the delete, adds another member to the team: the delete (whose
         // change set was compacted from the log) judges it by its vector as before.
-        let third = Member()
-        third.name = "Cy"
-        third.team = try history.b.context.object(Team.self, id: history.team)
-        history.b.context.insert(third)
-        try history.b.context.save()
-        try engines.push(from: history.b)
-        #expect(try storeDigest(engines.compacted.path) == storeDigest(engines.whole.path))
+        try addAMemberOnBAndPush(history)
 
         // A client made from the snapshot pulls the tail after the snapshot's cursor.
         try SyncReplica.adoptSnapshot(at: snapshotFile.path)
@@ -188,13 +194,7 @@ import TestSupport
         #expect(stored.0 == nil && stored.1 == history.a3.vector && stored.2 == history.a3.hlc)
 
         // b, which has not seen the delete, adds another member to the team.
-        let third = Member()
-        third.name = "Cy"
-        third.team = try history.b.context.object(Team.self, id: history.team)
-        history.b.context.insert(third)
-        try history.b.context.save()
-        try engines.push(from: history.b)
-        #expect(try storeDigest(engines.compacted.path) == storeDigest(engines.whole.path))
+        try addAMemberOnBAndPush(history)
     }
 
     @Test func aRePushOfACompactedChangeSetIsAlreadyApplied() throws {
