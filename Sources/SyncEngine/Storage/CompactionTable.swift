@@ -35,13 +35,7 @@ enum CompactionTable {
     /// Runs `body` with the name of a temporary table (columns `replica, seq`) holding `stable`,
     /// emptied afterwards: the vector the statements of a compaction join against.
     static func withStableVector<T>(_ stable: VersionVector, on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_stable (replica TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID")
-        try connection.execute("DELETE FROM temp._sync_stable")
-        defer { try? connection.execute("DELETE FROM temp._sync_stable") }
-        for (replica, seq) in stable.entries {
-            try connection.run("INSERT INTO temp._sync_stable (replica, seq) VALUES (?, ?)", [.text(replica.storageText), .integer(Int64(seq))])
-        }
-        return try body("temp._sync_stable")
+        try withDots(stable.entries.map { Dot(replica: $0.key, seq: $0.value) }, on: connection, body)
     }
 
     /// Runs `body` with the name of an empty temporary table (columns `entity, id`) for the
