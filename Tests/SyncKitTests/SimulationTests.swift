@@ -296,20 +296,17 @@ struct Simulation {
         }
     }
 
-    /// A causally stable vector: what every replica, the simulated server included, has applied,
-    /// lowered until every change set not at or below it, on any replica (pushed or not, in a real
-    /// deployment), covers it.
+    /// A causally stable vector, by syncd's rule (CONTRACT.md §5.1): what every replica, the
+    /// simulated server included, has applied, lowered to the vector of every change set not yet
+    /// everywhere, on any replica (pushed or not, in a real deployment). Change sets every replica
+    /// holds lower nothing, however concurrent.
     func stableVector(server: SimulationServer) throws -> VersionVector {
         let vectors = try replicas.map { try $0.replica.versionVector() } + [try server.engine.versionVector()]
-        var stable = vectors.dropFirst().reduce(vectors[0]) { SyncReplica.meet($0, $1) }
-        var lowered = true
-        while lowered {
-            lowered = false
-            for replica in replicas {
-                for changeSet in try replica.replica.changeSets(missingFrom: stable) where !changeSet.vector.dominates(stable) {
-                    stable = SyncReplica.meet(stable, changeSet.vector)
-                    lowered = true
-                }
+        let everywhere = vectors.dropFirst().reduce(vectors[0]) { SyncReplica.meet($0, $1) }
+        var stable = everywhere
+        for replica in replicas {
+            for changeSet in try replica.replica.changeSets(missingFrom: everywhere) {
+                stable = SyncReplica.meet(stable, changeSet.vector)
             }
         }
         return stable

@@ -128,29 +128,25 @@ package enum ReplicaRegistry {
     /// lowered to what each has yet to push) of the replicas active at `now`, never beyond
     /// `datasetVector`; `datasetVector` itself when no replica is active.
     ///
-    /// Then lowered until every change set the dataset holds above it covers it: a change set
-    /// pushed by a replica that wrote it before receiving something now below the vector, and not
-    /// yet pulled by every other replica, is concurrent with that, and will still meet them.
+    /// Then lowered below the vector of every change set the dataset holds above that meet: such
+    /// a change set is not yet everywhere, and one pushed by a replica that wrote it before
+    /// receiving something at or below the meet is concurrent with that and will still meet it on
+    /// a replica that lacks it. Change sets at or below the meet are not looked at, concurrent
+    /// or not: every active replica has applied them, so none merges them after compacting.
     /// `firstAbove(replica, seq)` reads the vector of `replica`'s first stored change set after
     /// `seq` (a replica's change sets see more the later they are, so the first one decides).
     package static func stableVector(of records: [ReplicaRecord], datasetVector: VersionVector, at now: Date,
                                      horizon: TimeInterval,
                                      firstAbove: (_ replica: ReplicaID, _ seq: UInt64) throws -> VersionVector?) throws -> VersionVector {
-        var stable = datasetVector
+        var everywhere = datasetVector
         for record in records where record.state(at: now, horizon: horizon) == .active {
             let settled = record.settled
-            for (replica, seq) in stable.entries { stable[replica] = min(seq, settled[replica]) }
+            for (replica, seq) in everywhere.entries { everywhere[replica] = min(seq, settled[replica]) }
         }
-        // Each pass only lowers entries, and stops when a pass lowers none: at most one pass per
-        // seq dropped, in practice two or three.
-        var lowered = true
-        while lowered {
-            lowered = false
-            for (replica, seq) in datasetVector.sortedEntries where seq > stable[replica] {
-                guard let vector = try firstAbove(replica, stable[replica]), !vector.dominates(stable) else { continue }
-                stable = SyncReplica.meet(stable, vector)
-                lowered = true
-            }
+        var stable = everywhere
+        for (replica, seq) in datasetVector.sortedEntries where seq > everywhere[replica] {
+            guard let vector = try firstAbove(replica, everywhere[replica]) else { continue }
+            stable = SyncReplica.meet(stable, vector)
         }
         return stable
     }

@@ -197,4 +197,28 @@ final class ManualClock: Sendable {
         #expect(try ReplicaRegistry.stableVector(of: [], datasetVector: dataset, at: now, horizon: 100) { _, _ in nil } == dataset)
         #expect(ReplicaRegistry.lag(of: VersionVector([x: 4, y: 1]), behind: dataset) == 3)
     }
+
+    /// Replicas that sync in turns always hold change sets that were concurrent when written.
+    /// Only those not yet everywhere lower the stable vector: lowering again below the change sets
+    /// every replica holds would walk back through each round of turns to the first.
+    @Test func concurrencyAmongChangeSetsEveryReplicaHoldsDoesNotLowerTheStableVector() throws {
+        let now = Date(), x = UUID(), y = UUID()
+        // Both active replicas hold x1, x2, y1, y2: x2 was written before y1 arrived, y2 before
+        // x1 arrived. x3, not yet everywhere, was written before y2 arrived.
+        let held = VersionVector([x: 2, y: 2])
+        let records = [x, y].map { ReplicaRecord(replica: $0, acknowledged: held, acknowledgedCursor: 4, lastSeen: now, retired: false) }
+        let stored: [Dot: VersionVector] = [
+            Dot(replica: x, seq: 1): VersionVector(), Dot(replica: x, seq: 2): VersionVector([x: 1]),
+            Dot(replica: x, seq: 3): VersionVector([x: 2, y: 1]),
+            Dot(replica: y, seq: 1): VersionVector(), Dot(replica: y, seq: 2): VersionVector([y: 1]),
+        ]
+        var lookedUp: [Dot] = []
+        let stable = try ReplicaRegistry.stableVector(of: records, datasetVector: VersionVector([x: 3, y: 2]), at: now, horizon: 100) { replica, seq in
+            lookedUp.append(Dot(replica: replica, seq: seq + 1))
+            return stored[Dot(replica: replica, seq: seq + 1)]
+        }
+        // x3 lowers y's entry to what it had seen; x2 and y2, held everywhere, lower nothing.
+        #expect(stable == VersionVector([x: 2, y: 1]))
+        #expect(lookedUp == [Dot(replica: x, seq: 3)])
+    }
 }
