@@ -188,6 +188,7 @@ struct LongRunBenchmark {
             + "\(grouped(held.tombstones)) tombstones, \(grouped(held.fieldStamps)) field stamps, \(grouped(held.edgeAdditions)) edge additions, "
             + "\(grouped(held.edgeRemovals)) edge removals, \(grouped(held.journalEntries)) journal entries")
         say("    largest tables: syncd \(Self.largestTables(of: datasetPath)); A \(Self.largestTables(of: participants[0].path))")
+        say("    unused bytes inside the pages of tables and indexes other than the journal: syncd \(Self.unusedInsidePages(of: datasetPath)); A \(Self.unusedInsidePages(of: participants[0].path))")
 
         let bootstrapPath = server.dataDirectory.appendingPathComponent("bootstrap-\(done).sqlite").path
         var bootstrapReplica: SyncReplica?
@@ -267,6 +268,17 @@ struct LongRunBenchmark {
             guard case .text(let name) = row[0], case .integer(let bytes) = row[1] else { return nil }
             return "\(name) \(mebibytes(Int(bytes)))"
         }.joined(separator: ", ")
+    }
+
+    /// The bytes the pages of the store file at `path` hold unused (SQLite's `dbstat`): space a
+    /// whole `VACUUM` would give back, which an incremental one does not.
+    private static func unusedInsidePages(of path: String) -> String {
+        guard let connection = try? SQLiteConnection(path: path),
+              case .integer(let bytes)? = try? connection.rows(
+                  "SELECT ifnull(sum(unused), 0) FROM dbstat WHERE name NOT IN ('_sync_conflict', '_sync_conflict_cause')").first?.first else {
+            return "(dbstat unavailable)"
+        }
+        return mebibytes(Int(bytes))
     }
 
     /// The bytes of the store file at `path` and its WAL.
