@@ -117,6 +117,34 @@ final class ManualClock: Sendable {
             == VersionVector([aID: 3, b.replica.replicaID: 1]))
     }
 
+    /// Three replicas sync in turns (push, then pull and merge), each writing before its turn:
+    /// every round's change sets were written concurrently with the others' of the round before.
+    /// The stable vector still follows them, a round or two behind, instead of waiting for all
+    /// three to stop writing.
+    @Test(arguments: ServerStorage.allCases) func replicasSyncingInTurnsSeeTheStableVectorFollowThem(storage: ServerStorage) throws {
+        let (server, a) = try ReplicaRegistryTests.server(storage: storage)
+        let replicas = [a, try ClientReplica(), try ClientReplica()]
+        var cursors = ["0", "0", "0"]
+        var stable = VersionVector()
+        for round in 1...4 {
+            for (index, replica) in replicas.enumerated() {
+                try replica.addBoard("round \(round)")
+                server.push(try replica.batch(missingFrom: try server.serverVector()), as: try replica.credentials).expectOK()
+                let response = server.pull(after: cursors[index], exclude: replica.replica.replicaID)
+                let page = try PullRouteTests.page(response)
+                _ = try replica.replica.apply(page.changeSets)
+                cursors[index] = page.cursor
+                stable = try ReplicaRegistryTests.stable(response)
+            }
+        }
+        // At the last turn every replica holds A's change sets through round 3 (A's seq 6), B's
+        // and C's through round 2; the stable vector stays below what B's and C's round-3 change
+        // sets had seen when written (B's: A through round 2, C through round 1; C's: A and B
+        // through round 2).
+        let (aID, bID, cID) = (replicas[0].replica.replicaID, replicas[1].replica.replicaID, replicas[2].replica.replicaID)
+        #expect(stable == VersionVector([aID: 5, bID: 2, cID: 1]))
+    }
+
     @Test(arguments: ServerStorage.allCases) func aRetiredReplicaIsRefusedOnPushAndPullAndNoLongerHoldsTheStableVectorBack(
         storage: ServerStorage
     ) throws {
