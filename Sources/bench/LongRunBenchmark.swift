@@ -188,7 +188,8 @@ struct LongRunBenchmark {
             + "\(grouped(held.tombstones)) tombstones, \(grouped(held.fieldStamps)) field stamps, \(grouped(held.edgeAdditions)) edge additions, "
             + "\(grouped(held.edgeRemovals)) edge removals, \(grouped(held.journalEntries)) journal entries")
         say("    largest tables: syncd \(Self.largestTables(of: datasetPath)); A \(Self.largestTables(of: participants[0].path))")
-        say("    unused bytes inside the pages of tables and indexes other than the journal: syncd \(Self.unusedInsidePages(of: datasetPath)); A \(Self.unusedInsidePages(of: participants[0].path))")
+        say("    space no row uses (free pages; unused bytes inside the pages of tables and indexes other than the journal): "
+              + "syncd \(Self.unusedSpace(of: datasetPath)); A \(Self.unusedSpace(of: participants[0].path))")
 
         let bootstrapPath = server.dataDirectory.appendingPathComponent("bootstrap-\(done).sqlite").path
         var bootstrapReplica: SyncReplica?
@@ -271,15 +272,18 @@ struct LongRunBenchmark {
         }.joined(separator: ", ")
     }
 
-    /// The bytes the pages of the store file at `path` hold unused (SQLite's `dbstat`): space a
-    /// whole `VACUUM` would give back, which an incremental one does not.
-    private static func unusedInsidePages(of path: String) -> String {
+    /// The space of the store file at `path` that holds no row: its free pages (reused by later
+    /// writes, given back only by a vacuum) and the unused bytes inside the pages of its tables
+    /// and indexes other than the conflict journal (SQLite's `dbstat`), which only a whole
+    /// `VACUUM` gives back.
+    private static func unusedSpace(of path: String) -> String {
         guard let connection = try? SQLiteConnection(path: path),
-              case .integer(let bytes)? = try? connection.rows(
+              case .integer(let free)? = try? connection.rows("SELECT freelist_count * page_size FROM pragma_freelist_count(), pragma_page_size()").first?.first,
+              case .integer(let unused)? = try? connection.rows(
                   "SELECT ifnull(sum(unused), 0) FROM dbstat WHERE name NOT IN ('_sync_conflict', '_sync_conflict_cause')").first?.first else {
             return "(dbstat unavailable)"
         }
-        return mebibytes(Int(bytes))
+        return "\(mebibytes(Int(free))) free, \(mebibytes(Int(unused))) unused inside pages"
     }
 
     /// The bytes of the store file at `path` and its WAL.
