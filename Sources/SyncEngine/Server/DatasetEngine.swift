@@ -95,7 +95,9 @@ public protocol DatasetEngine: AnyObject, Sendable {
     func retire(_ replica: ReplicaID) throws
 
     /// The meet of the acknowledged vectors of the active replicas: what every one of them
-    /// has seen (the dataset's vector when none is active). Recomputed at most every second.
+    /// has seen (the dataset's vector when none is active), lowered to what each change set the
+    /// dataset holds that not every active replica has yet had seen when it was written (see
+    /// ``ReplicaRecord/settled``). Recomputed at most every second.
     func stableVector() throws -> VersionVector
     /// Compacts the log below `stable` (a vector every active replica has seen): see
     /// <doc:ServerStorage> and ``CompactionReport``.
