@@ -13,10 +13,13 @@ package final class SQLiteConnection {
     let handle: OpaquePointer
     package let path: String
     private var statementCache: [String: SQLiteStatement] = [:]
+    /// How long a statement waits for another connection's lock (see ``setBusyTimeout(milliseconds:)``).
+    package private(set) var busyTimeoutMilliseconds: Int32
 
     /// Opens (or creates) the database at `path`. `readOnly` opens without write access.
     package init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         var handle: OpaquePointer?
         var flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
         // `file:` names are URIs (an in-memory store's `file:…?mode=memory&cache=shared`); plain
@@ -87,6 +90,16 @@ package final class SQLiteConnection {
     /// How long a statement waits for another connection's lock before failing with `.locked`.
     package func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)
+        busyTimeoutMilliseconds = milliseconds
+    }
+
+    /// Runs `body` with statements waiting at most `milliseconds` for another connection's lock,
+    /// then restores the timeout: for work that is worth doing only when nobody is in the way.
+    package func withBusyTimeout<T>(milliseconds: Int32, _ body: () throws -> T) rethrows -> T {
+        let previous = busyTimeoutMilliseconds
+        setBusyTimeout(milliseconds: milliseconds)
+        defer { setBusyTimeout(milliseconds: previous) }
+        return try body()
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.

@@ -167,7 +167,7 @@ extension SyncReplica {
                 // The stored report (what `heldHistory()` shows) learns the freed bytes too; the
                 // checkpoint after it leaves the WAL empty, as the measurement found it.
                 try CompactionTable.setLastCompaction(report, on: connection)
-                _ = try? connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+                StoreFileSpace.truncateWAL(on: connection)
             }
             return report
         }

@@ -10,9 +10,16 @@ import LocalStoreCore
 /// compaction ends with `PRAGMA incremental_vacuum`, whose cost is the freed pages, not the file.
 /// Either way a `wal_checkpoint(TRUNCATE)` follows, so that the WAL, which holds the moved pages
 /// first, does not keep the size.
+///
+/// A whole `VACUUM` and a truncating checkpoint wait for every reader of the file to finish; an
+/// app's open read transaction would hold the sync that compacted for the whole busy timeout. They
+/// wait ``readerWaitMilliseconds`` at most: the file keeps its space until a later compaction
+/// finds no reader in the way.
 enum StoreFileSpace {
     /// The share of free pages at which a store without incremental auto-vacuum is vacuumed whole.
     static let wholeVacuumFreeFraction = 0.25
+    /// How long giving space back waits for other connections' readers and writers.
+    static let readerWaitMilliseconds: Int32 = 100
 
     /// The bytes of the store file at `path` and of its WAL.
     static func fileBytes(of path: String) -> Int64 {
@@ -30,6 +37,19 @@ enum StoreFileSpace {
     /// keeps its free pages, which later writes reuse, until its next compaction; the compaction
     /// itself has committed, so this reports 0 freed bytes instead of failing it.
     static func reclaim(on connection: SQLiteConnection, bytesBefore: Int64) -> Int64 {
+        connection.withBusyTimeout(milliseconds: readerWaitMilliseconds) { giveBackFreePages(on: connection) }
+        return max(0, bytesBefore - fileBytes(of: connection.path))
+    }
+
+    /// Empties the WAL into the file and truncates it, waiting ``readerWaitMilliseconds`` at most
+    /// for readers; best effort.
+    static func truncateWAL(on connection: SQLiteConnection) {
+        connection.withBusyTimeout(milliseconds: readerWaitMilliseconds) {
+            _ = try? connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    private static func giveBackFreePages(on connection: SQLiteConnection) {
         do {
             let free = try integer("PRAGMA freelist_count", on: connection)
             if free > 0 {
@@ -44,11 +64,10 @@ enum StoreFileSpace {
                     break
                 }
             }
-            _ = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
         } catch {
-            return 0
+            // A reader or writer in the way: the pages stay free in the file until a later compaction.
         }
-        return max(0, bytesBefore - fileBytes(of: connection.path))
+        truncateWAL(on: connection)
     }
 
     private static func integer(_ pragma: String, on connection: SQLiteConnection) throws -> Int64 {
