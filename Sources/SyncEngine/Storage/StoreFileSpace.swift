@@ -33,9 +33,10 @@ enum StoreFileSpace {
     /// how many bytes smaller the file and its WAL are than `bytesBefore`. Runs outside any
     /// transaction, on a connection with no statement in progress.
     ///
-    /// Best effort: a store another connection is writing (the `VACUUM` or checkpoint times out)
-    /// keeps its free pages, which later writes reuse, until its next compaction; the compaction
-    /// itself has committed, so this reports 0 freed bytes instead of failing it.
+    /// Best effort: a store another connection is reading or writing (the `VACUUM` or checkpoint
+    /// times out) keeps its free pages, which later writes reuse, until its next compaction; the
+    /// compaction itself has committed, so this reports what the file shrank by (maybe nothing)
+    /// instead of failing it.
     static func reclaim(on connection: SQLiteConnection, bytesBefore: Int64) -> Int64 {
         connection.withBusyTimeout(milliseconds: readerWaitMilliseconds) { giveBackFreePages(on: connection) }
         return max(0, bytesBefore - fileBytes(of: connection.path))
