@@ -18,15 +18,21 @@ import TestSupport
         }
     }
 
+    /// A replica whose ten members were renamed `rounds` times, one save each.
+    private static func replicaWithHistory(rounds: Int) throws -> (TestReplica, [Member]) {
+        let a = try TestReplica(name: "a")
+        let members = (0..<10).map { _ in Member() }
+        for member in members { a.context.insert(member) }
+        try rename(members, rounds: 0..<rounds, on: a)
+        return (a, members)
+    }
+
     private static func autoVacuum(of replica: SyncReplica) throws -> SQLValue? {
         try replica.withConnection { try $0.rows("PRAGMA auto_vacuum").first?.first }
     }
 
     @Test func aClientCompactionThatDropsManyChangeSetsLeavesASmallerFile() throws {
-        let a = try TestReplica(name: "a")
-        let members = (0..<10).map { _ in Member() }
-        for member in members { a.context.insert(member) }
-        try Self.rename(members, rounds: 0..<200, on: a)
+        let (a, members) = try Self.replicaWithHistory(rounds: 200)
         #expect(try Self.autoVacuum(of: a.replica) == .integer(0), "a new store does not vacuum incrementally")
 
         for rounds in [200..<400, 400..<600] {
@@ -44,10 +50,7 @@ import TestSupport
     }
 
     @Test func aCompactionThatDropsFewRowsLeavesTheFileAsItIs() throws {
-        let a = try TestReplica(name: "a")
-        let members = (0..<10).map { _ in Member() }
-        for member in members { a.context.insert(member) }
-        try Self.rename(members, rounds: 0..<200, on: a)
+        let (a, _) = try Self.replicaWithHistory(rounds: 200)
         try HistoryCompactionTests.acknowledgeEverything(of: a)
         // Only the first change set is stable: a few pages free, which later saves reuse.
         let first = VersionVector([a.replica.replicaID: 1])
@@ -60,10 +63,7 @@ import TestSupport
     /// open while its client syncs: the compaction must not wait the busy timeout (5 s) for it.
     /// The bound below is under even one such wait (the two waits took 10 s), not a speed claim.
     @Test func anOpenReadTransactionDoesNotHoldACompactionUp() throws {
-        let a = try TestReplica(name: "a")
-        let members = (0..<10).map { _ in Member() }
-        for member in members { a.context.insert(member) }
-        try Self.rename(members, rounds: 0..<50, on: a)
+        let (a, members) = try Self.replicaWithHistory(rounds: 50)
         try HistoryCompactionTests.acknowledgeEverything(of: a)
         let reader = try SQLiteConnection(path: a.path)
         try reader.execute("BEGIN")
@@ -85,12 +85,9 @@ import TestSupport
     }
 
     @Test func aServerLogCompactionLeavesASmallerFile() throws {
-        let a = try TestReplica(name: "a")
+        let (a, _) = try Self.replicaWithHistory(rounds: 200)
         let file = TemporaryStoreFile(prefix: "compacted-server")
         let engine = try SQLiteDatasetEngine.create(at: file.path, schema: a.store.schemaDocument)
-        let members = (0..<10).map { _ in Member() }
-        for member in members { a.context.insert(member) }
-        try Self.rename(members, rounds: 0..<200, on: a)
         _ = try engine.apply(try a.replica.changeSets(missingFrom: VersionVector()), pushedBy: try a.replica.credentials())
 
         let before = StoreFileSpace.fileBytes(of: file.path)
