@@ -29,7 +29,6 @@ extension SQLiteDatasetEngine {
                 // before the compaction point what the replica has.
                 let latest = Set(try VersionVectorTable.vector(on: connection).entries.map { Dot(replica: $0.key, seq: $0.value) })
                 let dropped = compacted.map(\.dot).filter { !latest.contains($0) }
-                for statement in CompactionTable.createStatements { try connection.execute(statement) }
                 let (removed, kept) = try CompactionTable.withDots(dropped, on: connection) { dotsTable in
                     // Of those the merge reads again (a delete's, a creation with unique values),
                     // the HLC and vector stay, as a replica's history compaction keeps them.

@@ -74,8 +74,9 @@ enum CompactionTable {
 
     /// Keeps the HLC and vector of the change sets `changeSets` selects (a ``ChangeSetTable``
     /// selection aliased `c`) that `lookedUp` (a query of `replica, seq`) names; returns how many
-    /// were added and the bytes they take.
+    /// were added and the bytes they take. Creates the table the first time.
     static func keep(_ changeSets: ChangeSetTable.Selection, lookedUp: String, on connection: SQLiteConnection) throws -> (count: Int, bytes: Int64) {
+        for statement in createStatements { try connection.execute(statement) }
         let measure = "SELECT count(*), ifnull(sum(length(vector) + length(replica) + 16), 0) FROM _sync_compacted"
         let before = try connection.rows(measure).first ?? []
         try connection.execute("""

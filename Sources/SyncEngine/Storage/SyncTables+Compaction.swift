@@ -19,7 +19,6 @@ extension SyncTables {
     static func compactHistory(stable: VersionVector, droppingDeletedObjects: Bool, on connection: SQLiteConnection) throws -> SyncReplica.HistoryCompaction {
         var report = SyncReplica.HistoryCompaction(stable: stable)
         guard !stable.entries.isEmpty else { return report }
-        for statement in CompactionTable.createStatements { try connection.execute(statement) }
         try CompactionTable.withStableVector(stable, on: connection) { stableTable in
             let settled = ChangeSetTable.settled(below: stableTable)
             // What a future merge looks up of a dropped change set stays: its HLC and vector.
