@@ -4,7 +4,7 @@ import Foundation
 import SyncKit
 import Testing
 
-/// The metadata a local save records (``MergeEngine/applyLocalSave(_:deletedValues:)``): one
+/// The metadata a local save records (``LocalCapture/record(_:deletedValues:)``): one
 /// `_sync_object` row per new object, one `_sync_edge` row per reference, whatever order the
 /// objects were inserted in, and a second creation of an object refused as before.
 @Suite struct LocalSaveCaptureTests {

@@ -14,23 +14,23 @@ final class ChangeRecorder: SaveObserver {
     }
 
     func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws -> Set<UUID> {
-        let engine = try MergeEngine(schema: schema, connection: connection, isLocal: true, keepsJournal: true)
+        let capture = try LocalCapture(schema: schema, connection: connection)
         var policyRewrites: [PolicyRewrite] = []
-        let operations = try operations(for: changes, engine: engine, policyRewrites: &policyRewrites)
+        let operations = try operations(for: changes, engine: capture.engine, policyRewrites: &policyRewrites)
         guard !operations.isEmpty else { return [] }
         let changeSet = try ChangeSetTable.numberLocal(operations, wallClock: wallClock(), on: connection)
-        try engine.applyLocalSave(changeSet, deletedValues: deletedValues(of: changes))
-        for rewrite in policyRewrites { try engine.rewriteLocally(rewrite.values, of: rewrite.attribute, of: rewrite.object) }
+        try capture.record(changeSet, deletedValues: deletedValues(of: changes))
+        for rewrite in policyRewrites { try capture.rewrite(rewrite.values, of: rewrite.attribute, of: rewrite.object) }
         // The change set row is stored after the metadata rows: a large save's blob fills the page
         // cache, and the metadata indexes written after it had to be read back from the file.
         // Materializing reads the row (the HLC of a delete), so then it goes first.
-        guard !engine.touchedRoots.isEmpty || engine.mayRevealHiddenEdges else {
-            try engine.flushPendingWrites()
+        guard capture.needsMaterializing else {
+            try capture.engine.flushPendingWrites()
             try ChangeSetTable.store(changeSet, status: .pending, on: connection)
-            return engine.locallyRewritten
+            return capture.rewritten
         }
         try ChangeSetTable.store(changeSet, status: .pending, on: connection)
-        return try engine.materialize().union(engine.locallyRewritten)
+        return try capture.engine.materialize().union(capture.rewritten)
     }
 
     /// A value a save wrote to an attribute with a merge policy that the policy replaces: a

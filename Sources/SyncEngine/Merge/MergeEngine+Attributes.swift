@@ -11,26 +11,14 @@ extension MergeEngine {
     ///
     /// `prefetched` is the object's state when the caller has it (see ``prefetch(_:)``).
     func set(_ object: ObjectKey, attribute name: String, values: [SQLValue], known prefetched: ObjectInfo? = nil) throws {
-        let (entity, attribute) = try attributeOfSet(object.entity, name)
-        guard attribute.columns.count == values.count else {
-            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
-        }
-        let known = try prefetched ?? requireInfo(object, for: "set of \(object.entity).\(name)")
+        let (entity, attribute, known) = try setTarget(object, attribute: name, values: values, known: prefetched)
         if known.createdBy == current.dot {
             // Part of the object's creation: the creation stamp stands for these writes.
-            if !isLocal { try write(values, to: attribute, of: object, in: entity, known: known) }
+            try write(values, to: attribute, of: object, in: entity, known: known)
             return
         }
-        if attribute.policy == .counter {
-            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) of \(object.id.storageText), a counter: after its creation a counter takes only increments")
-        }
+        try requireSetAfterCreation(object, attribute)
         let incoming = current.stamp
-        if isLocal {
-            // A local write's HLC is larger than every stamp this replica has seen: it always wins.
-            notePendingWrite(object, known)
-            known.pendingFieldStamps[name] = incoming
-            return
-        }
         if known.mayBeDeleted { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
         if !mergedDuplicates.isEmpty { try journalWriteToMergedDuplicate(object, attribute: name, values: values) }
         let previous = try fieldStamp(object, known, name) ?? known.creation
@@ -55,6 +43,23 @@ extension MergeEngine {
                 winner: try currentSide(of: attribute, object: object, known: known, previous),
                 loser: side(values: values, incoming),
                 cause: incoming.dot, detail: .concurrentAttributeWrites)
+        }
+    }
+
+    /// The entity, attribute and object a `set` of `values` names, once they are checked against the schema.
+    func setTarget(_ object: ObjectKey, attribute name: String, values: [SQLValue], known prefetched: ObjectInfo?) throws
+        -> (entity: SyncSchema.Entity, attribute: SyncSchema.Attribute, known: ObjectInfo) {
+        let (entity, attribute) = try attributeOfSet(object.entity, name)
+        guard attribute.columns.count == values.count else {
+            throw SyncError(.schemaMismatch, "sets \(object.entity).\(name) with \(values.count) value(s); it has \(attribute.columns.count) column(s)")
+        }
+        return (entity, attribute, try prefetched ?? requireInfo(object, for: "set of \(object.entity).\(name)"))
+    }
+
+    /// Refuses a `set` of a counter outside its object's creation.
+    func requireSetAfterCreation(_ object: ObjectKey, _ attribute: SyncSchema.Attribute) throws {
+        if attribute.policy == .counter {
+            throw SyncError(.schemaMismatch, "sets \(object.entity).\(attribute.name) of \(object.id.storageText), a counter: after its creation a counter takes only increments")
         }
     }
 

@@ -33,15 +33,6 @@ extension MergeEngine {
         return inverse.kind != .toOne && inverse.maxCount != nil
     }
 
-    /// For a local change set's edge through `relationship`: when a `maxCount` may hide members
-    /// there, both ends are rewritten when the save materializes.
-    func touchMergeBounds(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) {
-        guard isBoundedAtMerge(relationship) else { return }
-        mayRevealHiddenEdges = true
-        affected.insert(source)
-        affected.insert(target)
-    }
-
     /// Which sources show at a target bounded by its `maxCount` depends on every source linked to
     /// it: for each affected object, every source linked to a target it has (or had) an edge to,
     /// or to itself when it is that target, is rewritten too.

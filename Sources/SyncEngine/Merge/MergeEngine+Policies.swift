@@ -35,15 +35,42 @@ extension MergeEngine {
     /// column's range (`_sync_counter` keeps the total while it is outside). The same on every
     /// replica, because addition commutes and each change set applies once.
     func increment(_ object: ObjectKey, attribute name: String, delta: Int64) throws {
+        let increment = try recordIncrement(object, attribute: name, delta: delta)
+        if increment.known.mayBeDeleted {
+            try journalUpdateOfDeleted(object, attribute: name, values: [.integer(delta)], incoming: increment.incoming)
+        }
+        let (shown, total, clamped) = try counterTotal(after: increment)
+        let value = SQLValue.integer(Int64(clamped))
+        if value != shown { try write([value], to: increment.attribute, of: object, in: increment.entity, known: increment.known) }
+        if clamped != total && increment.saturatedTotal == nil {
+            try journal(
+                .counterSaturated, entity: object.entity, object: object.id, property: name,
+                winner: side(values: [value], increment.incoming), loser: side(String(total), increment.incoming), cause: increment.incoming.dot,
+                detail: "the counter \(object.entity).\(name) adds up to \(total), outside its \(increment.attribute.columnType.rawValue) range: it shows \(clamped) until increments bring it back")
+        }
+    }
+
+    /// An `increment` of a counter, once its stamp is recorded.
+    struct CounterIncrement {
+        var object: ObjectKey
+        var entity: SyncSchema.Entity
+        var attribute: SyncSchema.Attribute
+        var known: ObjectInfo
+        var delta: Int64
+        var incoming: Stamp
+        /// The exact total `_sync_counter` keeps while the counter is saturated, if it is.
+        var saturatedTotal: Int128?
+    }
+
+    /// Checks an `increment` against the schema, records its stamp if it is the attribute's latest
+    /// write, and reads the counter's saturated total.
+    func recordIncrement(_ object: ObjectKey, attribute name: String, delta: Int64) throws -> CounterIncrement {
         let (entity, attribute) = try attributeOfSet(object.entity, name)
         guard attribute.policy == .counter else {
             throw SyncError(.schemaMismatch, "increments \(object.entity).\(name) of \(object.id.storageText), which is not a counter (merge: .\(attribute.policy.rawValue))")
         }
         let known = try requireInfo(object, for: "increment of \(object.entity).\(name)")
         let incoming = current.stamp
-        if !isLocal, known.mayBeDeleted {
-            try journalUpdateOfDeleted(object, attribute: name, values: [.integer(delta)], incoming: incoming)
-        }
         let previous = try fieldStamp(object, known, name) ?? known.creation
         if incoming > previous {
             notePendingWrite(object, known)
@@ -51,41 +78,26 @@ extension MergeEngine {
         }
         if hasCounterTable == nil { hasCounterTable = try CounterTable.exists(on: connection) }
         let saturatedTotal = hasCounterTable == true ? try CounterTable.total(of: object, name, on: connection) : nil
-        // A local save already wrote the app's value, the shown value plus `delta`: it is right
-        // unless the counter was saturated, when the exact total decides.
-        if isLocal && saturatedTotal == nil { return }
-        let shown = try currentValues(of: attribute, object: object, known: known)
+        return CounterIncrement(object: object, entity: entity, attribute: attribute, known: known, delta: delta,
+                                incoming: incoming, saturatedTotal: saturatedTotal)
+    }
+
+    /// The counter's shown value before `increment`, its exact total after, and the value it shows
+    /// then (the total clamped to the column's range); `_sync_counter` keeps the total while it is
+    /// outside the range.
+    func counterTotal(after increment: CounterIncrement) throws -> (shown: SQLValue, total: Int128, clamped: Int128) {
+        let object = increment.object, name = increment.attribute.name
+        let shown = try currentValues(of: increment.attribute, object: object, known: increment.known)
         guard case .integer(let shownValue)? = shown.first else {
             throw SyncError(.schemaMismatch, "increments \(object.entity).\(name) of \(object.id.storageText), whose value \(shown.first?.description ?? "none") is not an integer")
         }
-        let total = (saturatedTotal ?? Int128(shownValue)) + Int128(delta)
-        let range = CounterTable.range(of: attribute.columnType)
+        let total = (increment.saturatedTotal ?? Int128(shownValue)) + Int128(increment.delta)
+        let range = CounterTable.range(of: increment.attribute.columnType)
         let clamped = Swift.min(Swift.max(total, range.lowerBound), range.upperBound)
-        if clamped != total || saturatedTotal != nil {
+        if clamped != total || increment.saturatedTotal != nil {
             try CounterTable.setTotal(clamped == total ? nil : total, of: object, name, on: connection)
             hasCounterTable = true
         }
-        let value = SQLValue.integer(Int64(clamped))
-        if isLocal {
-            try write([value], to: attribute, of: object, in: entity, known: known)
-            locallyRewritten.insert(object.id)
-            return
-        }
-        if value != shown[0] { try write([value], to: attribute, of: object, in: entity, known: known) }
-        if clamped != total && saturatedTotal == nil {
-            try journal(
-                .counterSaturated, entity: object.entity, object: object.id, property: name,
-                winner: side(values: [value], incoming), loser: side(String(total), incoming), cause: incoming.dot,
-                detail: "the counter \(object.entity).\(name) adds up to \(total), outside its \(attribute.columnType.rawValue) range: it shows \(clamped) until increments bring it back")
-        }
-    }
-
-    /// Writes `values` to `object`'s attribute `name` after a local save wrote others to its row
-    /// (the policy's merge of them with the stored value); the saving context refreshes the object.
-    func rewriteLocally(_ values: [SQLValue], of name: String, of object: ObjectKey) throws {
-        let (entity, attribute) = try attributeOfSet(object.entity, name)
-        let known = try requireInfo(object, for: "local write of \(object.entity).\(name)")
-        try write(values, to: attribute, of: object, in: entity, known: known)
-        locallyRewritten.insert(object.id)
+        return (shown[0], total, clamped)
     }
 }

@@ -17,7 +17,7 @@ struct SlicedChangeSet {
 }
 
 /// Merging one change set given as a sequence of operation slices, in the caller's transaction,
-/// with the result of merging it whole (``apply(_:deletedValues:)``).
+/// with the result of merging it whole (``apply(_:)``).
 ///
 /// Operations are applied in their order, whatever the slice boundaries, and every rule that
 /// looks beyond one operation reads state that crosses slices:
@@ -54,11 +54,9 @@ extension MergeEngine {
         var slice = state.header
         slice.operations = operations
         current = slice
-        let prefetched = isLocal ? [] : try prefetch(slice)
+        let prefetched = try prefetch(slice)
         for (index, operation) in operations.enumerated() {
-            try atOperation(state.nextOperationIndex + index) {
-                try apply(operation, known: prefetched.isEmpty ? nil : prefetched[index], deletedValues: [:])
-            }
+            try atOperation(state.nextOperationIndex + index) { try apply(operation, known: prefetched[index]) }
         }
         noteUniqueCreations(in: operations, into: &state.uniqueCreations)
         state.nextOperationIndex += operations.count

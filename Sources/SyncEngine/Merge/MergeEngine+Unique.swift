@@ -24,13 +24,18 @@ extension MergeEngine {
         schema.entity(entity)?.uniqueKeys ?? []
     }
 
-    /// Records the key values of the objects `changeSet` created and, for a change set from
-    /// another replica, merges the objects they collide with.
+    /// Records the key values of the objects `changeSet` created and merges the objects they
+    /// collide with.
     func resolveUniqueValues(of changeSet: ChangeSet) throws {
         guard schema.hasUniqueKeys else { return }
+        try resolveUniqueValues(uniqueCreations(of: changeSet))
+    }
+
+    /// The objects of entities with uniqueness keys that `changeSet` creates, with their values.
+    func uniqueCreations(of changeSet: ChangeSet) -> UniqueCreations {
         var creations = UniqueCreations()
         noteUniqueCreations(in: changeSet.operations, into: &creations)
-        try resolveUniqueValues(creations)
+        return creations
     }
 
     /// The objects of entities with uniqueness keys that `operations` create, and the values
@@ -49,9 +54,14 @@ extension MergeEngine {
         }
     }
 
-    /// Records the key values of `creations` and, for a change set from another replica, merges
-    /// the objects they collide with.
+    /// Records the key values of `creations` and merges the objects they collide with.
     func resolveUniqueValues(_ creations: UniqueCreations) throws {
+        try recordUniqueValues(creations)
+        for object in creations.created.values.sorted() { try mergeCollisions(of: object) }
+    }
+
+    /// Records the key values of `creations`, which later creations on other replicas collide with.
+    func recordUniqueValues(_ creations: UniqueCreations) throws {
         let created = creations.created, written = creations.written
         guard !created.isEmpty else { return }
         for object in created.values.sorted() {
@@ -62,8 +72,6 @@ extension MergeEngine {
                 try UniqueMergeTable.insertCreationValue(object, key: key.displayName, value: ConflictEntry.Value(columns: values).jsonText, on: connection)
             }
         }
-        guard !isLocal else { return }
-        for object in created.values.sorted() { try mergeCollisions(of: object) }
     }
 
     /// The object `object` stands for: its survivor when a merge removed it, else itself.

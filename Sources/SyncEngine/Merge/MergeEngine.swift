@@ -30,8 +30,9 @@ struct DeleteRoot: Hashable, Comparable, Sendable {
     }
 }
 
-/// Applies change sets to a store's sync metadata and entity tables, inside the caller's
-/// transaction.
+/// Merges change sets from other replicas into a store's sync metadata and entity tables, inside
+/// the caller's transaction. (A local save's change set is recorded by ``LocalCapture``, which
+/// uses this engine's metadata but neither journals nor rewrites rows LocalStore already wrote.)
 ///
 /// Every rule is a function of the set of change sets applied, not of their arrival order:
 /// attribute writes keep the largest `(HLC, replica ID)`; edges are added by `link` and only
@@ -71,15 +72,10 @@ final class MergeEngine {
 
     let schema: SyncSchema
     let connection: SQLiteConnection
-    /// Local change sets were already written to the entity tables by LocalStore: only metadata is recorded.
-    let isLocal: Bool
     /// Whether resolutions are written to the conflict journal (not on syncd's replica).
     let keepsJournal: Bool
     var affected: Set<ObjectKey> = []
     var touchedRoots: Set<DeleteRoot> = []
-    /// Objects whose rows a local save's change set changed beyond what the app wrote (a
-    /// saturated counter, a `.max` write below the stored value): the saving context refreshes them.
-    var locallyRewritten: Set<UUID> = []
     /// Whether `_sync_counter` exists, once an increment asked: most stores never saturate a counter.
     var hasCounterTable: Bool?
     var objects: [ObjectKey: ObjectInfo] = [:]
@@ -120,11 +116,6 @@ final class MergeEngine {
     /// progress: every member of a group asks for the same ranking, which the edges (unchanged
     /// while rows are written) decide.
     var rankedSourcesByTarget: [ObjectKey: [String: [(id: UUID, added: Stamp)]]] = [:]
-    /// Whether a local change set may free an edge this replica keeps hidden: it linked or
-    /// unlinked through a relationship a `maxCount` may hide members of, or unlinked a to-one whose
-    /// other live edges compete (§3.4, §3.7). Materializing then shows what the change frees on
-    /// this replica too, as it does on every replica that merges the change set.
-    var mayRevealHiddenEdges = false
     /// Per affected object and relationship with a `minCount`, its member count before materializing.
     var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
     /// Duplicates that uniqueness merges removed, with their survivors (`MergeEngine+Unique.swift`).
@@ -132,29 +123,30 @@ final class MergeEngine {
     /// While a change set is merged in slices (`MergeEngine+Slices.swift`), what must outlive one slice.
     var sliced: SlicedChangeSet?
 
-    init(schema: SyncSchema, connection: SQLiteConnection, isLocal: Bool, keepsJournal: Bool) throws {
+    init(schema: SyncSchema, connection: SQLiteConnection, keepsJournal: Bool) throws {
         self.schema = schema
         self.connection = connection
-        self.isLocal = isLocal
         self.keepsJournal = keepsJournal
         voided = try VoidedDeleteTable.roots(on: connection)
         mergedDuplicates = try UniqueMergeTable.merges(on: connection)
     }
 
     /// Applies one change set's operations to the metadata and the rows of existing objects.
-    /// (A local save's change set goes through ``applyLocalSave(_:deletedValues:)``.)
-    func apply(_ changeSet: ChangeSet, deletedValues: [UUID: [String: SQLValue]] = [:]) throws {
-        current = changeSet
-        vectors[changeSet.dot] = changeSet.vector
-        appliedInBatch.insert(changeSet.dot)
-        let prefetched = isLocal ? [] : try prefetch(changeSet)
+    func apply(_ changeSet: ChangeSet) throws {
+        begin(changeSet)
+        let prefetched = try prefetch(changeSet)
         for (index, operation) in changeSet.operations.enumerated() {
-            try atOperation(index) {
-                try apply(operation, known: prefetched.isEmpty ? nil : prefetched[index], deletedValues: deletedValues)
-            }
+            try atOperation(index) { try apply(operation, known: prefetched[index]) }
         }
         try resolveUniqueValues(of: changeSet)
         try VersionVectorTable.advance(to: changeSet.dot, on: connection)
+    }
+
+    /// Makes `changeSet` the one whose operations are applied next.
+    func begin(_ changeSet: ChangeSet) {
+        current = changeSet
+        vectors[changeSet.dot] = changeSet.vector
+        appliedInBatch.insert(changeSet.dot)
     }
 
     /// Runs `body`, naming the current change set and the operation in a ``SyncError`` it throws.
@@ -166,14 +158,14 @@ final class MergeEngine {
         }
     }
 
-    func apply(_ operation: Operation, known: ObjectInfo? = nil, deletedValues: [UUID: [String: SQLValue]]) throws {
+    func apply(_ operation: Operation, known: ObjectInfo?) throws {
         switch operation {
         case .create(let entity, let id):
             try create(ObjectKey(entity: entity, id: id))
         case .set(let entity, let id, let attribute, let values):
             try set(ObjectKey(entity: entity, id: id), attribute: attribute, values: values, known: known)
         case .delete(let entity, let id, let root):
-            try delete(ObjectKey(entity: entity, id: id), root: root, values: deletedValues[id])
+            try delete(ObjectKey(entity: entity, id: id), root: root)
         case .link(let entity, let id, let relationship, let target):
             try link(ObjectKey(entity: entity, id: id), relationship: relationship, target: target)
         case .unlink(let entity, let id, let relationship, let target, let observed):
@@ -193,15 +185,14 @@ final class MergeEngine {
             throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which already exists")
         }
         let stamp = current.stamp
-        pendingObjectRows.append(object, creation: stamp, hasRow: isLocal)
-        let created = ObjectInfo(creation: stamp, hasRow: isLocal, mayBeDeleted: false)
+        // A merged creation's row is written when the batch materializes.
+        pendingObjectRows.append(object, creation: stamp, hasRow: false)
+        let created = ObjectInfo(creation: stamp, hasRow: false, mayBeDeleted: false)
         created.createdBy = current.dot
         created.storedFieldStamps = FieldStamps()
         objects[object] = created
-        if !isLocal {
-            detachedValues[object] = [:]
-            affected.insert(object)
-        }
+        detachedValues[object] = [:]
+        affected.insert(object)
     }
 
     func info(_ object: ObjectKey) throws -> ObjectInfo? {
@@ -274,19 +265,18 @@ final class MergeEngine {
 
     // MARK: Deletes
 
-    private func delete(_ object: ObjectKey, root: UUID, values: [String: SQLValue]?) throws {
+    /// Records the current change set's delete of `object`, from the delete that started at `root`;
+    /// returns what is known of the object.
+    func recordDelete(_ object: ObjectKey, root: UUID) throws -> ObjectInfo {
         _ = try schema.requireEntity(object.entity, in: "delete of \(object.id)")
         let known = try requireInfo(object, for: "delete")
         objects[object]?.mayBeDeleted = true
         try DeleteTable.insert(object, root: DeleteRoot(dot: current.dot, root: root), implicit: false, on: connection)
-        if isLocal {
-            // LocalStore removed the row; keep its values in case a concurrent reference voids the delete.
-            objects[object]?.hasRow = false
-            try storeTombstone(values ?? [:], for: object)
-            // Deletes whose deny rule counted on this object being alive must be judged again.
-            try touchRootsAround(object)
-            return
-        }
+        return known
+    }
+
+    private func delete(_ object: ObjectKey, root: UUID) throws {
+        let known = try recordDelete(object, root: root)
         touchedRoots.insert(DeleteRoot(dot: current.dot, root: root))
         // Deny rules of deletes around this object ask whether it is alive: judge them again.
         try markChanged(object)
@@ -339,9 +329,9 @@ final class MergeEngine {
         _ = try requireInfo(source, for: "link of \(source.entity).\(name)")
         _ = try requireInfo(targetKey, for: "link of \(source.entity).\(name)")
         let stamp = current.stamp
-        if relationship.kind == .toOne && relationship.isSelfInverse && !isLocal {
+        if relationship.kind == .toOne && relationship.isSelfInverse {
             try journalCompetingPartners(source, targetKey, relationship, stamp: stamp)
-        } else if relationship.kind == .toOne && !isLocal {
+        } else if relationship.kind == .toOne {
             for edge in try liveEdges(from: source, relationship) where edge.target != target && !current.vector.covers(edge.added.dot) {
                 let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
                 try journal(
@@ -383,6 +373,14 @@ final class MergeEngine {
     }
 
     private func unlink(_ source: ObjectKey, relationship name: String, target: UUID, observed: [Dot]) throws {
+        let (source, target, relationship) = try removeEdge(from: source, name, to: target, observed: observed)
+        try touchEdge(source, target, relationship)
+    }
+
+    /// Marks the edges an `unlink` from `source` to `target` observed as removed by the current
+    /// change set; returns the edge's ends as merges leave them, and its canonical relationship.
+    func removeEdge(from source: ObjectKey, _ name: String, to target: UUID, observed: [Dot]) throws
+        -> (source: ObjectKey, target: ObjectKey, relationship: SyncSchema.Relationship) {
         let relationship = try canonicalRelationship(source, name, target: target)
         // An unlink caused by deleting one of the two objects carries that delete's root, so a voided
         // delete brings the edge back. (The delete names the objects as written, before any merge.)
@@ -393,25 +391,7 @@ final class MergeEngine {
         for dot in observed {
             try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, root: root, on: connection)
         }
-        if isLocal, try unlinkMayRevealAnotherEdge(source, targetKey, relationship) {
-            mayRevealHiddenEdges = true
-            affected.insert(source)
-            affected.insert(targetKey)
-        }
-        try touchEdge(source, targetKey, relationship)
-    }
-
-    /// Whether a local unlink through a to-one may let an edge the saving replica keeps hidden
-    /// show: another live edge of the source (the to-one falls back to it, §3.4), another source's
-    /// live claim on the target of a one-to-one, or another live edge at either end of a
-    /// self-inverse to-one. LocalStore only cleared the columns the app changed, so the saving
-    /// replica materializes then, as every replica that merges the change set does.
-    private func unlinkMayRevealAnotherEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> Bool {
-        guard relationship.kind == .toOne else { return false }
-        if !(try incidentEdges(of: source, relationship)).isEmpty { return true }
-        if relationship.isSelfInverse { return !(try incidentEdges(of: target, relationship)).isEmpty }
-        guard schema.inverse(of: relationship)?.kind == .toOne else { return false }
-        return !(try liveEdges(to: target, relationship)).isEmpty
+        return (source, targetKey, relationship)
     }
 
     /// The root of the delete of `object` in the current change set, if it deletes it.
@@ -425,13 +405,6 @@ final class MergeEngine {
     }
 
     private func touchEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws {
-        guard !isLocal else {
-            // LocalStore wrote the rows; only deletes the edge may bear on need judging again
-            // (an object created in this very change set has none).
-            for endpoint in [source, target] where objects[endpoint]?.createdBy != current.dot { try touchRoots(of: endpoint) }
-            touchMergeBounds(source, target, relationship)
-            return
-        }
         affected.insert(source)
         affected.insert(target)
         reorderedOwners.insert(source)
@@ -449,30 +422,54 @@ final class MergeEngine {
         for endpoint in [source, target] { try touchRoots(of: endpoint) }
     }
 
-    private func position(_ owner: ObjectKey, relationship name: String, member: UUID, key: String) throws {
+    /// A `position` operation as merges leave it: the owner and member (their survivors), the
+    /// key and stamp it writes, and the position it finds.
+    struct PositionWrite {
+        var owner: ObjectKey
+        var relationship: String
+        var member: UUID
+        var key: String
+        var incoming: Stamp
+        /// The stored position (a position written before stamps were kept has none).
+        var existing: (key: String, stamp: Stamp?)?
+
+        /// Whether the write replaces what it finds: there is none, or it has the larger `(HLC, replica)`.
+        var wins: Bool { existing?.stamp.map { incoming > $0 } ?? true }
+    }
+
+    /// The current change set's position of `member` in `owner`'s ordered relationship `name`.
+    func positionWrite(_ owner: ObjectKey, relationship name: String, member: UUID, key: String) throws -> PositionWrite {
         let entity = try schema.requireEntity(owner.entity, in: "position")
         guard let relationship = entity.relationship(name), relationship.kind == .orderedToMany else {
             throw SyncError(.schemaMismatch, "positions a member in \(owner.entity).\(name), which is not an ordered relationship")
         }
         let owner = survivor(of: owner)
         let member = survivor(of: ObjectKey(entity: relationship.target, id: member)).id
-        let incoming = current.stamp
         let existing = try PositionTable.position(of: member, in: owner, name, on: connection)
-        let previous = existing?.stamp
-        if let previous, let existing, !current.vector.covers(previous.dot), !isLocal {
+        return PositionWrite(owner: owner, relationship: name, member: member, key: key, incoming: current.stamp, existing: existing)
+    }
+
+    /// Stores `write` if it wins; returns whether it did.
+    func store(_ write: PositionWrite) throws -> Bool {
+        guard write.wins else { return false }
+        try PositionTable.setPosition(of: write.member, in: write.owner, write.relationship, key: write.key, stamp: write.incoming, on: connection)
+        return true
+    }
+
+    private func position(_ owner: ObjectKey, relationship name: String, member: UUID, key: String) throws {
+        let write = try positionWrite(owner, relationship: name, member: member, key: key)
+        let incoming = write.incoming
+        if let existing = write.existing, let previous = existing.stamp, !current.vector.covers(previous.dot) {
             let (winner, loser) = incoming > previous
-                ? ((key, incoming), (existing.key, previous)) : ((existing.key, previous), (key, incoming))
+                ? ((write.key, incoming), (existing.key, previous)) : ((existing.key, previous), (write.key, incoming))
             try journal(
-                .move, entity: owner.entity, object: owner.id, property: name,
+                .move, entity: write.owner.entity, object: write.owner.id, property: name,
                 winner: side("\"\(winner.0)\"", winner.1), loser: side("\"\(loser.0)\"", loser.1), cause: incoming.dot,
-                detail: "member \(member) of \(owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")
+                detail: "member \(write.member) of \(write.owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")
         }
-        guard previous.map({ incoming > $0 }) ?? true else { return }
-        try PositionTable.setPosition(of: member, in: owner, name, key: key, stamp: incoming, on: connection)
-        if !isLocal {
-            affected.insert(owner)
-            reorderedOwners.insert(owner)
-        }
+        guard try store(write) else { return }
+        affected.insert(write.owner)
+        reorderedOwners.insert(write.owner)
     }
 }
 

@@ -16,7 +16,7 @@ extension SyncReplica {
         let hub = store.changeHub
         return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
-                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false, keepsJournal: keepsConflictJournal)
+                let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
                 engine.recordsStoreChange = hub.hasSubscribers
                 let replayed = try ChangeSetTable.commitLocal(changeSet.operations, wallClock: wallClock(), on: connection)
                 try validator.validate([replayed])

@@ -134,7 +134,7 @@ extension SyncReplica {
         func mergePending() throws {
             guard !pending.isEmpty else { return }
             let batch = try validate(pending)
-            let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false, keepsJournal: keepsConflictJournal)
+            let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
             for changeSet in batch.changeSets { try merge(changeSet, of: batch, with: engine, keptObjects: &keptObjects, on: connection) }
             try engine.materialize()
             pending.removeAll(keepingCapacity: true)

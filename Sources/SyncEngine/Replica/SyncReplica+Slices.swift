@@ -61,7 +61,7 @@ extension SyncReplica {
                 try ChangeSetTable.store(header, operations: StoredOperations.encode([]), status: .remote, on: connection)
                 var keptObjects: Set<UUID>?
                 if projection.keepsUnknown { try recordKeptObjects(survey.leftOut, keptObjects: &keptObjects, on: connection) }
-                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false, keepsJournal: keepsConflictJournal)
+                let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
                 engine.recordsStoreChange = hub.hasSubscribers
                 engine.beginSlices(of: header, deletionRoots: survey.deletionRoots)
                 var encoder = StoredOperations.Encoder(operationCount: survey.operationCount)

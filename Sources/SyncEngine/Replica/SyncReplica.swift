@@ -173,7 +173,7 @@ public final class SyncReplica: Sendable {
                         remaining.append(changeSet)
                     }
                 }
-                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false, keepsJournal: keepsConflictJournal)
+                let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
                 engine.recordsStoreChange = hub.hasSubscribers
                 var appliedInOrder: [ChangeSet] = []
                 var keptObjects: Set<UUID>?
@@ -246,7 +246,7 @@ public final class SyncReplica: Sendable {
         let hub = store.changeHub
         return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
-                let engine = try MergeEngine(schema: schema, connection: connection, isLocal: false, keepsJournal: keepsConflictJournal)
+                let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
                 engine.recordsStoreChange = hub.hasSubscribers
                 let editor = RecordEditor(schema: schema, engine: engine)
                 try body(editor)
