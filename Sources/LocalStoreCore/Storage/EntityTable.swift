@@ -1,6 +1,7 @@
 import Codecs
 import Foundation
 import SQLiteDatabase
+import Synchronization
 
 /// The SQL of one entity's table, for code that works from a ``SchemaDocument`` rather than the
 /// Swift types (merging, the `sync` CLI, the server): the one place outside saves and fetches
@@ -35,6 +36,8 @@ package struct EntityTable: Sendable {
     /// from the member column too.
     private let selfInverseJoinTables: [(table: String, memberColumn: String)]
     private let quotedAttributeColumns: [String]
+    /// ``updateAttributes(of:_:on:)``'s statements, by the columns they write.
+    private let updateStatements = UpdateStatements()
     /// `SELECT <identifier column>, <attribute columns> FROM <table>`, for statements that add a `WHERE`.
     private let selectIdentifierAndAttributes: String
     private let insertSQL: String
@@ -128,16 +131,25 @@ package struct EntityTable: Sendable {
     /// Writes the attribute columns of `id` whose value is not `nil` (`values` in
     /// ``attributeColumns`` order); the others keep theirs.
     package func updateAttributes(of id: UUID, _ values: [SQLValue?], on connection: SQLiteConnection) throws {
-        // Column order, so the statement text (and its cached preparation) repeats.
-        var assignments: [String] = []
         var arguments: [SQLValue] = []
+        arguments.reserveCapacity(values.count + 1)
+        var written: UInt64 = 0
         for (offset, value) in values.enumerated() {
             guard let value else { continue }
-            assignments.append("\(quotedAttributeColumns[offset]) = ?")
             arguments.append(value)
+            if offset < 64 { written |= 1 << UInt64(offset) }
         }
-        guard !assignments.isEmpty else { return }
-        try connection.run("UPDATE \(quotedTable) SET \(assignments.joined(separator: ", ")) WHERE \(EntityTable.quotedIdentifierColumn) = ?", arguments + [.text(id.storageText)])
+        guard !arguments.isEmpty else { return }
+        arguments.append(.text(id.storageText))
+        // A merge writes thousands of rows with the same columns: their statement is made once.
+        let sql = values.count <= 64 ? updateStatements.statement(writing: written) { updateStatement(writing: values) } : updateStatement(writing: values)
+        try connection.run(sql, arguments)
+    }
+
+    /// The `UPDATE` of the attribute columns whose value is not `nil`, in column order.
+    private func updateStatement(writing values: [SQLValue?]) -> String {
+        let assignments = zip(quotedAttributeColumns, values).compactMap { column, value in value.map { _ in "\(column) = ?" } }
+        return "UPDATE \(quotedTable) SET \(assignments.joined(separator: ", ")) WHERE \(EntityTable.quotedIdentifierColumn) = ?"
     }
 
     // MARK: Relationships
@@ -210,5 +222,17 @@ package struct EntityTable: Sendable {
         guard case .inverseForeignKey(let table, _, let positionColumn?) = storage else { return }
         try connection.run("UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(positionColumn)) = ? WHERE \(EntityTable.quotedIdentifierColumn) = ?",
                            [.integer(Int64(position)), .text(member.storageText)])
+    }
+}
+
+/// `UPDATE` statements of an entity table by the attribute columns they write (bit `i`: column `i`).
+private final class UpdateStatements: Sendable {
+    private let statements = Mutex<[UInt64: String]>([:])
+
+    func statement(writing columns: UInt64, _ make: () -> String) -> String {
+        if let known = statements.withLock({ $0[columns] }) { return known }
+        let made = make()
+        statements.withLock { $0[columns] = made }
+        return made
     }
 }

@@ -27,7 +27,7 @@ extension MergeEngine {
             return
         }
         if incoming > previous {
-            if !current.vector.covers(previous.dot) {
+            if !covers(previous.dot) {
                 try journal(
                     .attribute, entity: object.entity, object: object.id, property: name,
                     winner: side(values: values, incoming),
@@ -82,7 +82,7 @@ extension MergeEngine {
     func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
         var journaled: Set<Dot> = []
         for root in try DeleteTable.roots(deleting: object, on: connection) {
-            guard !voided.contains(root), !current.vector.covers(root.dot), journaled.insert(root.dot).inserted else { continue }
+            guard !voided.contains(root), !covers(root.dot), journaled.insert(root.dot).inserted else { continue }
             try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: name,
                 winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),

@@ -21,17 +21,27 @@ extension MergeEngine {
         var seen: Set<ObjectKey> = []
         // Objects this change set creates have nothing stored to read (their creates come first).
         var created: Set<ObjectKey> = []
-        for (index, operation) in changeSet.operations.enumerated() {
-            if case .create(let entity, let id) = operation { created.insert(ObjectKey(entity: entity, id: id)) }
-            guard case .set(let entity, let id, _, _) = operation else { continue }
-            let key = ObjectKey(entity: entity, id: id)
-            if let known = objects[key] {
-                resolved[index] = known
-                continue
+        // Operations are read in place: copying each out of the array retained its values.
+        changeSet.operations.withUnsafeBufferPointer { operations in
+            for index in operations.indices {
+                let key: ObjectKey
+                switch operations[index] {
+                case .create(let entity, let id):
+                    created.insert(ObjectKey(entity: entity, id: id))
+                    continue
+                case .set(let entity, let id, _, _):
+                    key = ObjectKey(entity: entity, id: id)
+                default:
+                    continue
+                }
+                if let known = objects[key] {
+                    resolved[index] = known
+                    continue
+                }
+                if !created.isEmpty, created.contains(key) { continue }
+                unresolved.append((index, key))
+                if seen.insert(key).inserted { missing[key.entity, default: []].append(key.id) }
             }
-            if !created.isEmpty, created.contains(key) { continue }
-            unresolved.append((index, key))
-            if seen.insert(key).inserted { missing[entity, default: []].append(id) }
         }
         // The objects read now are the likely rows a conflict wants (see loadRowValues).
         rowCandidates = missing

@@ -105,7 +105,11 @@ final class MergeEngine {
     var lastSetAttribute: (entity: SyncSchema.Entity, attribute: SyncSchema.Attribute)?
     /// Objects with writes kept in memory, in the order they were first written.
     var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
-    var current: ChangeSet!
+    var current: ChangeSet! {
+        didSet { lastCoverage = nil }
+    }
+    /// The replica ``covers(_:)`` last looked up in the current change set's vector, and its seq.
+    private var lastCoverage: (replica: ReplicaID, seq: UInt64)?
     /// The dots of the change sets applied by this engine, so journal entries about counts name
     /// only what this batch brought (see `MergeEngine+Counts.swift`).
     var appliedInBatch: Set<Dot> = []
@@ -135,8 +139,11 @@ final class MergeEngine {
     func apply(_ changeSet: ChangeSet) throws {
         begin(changeSet)
         let prefetched = try prefetch(changeSet)
-        for (index, operation) in changeSet.operations.enumerated() {
-            try atOperation(index) { try apply(operation, known: prefetched[index]) }
+        // Operations are read in place: copying each out of the array retained its values.
+        try changeSet.operations.withUnsafeBufferPointer { operations in
+            for index in operations.indices {
+                try atOperation(index) { try apply(operations[index], known: prefetched[index]) }
+            }
         }
         try resolveUniqueValues(of: changeSet)
         try VersionVectorTable.advance(to: changeSet.dot, on: connection)
@@ -147,6 +154,16 @@ final class MergeEngine {
         current = changeSet
         vectors[changeSet.dot] = changeSet.vector
         appliedInBatch.insert(changeSet.dot)
+    }
+
+    /// Whether the current change set had seen `dot`. The last replica asked is remembered: the
+    /// writes a change set replaces are mostly of one or two replicas, and a vector lookup hashes
+    /// an identifier.
+    func covers(_ dot: Dot) -> Bool {
+        if let lastCoverage, lastCoverage.replica == dot.replica { return lastCoverage.seq >= dot.seq }
+        let seq = current.vector[dot.replica]
+        lastCoverage = (dot.replica, seq)
+        return seq >= dot.seq
     }
 
     /// Runs `body`, naming the current change set and the operation in a ``SyncError`` it throws.
@@ -283,7 +300,7 @@ final class MergeEngine {
         // Concurrent updates lose to the delete: journal them.
         let entity = try schema.requireEntity(object.entity, in: "delete")
         for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
-            guard let stamp = try fieldStamp(object, known, attribute.name), !current.vector.covers(stamp.dot) else { continue }
+            guard let stamp = try fieldStamp(object, known, attribute.name), !covers(stamp.dot) else { continue }
             try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
                 winner: side(nil, current.stamp),
@@ -332,7 +349,7 @@ final class MergeEngine {
         if relationship.kind == .toOne && relationship.isSelfInverse {
             try journalCompetingPartners(source, targetKey, relationship, stamp: stamp)
         } else if relationship.kind == .toOne {
-            for edge in try liveEdges(from: source, relationship) where edge.target != target && !current.vector.covers(edge.added.dot) {
+            for edge in try liveEdges(from: source, relationship) where edge.target != target && !covers(edge.added.dot) {
                 let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
                 try journal(
                     .toOne, entity: source.entity, object: source.id, property: name,
@@ -342,7 +359,7 @@ final class MergeEngine {
             if let inverse = schema.inverse(of: relationship), inverse.kind == .toOne {
                 // One-to-one: sources claiming the same target concurrently conflict on the target's side.
                 for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
-                where edge.source != source.id && !current.vector.covers(edge.added.dot) {
+                where edge.source != source.id && !covers(edge.added.dot) {
                     let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
                     try journal(
                         .toOne, entity: targetKey.entity, object: target, property: inverse.name,
@@ -361,7 +378,7 @@ final class MergeEngine {
     private func journalCompetingPartners(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship, stamp: Stamp) throws {
         for (end, partner) in [(source, target), (target, source)] {
             for edge in try incidentEdges(of: end, relationship).sorted(by: { $0.added < $1.added })
-            where edge.other != partner && !current.vector.covers(edge.added.dot) {
+            where edge.other != partner && !covers(edge.added.dot) {
                 let (winner, loser) = stamp > edge.added ? ((partner.id, stamp), (edge.other.id, edge.added)) : ((edge.other.id, edge.added), (partner.id, stamp))
                 try journal(
                     .toOne, entity: end.entity, object: end.id, property: relationship.name,
@@ -459,7 +476,7 @@ final class MergeEngine {
     private func position(_ owner: ObjectKey, relationship name: String, member: UUID, key: String) throws {
         let write = try positionWrite(owner, relationship: name, member: member, key: key)
         let incoming = write.incoming
-        if let existing = write.existing, let previous = existing.stamp, !current.vector.covers(previous.dot) {
+        if let existing = write.existing, let previous = existing.stamp, !covers(previous.dot) {
             let (winner, loser) = incoming > previous
                 ? ((write.key, incoming), (existing.key, previous)) : ((existing.key, previous), (write.key, incoming))
             try journal(
