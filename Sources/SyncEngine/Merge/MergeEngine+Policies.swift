@@ -64,6 +64,7 @@ extension MergeEngine {
 
     /// Checks an `increment` against the schema, records its stamp if it is the attribute's latest
     /// write, and reads the counter's saturated total.
+    @inline(__always)
     func recordIncrement(_ object: ObjectKey, attribute name: String, delta: Int64) throws -> CounterIncrement {
         let (entity, attribute) = try attributeOfSet(object.entity, name)
         guard attribute.policy == .counter else {
@@ -85,6 +86,7 @@ extension MergeEngine {
     /// The counter's shown value before `increment`, its exact total after, and the value it shows
     /// then (the total clamped to the column's range); `_sync_counter` keeps the total while it is
     /// outside the range.
+    @inline(__always)
     func counterTotal(after increment: CounterIncrement) throws -> (shown: SQLValue, total: Int128, clamped: Int128) {
         let object = increment.object, name = increment.attribute.name
         let shown = try currentValues(of: increment.attribute, object: object, known: increment.known)
