@@ -55,8 +55,10 @@ extension MergeEngine {
         slice.operations = operations
         current = slice
         let prefetched = try prefetch(slice)
-        for (index, operation) in operations.enumerated() {
-            try atOperation(state.nextOperationIndex + index) { try apply(operation, known: prefetched[index]) }
+        try operations.withUnsafeBufferPointer { operations in
+            for index in operations.indices {
+                try atOperation(state.nextOperationIndex + index) { try apply(at: index, of: operations, known: prefetched[index]) }
+            }
         }
         noteUniqueCreations(in: operations, into: &state.uniqueCreations)
         state.nextOperationIndex += operations.count

@@ -142,7 +142,7 @@ final class MergeEngine {
         // Operations are read in place: copying each out of the array retained its values.
         try changeSet.operations.withUnsafeBufferPointer { operations in
             for index in operations.indices {
-                try atOperation(index) { try apply(operations[index], known: prefetched[index]) }
+                try atOperation(index) { try apply(at: index, of: operations, known: prefetched[index]) }
             }
         }
         try resolveUniqueValues(of: changeSet)
@@ -175,8 +175,9 @@ final class MergeEngine {
         }
     }
 
-    func apply(_ operation: Operation, known: ObjectInfo?) throws {
-        switch operation {
+    /// Applies `operations[index]`, read in place (a copy of the operation would retain its values).
+    func apply(at index: Int, of operations: UnsafeBufferPointer<Operation>, known: ObjectInfo?) throws {
+        switch operations[index] {
         case .create(let entity, let id):
             try create(ObjectKey(entity: entity, id: id))
         case .set(let entity, let id, let attribute, let values):
