@@ -419,7 +419,9 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// Writes as much pending output as the socket takes; resets the buffer once all is written.
     private func writePendingOutput() -> WriteOutcome {
+        var lastSendStartedAt = MonotonicTime.nanoseconds()
         while outputOffset < output.count {
+            lastSendStartedAt = MonotonicTime.nanoseconds()
             let result = output.withUnsafeBytes { bytes in
                 Socket.send(descriptor, UnsafeRawBufferPointer(rebasing: bytes[outputOffset...]))
             }
@@ -437,7 +439,10 @@ final class HTTPConnection: @unchecked Sendable {
         // Keep a small buffer for the next response; release large ones.
         output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
         outputOffset = 0
-        idleSince = MonotonicTime.nanoseconds()
+        // Idle from just before the send that completed the response: the client may read it and
+        // act (open another connection, send another request) before this thread runs on, and what
+        // it does next must never look idle for longer than this connection.
+        idleSince = lastSendStartedAt
         return .complete
     }
 
