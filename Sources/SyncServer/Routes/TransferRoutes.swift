@@ -91,14 +91,16 @@ enum TransferRoutes {
         } catch {
             throw APIError.invalidParameter("an upload is declared as {\"totalBytes\": N, \"sha256\": \"<64 hex digits>\"}: \(error)")
         }
+        // A malformed declaration is refused as such whatever size it declares: only a well-formed
+        // one is judged against the limit.
         guard total >= 1 else {
             throw APIError.invalidParameter("totalBytes is the size of the upload, at least 1, not \(total)")
         }
-        guard total <= limit else {
-            throw APIError(.contentTooLarge, "payload_too_large", "an upload holds 1 to \(limit) bytes, not \(total)")
-        }
         guard sha256.utf8.count == 64, LowercaseHex.decode(sha256) != nil else {
             throw APIError.invalidParameter("sha256 must be the SHA-256 of the whole upload, 64 hex digits")
+        }
+        guard total <= limit else {
+            throw APIError(.contentTooLarge, "payload_too_large", "an upload holds 1 to \(limit) bytes, not \(total)")
         }
         return (total, sha256.lowercased())
     }

@@ -146,6 +146,10 @@ import Testing
         let tooLarge = try JSONSerialization.data(withJSONObject: ["totalBytes": (1 << 20) + 1, "sha256": Self.hex(body)])
         #expect(server.send(.post, "/v1/datasets/main/uploads", body: tooLarge).status == .contentTooLarge)
         #expect(server.send(.post, "/v1/datasets/main/uploads", body: Data("{}".utf8)).errorCode == "invalid_parameter")
+        // A malformed declaration is refused as malformed, whatever size it declares.
+        let malformedAndLarge = Data(#"{"totalBytes": 17547587749856, "sha256": "\#(Self.hex(body))*"}"#.utf8)
+        let malformedRefusal = server.send(.post, "/v1/datasets/main/uploads", body: malformedAndLarge)
+        #expect(malformedRefusal.status == .badRequest && malformedRefusal.errorCode == "invalid_parameter", "\(malformedRefusal.text)")
         // Sizes that are no size: nothing, or beyond a 64-bit integer (never wrapped around).
         for total in ["0", "-5", "9223372036854775808"] {
             let declaration = Data(#"{"totalBytes": \#(total), "sha256": "\#(Self.hex(body))"}"#.utf8)
