@@ -183,7 +183,6 @@ final class LocalCapture {
         guard !links.isEmpty else { return }
         var relationship: (source: String, name: String, canonical: SyncSchema.Relationship, what: String)?
         var touched: Set<ObjectKey> = []
-        try engine.flushPendingRows()
         let writer = try EdgeTable.AdditionWriter(added: current.stamp, on: engine.connection)
         for link in links.sorted(by: { $0.precedes($1) }) {
             try engine.atOperation(link.index) {

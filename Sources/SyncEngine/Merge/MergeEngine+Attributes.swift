@@ -154,17 +154,19 @@ extension MergeEngine {
     /// The column values of an object that has no row, from this batch or its tombstone.
     func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
         if let values = detachedValues[object] { return values }
-        try flushPendingRows()
         guard let json = try ObjectMetadataTable.tombstone(of: object, on: connection) else { return [:] }
         let decoded = try Tombstone.columns(json, of: "\(object.entity) \(object.id)")
         detachedValues[object] = decoded
         return decoded
     }
 
-    /// Writes the attribute values and stamps the batch kept in memory: one UPDATE per object
-    /// with a row, and one ``FieldStampTable`` row per object written. Before anything reads rows back.
+    /// Writes everything the batch kept in memory: the metadata rows (see ``connection``), the
+    /// attribute values and stamps (one UPDATE per object with a row, and one ``FieldStampTable``
+    /// row per object written) and, unless `keepingJournal`, the journal entries. Before anything
+    /// reads rows back, and as a batch's last step.
     func flushPendingWrites(keepingJournal: Bool = false) throws {
-        if keepingJournal { try flushPendingRows() } else { try flushPendingInserts() }
+        let connection = try self.connection
+        if !keepingJournal { try flushJournal() }
         try loadMissingFieldStamps()
         var stampRows = FieldStampTable.PendingRows()
         for (object, known) in objectsWithPendingWrites {

@@ -144,7 +144,6 @@ extension MergeEngine {
         for object in try DeleteTable.objects(deletedBy: root, .any, on: connection) {
             try markChanged(object)
         }
-        try flushPendingRows()
         for edge in try EdgeTable.edges(removedBy: root, on: connection) {
             guard let relationship = schema.entity(edge.source.entity)?.relationship(edge.relationship) else { continue }
             try markChanged(edge.source)
@@ -165,8 +164,7 @@ extension MergeEngine {
         let property = relationship.inverse
         let loserValue = "\"\(deleted.id.storageText)\""
         let loser = side(loserValue, added)
-        try flushPendingInserts()
-        let seen = try ConflictJournal.entries(causedBy: root.dot, on: connection).contains {
+        let seen = try journalEntries(causedBy: root.dot).contains {
             $0.kind == .referenceDropped && $0.entity == other.entity && $0.objectID == other.id && $0.property == property
                 && $0.loser == ConflictEntry.Side(value: .string(deleted.id.storageText), dot: added.dot, hlc: added.hlc)
         }

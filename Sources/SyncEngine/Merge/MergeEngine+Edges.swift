@@ -24,13 +24,11 @@ extension MergeEngine {
 
     /// Live edge additions from `source` through the canonical `relationship`.
     func liveEdges(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
-        try flushPendingRows()
         return edges(try EdgeTable.edges(from: source, relationship.name, on: connection))
     }
 
     /// Live edge additions into `target` through the canonical `relationship`.
     func liveEdges(to target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
-        try flushPendingRows()
         return edges(try EdgeTable.edges(to: target.id, relationship.name, of: relationship.entity, on: connection))
     }
 
@@ -48,7 +46,6 @@ extension MergeEngine {
 
     /// Every edge addition ever made between `object` and others through `relationship`, removed or not.
     func everyEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)] {
-        try flushPendingRows()
         if relationship.isSelfInverse {
             return Self.bothEnds(
                 of: object, from: edges(try EdgeTable.edges(from: object, relationship.name, on: connection), includingRemoved: true),

@@ -48,7 +48,7 @@ extension MergeEngine {
         }
         try journalCountsBelowMinimum()
         // Entries about counts are the last ones a batch writes.
-        try flushPendingInserts()
+        try flushPendingWrites()
         return changed
     }
 
@@ -76,7 +76,6 @@ extension MergeEngine {
         try entity.rows.insertRow(object.id, attributeValues: entity.rows.attributeColumns.enumerated().map { index, column in
             values[column] ?? (index < defaults.count ? defaults[index] : .null)
         }, on: connection)
-        try flushPendingRows()
         try ObjectMetadataTable.setTombstone(nil, of: object, on: connection)
         objects[object]?.hasRow = true
         detachedValues[object] = nil

@@ -47,7 +47,6 @@ extension MergeEngine {
         rowCandidates = missing
         rowsScanned = []
         guard !missing.isEmpty else { return resolved }
-        try flushPendingRows()
         // In name order, though the order changes nothing but the order of reads.
         for (entity, ids) in missing.sorted(by: { $0.key < $1.key }) {
             for chunk in MergeEngine.chunks(of: ids) { try loadInfo(entity, chunk) }

@@ -79,7 +79,7 @@ extension MergeEngine {
     /// Writes what a slice left in memory that the store can hold until ``materialize()``:
     /// pending attribute writes and stamps, and the values of objects without a row.
     private func releaseSliceMemory() throws {
-        // The journal stays packed as a whole merge packs it (see flushPendingRows()).
+        // The journal stays packed as a whole merge packs it (see flushJournal()).
         try flushPendingWrites(keepingJournal: true)
         for (object, values) in detachedValues.sorted(by: { $0.key < $1.key }) {
             try storeTombstone(values, for: object)

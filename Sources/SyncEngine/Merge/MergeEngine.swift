@@ -71,7 +71,9 @@ final class MergeEngine {
     }
 
     let schema: SyncSchema
-    let connection: SQLiteConnection
+    /// The store's connection, reached only through ``connection``, which writes the buffered
+    /// metadata rows first.
+    private let storeConnection: SQLiteConnection
     /// Whether resolutions are written to the conflict journal (not on syncd's replica).
     let keepsJournal: Bool
     var affected: Set<ObjectKey> = []
@@ -92,11 +94,11 @@ final class MergeEngine {
     var storeChangeRecord = StoreChangeRecord()
     /// Whether to fill ``storeChangeRecord``; off unless someone subscribes to the store's changes.
     var recordsStoreChange = false
-    /// ``ObjectMetadataTable`` and ``EdgeTable`` rows not written yet (see ``flushPendingInserts()``).
+    /// ``ObjectMetadataTable`` and ``EdgeTable`` rows not written yet (see ``connection``).
     var pendingObjectRows = ObjectMetadataTable.PendingRows()
-    /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
-    var pendingJournal = JournalBatch()
     var pendingEdgeRows = EdgeTable.PendingRows()
+    /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
+    private var pendingJournal = JournalBatch()
     /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
     var rowCandidates: [String: [UUID]] = [:]
     /// Entities whose sets in the current change set were already taken as row candidates.
@@ -129,7 +131,7 @@ final class MergeEngine {
 
     init(schema: SyncSchema, connection: SQLiteConnection, keepsJournal: Bool) throws {
         self.schema = schema
-        self.connection = connection
+        storeConnection = connection
         self.keepsJournal = keepsJournal
         voided = try VoidedDeleteTable.roots(on: connection)
         mergedDuplicates = try UniqueMergeTable.merges(on: connection)
@@ -225,30 +227,37 @@ final class MergeEngine {
         return known
     }
 
-    /// Writes the ``ObjectMetadataTable`` and ``EdgeTable`` rows kept in memory, and the journal
-    /// entries; called before anything reads the journal, and when a batch's writes end.
-    func flushPendingInserts() throws {
-        try flushPendingRows()
-        try flushJournal()
-    }
-
-    /// Writes the ``ObjectMetadataTable`` and ``EdgeTable`` rows kept in memory; called before anything
-    /// reads or updates those tables. Journal entries stay packed until their cause changes (or
-    /// ``journalEntriesPerRow`` are packed), so how they are packed depends on the entries alone,
-    /// not on when the engine happens to write rows.
-    func flushPendingRows() throws {
-        try pendingObjectRows.flush(on: connection)
-        try pendingEdgeRows.flush(on: connection)
+    /// The store's connection, once the ``ObjectMetadataTable`` and ``EdgeTable`` rows kept in
+    /// memory are written: the only way to the store, so whatever reads or updates it sees every
+    /// row the batch recorded, and no caller has to remember to write them. (Attribute values and
+    /// stamps the batch won stay in its ``ObjectInfo``s, where the engine reads them, until
+    /// ``flushPendingWrites(keepingJournal:)``; journal entries until ``journalEntries(causedBy:)``
+    /// or the end of the batch.)
+    var connection: SQLiteConnection {
+        get throws {
+            try pendingObjectRows.flush(on: storeConnection)
+            try pendingEdgeRows.flush(on: storeConnection)
+            return storeConnection
+        }
     }
 
     /// The most journal entries packed into one row: a merge losing a million writes holds a few
     /// megabytes of entries at most.
     static let journalEntriesPerRow = 16_384
 
-    private func flushJournal() throws {
+    /// Writes the journal entries kept in memory. Entries stay packed until their cause changes
+    /// (or ``journalEntriesPerRow`` are packed), so how they are packed depends on the entries
+    /// alone, not on when the engine happens to read.
+    func flushJournal() throws {
         guard pendingJournal.count > 0 else { return }
         try ConflictJournal.write(pendingJournal, on: connection)
         pendingJournal = JournalBatch()
+    }
+
+    /// The journal entries `dot` caused, including those still kept in memory.
+    func journalEntries(causedBy dot: Dot) throws -> [ConflictEntry] {
+        try flushJournal()
+        return try ConflictJournal.entries(causedBy: dot, on: connection)
     }
 
     /// Adds an entry to the conflict journal. Entries are kept in memory while their cause stays
@@ -312,7 +321,6 @@ final class MergeEngine {
 
     func storeTombstone(_ values: [String: SQLValue], for object: ObjectKey) throws {
         let json = try Tombstone.json(values)
-        try flushPendingRows()
         try ObjectMetadataTable.setTombstone(json, of: object, on: connection)
     }
 
@@ -405,7 +413,6 @@ final class MergeEngine {
         let root = deletionRoot(of: source) ?? deletionRoot(of: ObjectKey(entity: relationship.target, id: target))
         let (source, target) = redirected(source, target, relationship)
         let targetKey = ObjectKey(entity: relationship.target, id: target)
-        try flushPendingRows()
         for dot in observed {
             try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, root: root, on: connection)
         }

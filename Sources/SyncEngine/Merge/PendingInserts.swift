@@ -5,7 +5,7 @@ import LocalStoreCore
 ///
 /// A save of many new objects records an ``ObjectMetadataTable`` row for each and an ``EdgeTable`` row for
 /// each reference; one statement per hundred rows costs a fraction of one per row. The engine
-/// writes them before anything reads the table (``MergeEngine/flushPendingInserts()``).
+/// writes them before anything reads the store (``MergeEngine/connection``).
 struct PendingInserts {
     /// `INSERT [OR IGNORE] INTO table (columns)`, without VALUES.
     let insert: String

@@ -29,7 +29,7 @@ public final class RecordEditor {
     }
 
     var operations: [Operation] { creates + sets + edges + positions + deletes }
-    private var connection: SQLiteConnection { engine.connection }
+    private var connection: SQLiteConnection { get throws { try engine.connection } }
 
     private func entity(_ name: String) throws -> SchemaDocument.Entity {
         guard let entity = schema.document.entity(named: name) else {
@@ -212,8 +212,9 @@ public final class RecordEditor {
             [ObjectKey(entity: entityName, id: id)],
             relationships: { object in
                 let entity = try entity(object.entity)
+                let connection = try connection
                 return entity.relationships.map { relationship in
-                    SaveRules.DeletedRelationship(name: relationship.name, rule: relationship.deleteRule) { [connection] in
+                    SaveRules.DeletedRelationship(name: relationship.name, rule: relationship.deleteRule) {
                         try StoredRelationships.members(of: object, relationship, entity: entity, on: connection)
                             .map { ObjectKey(entity: relationship.target, id: $0) }
                     }
