@@ -2,7 +2,9 @@ import Foundation
 
 /// The PostgreSQL server the tests of syncd's shared storage use: the one
 /// `OBJECTSYNC_POSTGRES_URL` names (`make test` starts one with `scripts/postgres.sh start`), or
-/// else one this process starts with that script, installing PostgreSQL when it is missing.
+/// else one this process starts with that script, installing PostgreSQL when it is missing. That
+/// one keeps running for the next run of the tests, which finds it; `scripts/postgres.sh stop`
+/// stops it.
 public enum TestPostgreSQL {
     /// The server's URL, ending in `/postgres` (its maintenance database).
     public static func serverURL() throws -> String {
@@ -27,24 +29,17 @@ public enum TestPostgreSQL {
         if let url = ProcessInfo.processInfo.environment["OBJECTSYNC_POSTGRES_URL"], !url.isEmpty { return .success(url) }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh")
-        let process = Process()
-        process.executableURL = script
-        process.arguments = ["start"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        // Not `Process`: tests that start together all wait here, and may hold every thread a
+        // `Process` needs to learn of the script's exit (see ``SpawnedCommand``).
+        let result: ProcessOutput
         do {
-            try process.run()
+            result = try SpawnedCommand.run(script.path, ["start"])
         } catch {
             return .failure(Failure(text: "cannot run \(script.path): \(error)"))
         }
-        let url = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, url.hasPrefix("postgresql://") else {
-            return .failure(Failure(text: "scripts/postgres.sh start failed (\(process.terminationStatus)): \(message)"))
+        let url = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, url.hasPrefix("postgresql://") else {
+            return .failure(Failure(text: "scripts/postgres.sh start failed (\(result.status)): \(result.standardError)"))
         }
         return .success(url)
     }()
