@@ -16,8 +16,16 @@ package final class SQLiteConnection {
     /// How long a statement waits for another connection's lock (see ``setBusyTimeout(milliseconds:)``).
     package private(set) var busyTimeoutMilliseconds: Int32
 
+    /// Process-wide SQLite settings, made once before the first connection opens (SQLite takes
+    /// them only before it initializes): no memory statistics, so allocations on different
+    /// threads do not share a mutex. Nothing in the product reads those statistics.
+    private static let configured: Void = {
+        _ = csqlite_disable_memory_statistics()
+    }()
+
     /// Opens (or creates) the database at `path`. `readOnly` opens without write access.
     package init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+        SQLiteConnection.configured
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         var handle: OpaquePointer?
