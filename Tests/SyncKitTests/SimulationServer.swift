@@ -15,8 +15,8 @@ import TestSupport
 /// It draws from a generator of its own, so the replicas' run replays as without it.
 struct SimulationServer {
     private var random: SeededGenerator
-    private let file = TemporaryStoreFile(prefix: "sim-server"), wholeFile = TemporaryStoreFile(prefix: "sim-server-whole")
-    private let snapshotFile = TemporaryStoreFile(prefix: "sim-server-snapshot")
+    private let file = TemporaryStoreFile(prefix: "sim-server", in: .memoryBackedIfAvailable), wholeFile = TemporaryStoreFile(prefix: "sim-server-whole", in: .memoryBackedIfAvailable)
+    private let snapshotFile = TemporaryStoreFile(prefix: "sim-server-snapshot", in: .memoryBackedIfAvailable)
     /// The engine that compacts, and the one that never does.
     let engine: SQLiteDatasetEngine, whole: SQLiteDatasetEngine
     private var snapshot: LogPosition?
@@ -117,7 +117,7 @@ struct SimulationServer {
             snapshotsFollowedByTheirTail += 1
         } catch DatasetEngineError.historyCompacted {
             // The log was compacted past the snapshot since: the client starts again from a new one.
-            result = TemporaryStoreFile(prefix: "sim-server-snapshot-again")
+            result = TemporaryStoreFile(prefix: "sim-server-snapshot-again", in: .memoryBackedIfAvailable)
             _ = try engine.writeSnapshot(to: result.path)
         }
         if try storeDigest(result.path) != want {

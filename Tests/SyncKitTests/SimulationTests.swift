@@ -171,8 +171,8 @@ struct Simulation {
             clocks.append(clock)
             let name = "sim\(seed)-\(index)"
             replicas.append(index == olderIndex
-                ? try TestReplica(clock: clock, name: name, replicaID: random.uuid(), schema: try Simulation.olderSchema())
-                : try TestReplica(clock: clock, name: name, replicaID: random.uuid(), entities: simulationEntities))
+                ? try TestReplica(clock: clock, name: name, replicaID: random.uuid(), schema: try Simulation.olderSchema(), in: .memoryBackedIfAvailable)
+                : try TestReplica(clock: clock, name: name, replicaID: random.uuid(), entities: simulationEntities, in: .memoryBackedIfAvailable))
         }
         self.clocks = clocks
         self.replicas = replicas

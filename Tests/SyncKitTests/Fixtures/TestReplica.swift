@@ -30,16 +30,17 @@ final class TestReplica {
     private var readContexts: [ObjectContext] = []
 
     init(clock: FakeClock = FakeClock(), name: String = UUID().uuidString, replicaID: ReplicaID = UUID(),
-         entities: [any PersistentEntity.Type] = syncEntities) throws {
-        file = TemporaryStoreFile(prefix: "sync-\(name)")
+         entities: [any PersistentEntity.Type] = syncEntities, in location: TemporaryStoreFile.Location = .temporaryDirectory) throws {
+        file = TemporaryStoreFile(prefix: "sync-\(name)", in: location)
         store = try ObjectStore(path: file.path, entities: entities)
         replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: replicaID)
         typedContext = try store.makeContext()
     }
 
     /// A replica whose store has `schema` and no Swift types: it edits through ``SyncReplica/edit(_:)``.
-    init(clock: FakeClock, name: String, replicaID: ReplicaID, schema: SchemaDocument) throws {
-        file = TemporaryStoreFile(prefix: "sync-\(name)")
+    init(clock: FakeClock, name: String, replicaID: ReplicaID, schema: SchemaDocument,
+         in location: TemporaryStoreFile.Location = .temporaryDirectory) throws {
+        file = TemporaryStoreFile(prefix: "sync-\(name)", in: location)
         store = try ObjectStore(path: file.path, schema: schema)
         replica = try SyncReplica(store: store, wallClock: { clock.read() }, newReplicaID: replicaID)
         typedContext = nil
