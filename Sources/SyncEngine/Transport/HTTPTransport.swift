@@ -318,7 +318,7 @@ public struct HTTPTransport: Sendable {
         let data: Data, response: URLResponse
         do {
             if let session, certificateAuthorities == nil {
-                (data, response) = try await session.data(for: request)
+                (data, response) = try await URLSessionRequest.send(request, in: session)
             } else {
                 (data, response) = try await CurlHTTPClient.send(request, certificateAuthorities: certificateAuthorities)
             }
