@@ -24,12 +24,12 @@ extension MergeEngine {
 
     /// Live edge additions from `source` through the canonical `relationship`.
     func liveEdges(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
-        return edges(try EdgeTable.edges(from: source, relationship.name, on: connection))
+        edges(try EdgeTable.edges(from: source, relationship.name, on: connection))
     }
 
     /// Live edge additions into `target` through the canonical `relationship`.
     func liveEdges(to target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
-        return edges(try EdgeTable.edges(to: target.id, relationship.name, of: relationship.entity, on: connection))
+        edges(try EdgeTable.edges(to: target.id, relationship.name, of: relationship.entity, on: connection))
     }
 
     /// The objects at the other end of `object`'s `relationship` (either side), with the stamp of each live edge addition.
