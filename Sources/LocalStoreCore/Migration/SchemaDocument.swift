@@ -1,6 +1,7 @@
 import Codecs
 import Foundation
 import SQLiteDatabase
+import Synchronization
 
 /// A store's schema as plain data: what the store file records, what ``ObjectStore/exportSchema()``
 /// writes as JSON, and what tools use to work on a store without its Swift types.
@@ -151,8 +152,21 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
 
     /// SHA-256 of the entities' canonical JSON.
     static func hash(of entities: [Entity]) -> String {
-        SHA256.hexDigest(String(decoding: (try? SchemaDocument.encoder.encode(entities)) ?? Data(), as: UTF8.self))
+        let json = (try? SchemaDocument.encoder.encode(entities)) ?? Data()
+        if let known = recentHashes.withLock({ $0[json] }) { return known }
+        let hash = SHA256.hexDigest(String(decoding: json, as: UTF8.self))
+        recentHashes.withLock { hashes in
+            // A process sees few schemas (its app's versions, a server's datasets), but every store
+            // it opens, every schema it reads back and every push names one: the digest is worth
+            // keeping. The bound keeps a server fed with arbitrary schemas from growing the cache.
+            if hashes.count >= 64 { hashes.removeAll(keepingCapacity: true) }
+            hashes[json] = hash
+        }
+        return hash
     }
+
+    /// The digests of the schemas this process hashed last, by canonical JSON.
+    private static let recentHashes = Mutex<[Data: String]>([:])
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
