@@ -75,6 +75,11 @@ package struct ByteWriter: ~Copyable {
     /// Writes the byte count as a varint, then the bytes.
     package mutating func writeLengthPrefixed(_ run: UnsafeRawBufferPointer) {
         writeVarint(UInt64(run.count))
+        writeBytes(run)
+    }
+
+    /// Writes the bytes as they are, without a length.
+    package mutating func writeBytes(_ run: UnsafeRawBufferPointer) {
         guard let base = run.baseAddress, run.count > 0 else { return }
         reserve(run.count)
         (UnsafeMutableRawPointer(storage) + count).copyMemory(from: base, byteCount: run.count)

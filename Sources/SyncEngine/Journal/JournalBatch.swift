@@ -64,14 +64,33 @@ struct JournalBatch: ~Copyable {
     ) throws {
         precondition(self.cause == nil || self.cause == cause, "a journal batch holds the entries of one cause")
         self.cause = cause
+        try JournalBatch.encodeEntry(kind, entity: entity, object: object, property: property, winner: winner, loser: loser,
+                                     detail: detail, into: &writer)
+        count += 1
+    }
+
+    /// Adds an entry caused by `cause` that ``encodeEntry(_:entity:object:property:winner:loser:detail:into:)``
+    /// wrote elsewhere (see `MergeEngine+SetRuns.swift`).
+    mutating func appendEncoded(_ entry: UnsafeRawBufferPointer, cause: Dot) {
+        precondition(self.cause == nil || self.cause == cause, "a journal batch holds the entries of one cause")
+        self.cause = cause
+        writer.writeBytes(entry)
+        count += 1
+    }
+
+    /// Writes one entry's encoding (everything but the cause, which its row holds) to `writer`.
+    static func encodeEntry(
+        _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
+        loser: JournalSide, detail: JournalDetail, into writer: inout ByteWriter
+    ) throws {
         writer.writeByte(JournalBatch.code(of: kind))
         writer.writeString(entity)
         writer.writeUUID(object)
         writer.writeByte(property == nil ? 0 : 1)
         if let property { writer.writeString(property) }
         writer.writeByte(winner == nil ? 0 : 1)
-        if let winner { try write(winner) }
-        try write(loser)
+        if let winner { try write(winner, into: &writer) }
+        try write(loser, into: &writer)
         switch detail {
         case .text(let text):
             writer.writeByte(0)
@@ -79,10 +98,9 @@ struct JournalBatch: ~Copyable {
         case .concurrentAttributeWrites:
             writer.writeByte(1)
         }
-        count += 1
     }
 
-    private mutating func write(_ side: JournalSide) throws {
+    private static func write(_ side: JournalSide, into writer: inout ByteWriter) throws {
         writer.writeUUID(side.stamp.replica)
         writer.writeVarint(side.stamp.seq)
         writer.writeFixed64(side.stamp.hlc.rawValue)

@@ -55,7 +55,8 @@ extension MergeEngine {
         return resolved
     }
 
-    private func loadInfo(_ entity: String, _ ids: ArraySlice<UUID>) throws {
+    /// Reads what ``loadObjects(_:_:)`` and ``loadFieldStamps(_:of:)`` read, for these objects of `entity`.
+    func loadInfo(_ entity: String, _ ids: ArraySlice<UUID>) throws {
         try loadFieldStamps(entity, of: try loadObjects(entity, ids))
     }
 

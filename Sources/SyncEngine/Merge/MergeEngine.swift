@@ -128,6 +128,8 @@ final class MergeEngine {
     var mergedDuplicates: [ObjectKey: UUID] = [:]
     /// While a change set is merged in slices (`MergeEngine+Slices.swift`), what must outlive one slice.
     var sliced: SlicedChangeSet?
+    /// Change sets of last-writer-wins sets only, held to be resolved object by object (`MergeEngine+SetRuns.swift`).
+    var setRun = SetRun()
 
     init(schema: SyncSchema, connection: SQLiteConnection, keepsJournal: Bool) throws {
         self.schema = schema
@@ -138,7 +140,16 @@ final class MergeEngine {
     }
 
     /// Applies one change set's operations to the metadata and the rows of existing objects.
+    ///
+    /// A change set of last-writer-wins sets only is held, with the ones after it, and resolved
+    /// object by object when anything else comes (see `MergeEngine+SetRuns.swift`).
     func apply(_ changeSet: ChangeSet) throws {
+        if sliced == nil, holdsAsSetRun(changeSet) {
+            begin(changeSet)
+            setRun.changeSets.append(changeSet)
+            return
+        }
+        try resolveHeldSets()
         begin(changeSet)
         let prefetched = try prefetch(changeSet)
         // Operations are read in place: copying each out of the array retained its values.
@@ -235,6 +246,7 @@ final class MergeEngine {
     /// or the end of the batch.)
     var connection: SQLiteConnection {
         get throws {
+            try resolveHeldSets()
             try pendingObjectRows.flush(on: storeConnection)
             try pendingEdgeRows.flush(on: storeConnection)
             return storeConnection
@@ -249,6 +261,7 @@ final class MergeEngine {
     /// (or ``journalEntriesPerRow`` are packed), so how they are packed depends on the entries
     /// alone, not on when the engine happens to read.
     func flushJournal() throws {
+        try resolveHeldSets()
         guard pendingJournal.count > 0 else { return }
         try ConflictJournal.write(pendingJournal, on: connection)
         pendingJournal = JournalBatch()
@@ -274,10 +287,26 @@ final class MergeEngine {
         loser: JournalSide, cause: Dot, detail: JournalDetail
     ) throws {
         guard keepsJournal else { return }
+        if setRun.isResolving {
+            // Resolved object by object: the entry takes its place in change set order later.
+            try setRun.holdJournalEntry(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, detail: detail)
+            return
+        }
+        try makeRoomInJournal(for: cause)
+        try pendingJournal.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: detail)
+    }
+
+    /// Adds an entry that ``JournalBatch/encodeEntry(_:entity:object:property:winner:loser:detail:into:)`` wrote.
+    func journalEncoded(_ entry: UnsafeRawBufferPointer, cause: Dot) throws {
+        try makeRoomInJournal(for: cause)
+        pendingJournal.appendEncoded(entry, cause: cause)
+    }
+
+    /// Writes the entries kept in memory when the next one, caused by `cause`, cannot join them.
+    private func makeRoomInJournal(for cause: Dot) throws {
         if pendingJournal.count > 0, pendingJournal.cause != cause || pendingJournal.count >= MergeEngine.journalEntriesPerRow {
             try flushJournal()
         }
-        try pendingJournal.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: detail)
     }
 
     /// A side whose value is JSON text (or none).
