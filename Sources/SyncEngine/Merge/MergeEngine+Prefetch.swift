@@ -15,6 +15,8 @@ extension MergeEngine {
     /// for every object, each costing more than the rest of the object's work. Rows are read in
     /// bulk too, but only once a conflict needs their values (``currentValues(of:object:known:)``).
     func prefetch(_ changeSet: ChangeSet) throws -> [ObjectInfo?] {
+        // A held run's writes first: the objects it reads would otherwise be read again, stale.
+        try resolveHeldSets()
         var resolved = [ObjectInfo?](repeating: nil, count: changeSet.operations.count)
         var missing: [String: [UUID]] = [:]
         var unresolved: [(index: Int, key: ObjectKey)] = []

@@ -227,6 +227,8 @@ final class MergeEngine {
     }
 
     func info(_ object: ObjectKey) throws -> ObjectInfo? {
+        // A held run's writes first: reading the object from the store would miss them.
+        try resolveHeldSets()
         if let known = objects[object] { return known }
         return try loadObjects(object.entity, [object.id])[object.id]
     }
