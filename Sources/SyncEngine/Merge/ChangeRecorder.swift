@@ -16,7 +16,7 @@ final class ChangeRecorder: SaveObserver {
     func storeWillCommit(_ changes: [SavedObjectChange], connection: SQLiteConnection) throws -> Set<UUID> {
         let capture = try LocalCapture(schema: schema, connection: connection)
         var policyRewrites: [PolicyRewrite] = []
-        let operations = try operations(for: changes, engine: capture.engine, policyRewrites: &policyRewrites)
+        let operations = try operations(for: changes, capture: capture, policyRewrites: &policyRewrites)
         guard !operations.isEmpty else { return [] }
         let changeSet = try ChangeSetTable.numberLocal(operations, wallClock: wallClock(), on: connection)
         try capture.record(changeSet, deletedValues: deletedValues(of: changes))
@@ -25,12 +25,12 @@ final class ChangeRecorder: SaveObserver {
         // cache, and the metadata indexes written after it had to be read back from the file.
         // Materializing reads the row (the HLC of a delete), so then it goes first.
         guard capture.needsMaterializing else {
-            try capture.engine.flushPendingWrites()
+            let rewritten = try capture.finish(materializing: false)
             try ChangeSetTable.store(changeSet, status: .pending, on: connection)
-            return capture.rewritten
+            return rewritten
         }
         try ChangeSetTable.store(changeSet, status: .pending, on: connection)
-        return try capture.engine.materialize().union(capture.rewritten)
+        return try capture.finish(materializing: true)
     }
 
     /// A value a save wrote to an attribute with a merge policy that the policy replaces: a
@@ -87,7 +87,7 @@ final class ChangeRecorder: SaveObserver {
     /// about ten operations per object, and concatenating per-kind arrays copied them all again.
     /// The passes go by index, and entities by their index in the schema: copying each change
     /// (or entity) in every pass retained and released all its fields, a tenth of a large save.
-    private func operations(for changes: [SavedObjectChange], engine: MergeEngine, policyRewrites: inout [PolicyRewrite]) throws -> [Operation] {
+    private func operations(for changes: [SavedObjectChange], capture: LocalCapture, policyRewrites: inout [PolicyRewrite]) throws -> [Operation] {
         let entityIndices = try self.entityIndices(of: changes)
         var operations: [Operation] = []
         operations.reserveCapacity(changes.reduce(0) { $0 + 1 + $1.attributes.count + $1.relationships.count })
@@ -118,18 +118,18 @@ final class ChangeRecorder: SaveObserver {
                 guard let relationship = schema.entities[entityIndices[index]].relationship(name), relationship.isCanonical else { continue }
                 if relationship.isSelfInverse {
                     try appendSelfInverseEdgeOperations(object, relationship, before: before, after: after, isNew: changes[index].kind == .insert,
-                                                        engine: engine, written: &selfInverseEdges, to: &operations)
+                                                        capture: capture, written: &selfInverseEdges, to: &operations)
                     continue
                 }
                 try appendEdgeOperations(object, relationship, before: before, after: after, isNew: changes[index].kind == .insert,
-                                         engine: engine, to: &operations)
+                                         capture: capture, to: &operations)
             }
         }
         for index in changes.indices where changes[index].kind != .delete && !changes[index].relationships.isEmpty {
             for (name, _, after) in changes[index].relationships {
                 guard let relationship = schema.entities[entityIndices[index]].relationship(name), relationship.kind == .orderedToMany else { continue }
                 operations += try positionOperations(ObjectKey(entity: changes[index].entity, id: changes[index].objectID), relationship,
-                                                     members: after, engine: engine)
+                                                     members: after, capture: capture)
             }
         }
         for index in changes.indices where changes[index].kind == .delete {
@@ -161,11 +161,11 @@ final class ChangeRecorder: SaveObserver {
 
     /// Appends the unlinks and links that take `relationship` of `object` from `before` to `after`.
     private func appendEdgeOperations(
-        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], isNew: Bool, engine: MergeEngine,
+        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], isNew: Bool, capture: LocalCapture,
         to operations: inout [Operation]
     ) throws {
         // A new object has no edges yet: skip the lookup, which every insert would otherwise pay.
-        let live = isNew ? [] : try engine.liveEdges(from: object, relationship)
+        let live = isNew ? [] : try capture.liveEdges(from: object, relationship)
         func unlink(_ target: UUID) {
             let observed = live.filter { $0.target == target }.map(\.added.dot).sorted()
             guard !observed.isEmpty else { return }
@@ -203,11 +203,11 @@ final class ChangeRecorder: SaveObserver {
     /// `after`, each edge named from the end whose identifier sorts first. Like any to-one, a
     /// self-inverse to-one unlinks every live edge of the object but the new partner's.
     private func appendSelfInverseEdgeOperations(
-        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], isNew: Bool, engine: MergeEngine,
+        _ object: ObjectKey, _ relationship: SyncSchema.Relationship, before: [UUID], after: [UUID], isNew: Bool, capture: LocalCapture,
         written: inout Set<SelfInverseEdgeOperation>, to operations: inout [Operation]
     ) throws {
         // A new object has no edges yet: skip the lookup, as for any relationship.
-        let live = isNew ? [] : try engine.incidentEdges(of: object, relationship)
+        let live = isNew ? [] : try capture.incidentEdges(of: object, relationship)
         func append(_ other: UUID, isLink: Bool) {
             let (source, target) = SyncSchema.canonicalPair(object.id, other)
             guard written.insert(SelfInverseEdgeOperation(relationship: relationship.name, source: source, target: target, isLink: isLink)).inserted
@@ -239,10 +239,10 @@ final class ChangeRecorder: SaveObserver {
     /// Keys for the members whose place changed, so the keys sort in the app's order. Members
     /// already in increasing key order keep their keys (the longest such run is kept).
     private func positionOperations(
-        _ owner: ObjectKey, _ relationship: SyncSchema.Relationship, members: [UUID], engine: MergeEngine
+        _ owner: ObjectKey, _ relationship: SyncSchema.Relationship, members: [UUID], capture: LocalCapture
     ) throws -> [Operation] {
         guard !members.isEmpty else { return [] }
-        let existing = try PositionTable.keys(in: owner, relationship.name, on: engine.connection)
+        let existing = try capture.positionKeys(in: owner, relationship.name)
         let keys = members.map { existing[$0] }
         let kept = PositionOrder.longestIncreasingRun(keys)
         var operations: [Operation] = []

@@ -20,7 +20,7 @@ import LocalStoreCore
 ///   page cache holds, and pages were written out and read back several times within one save.
 final class LocalCapture {
     /// The metadata tables and the materialization the capture shares with merges.
-    let engine: MergeEngine
+    private let engine: MergeEngine
     /// Objects whose rows the change set changed beyond what the app wrote (a saturated counter, a
     /// `.max` write below the stored value): the saving context refreshes them.
     private(set) var rewritten: Set<UUID> = []
@@ -39,6 +39,37 @@ final class LocalCapture {
 
     /// Whether the save must be materialized: a delete's rules or a hidden edge may depend on it.
     var needsMaterializing: Bool { !engine.touchedRoots.isEmpty || mayRevealHiddenEdges }
+
+    // MARK: What a save had before
+
+    /// The live edges of `object`'s `relationship` as stored before the save.
+    func liveEdges(from object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
+        try engine.liveEdges(from: object, relationship)
+    }
+
+    /// The objects at the other end of `object`'s live edges through `relationship`, whichever
+    /// end records them, with the stamps that added them, as stored before the save.
+    func incidentEdges(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)] {
+        try engine.incidentEdges(of: object, relationship)
+    }
+
+    /// The position keys of `owner`'s ordered `relationship`, by member, as stored before the save.
+    func positionKeys(in owner: ObjectKey, _ relationship: String) throws -> [UUID: String] {
+        try PositionTable.keys(in: owner, relationship, on: engine.connection)
+    }
+
+    // MARK: Finishing
+
+    /// Writes what the capture kept in memory; with `materializing`, rewrites the entity tables
+    /// as a merge does (see ``needsMaterializing``). Returns the objects whose rows changed
+    /// beyond what the app wrote.
+    func finish(materializing: Bool) throws -> Set<UUID> {
+        guard materializing else {
+            try engine.flushPendingWrites()
+            return rewritten
+        }
+        return try engine.materialize().union(rewritten)
+    }
 
     /// Records `changeSet`, made by ``ChangeRecorder`` from a save; `deletedValues` are the last
     /// saved column values of the objects it deletes, kept as their tombstones.
