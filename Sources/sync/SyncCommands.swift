@@ -68,7 +68,8 @@ let statusCommand = Command(CommandDescription(
                     "stable": Output.vector(compaction.stable), "changeSets": count(compaction.changeSets),
                     "changeSetStampsKept": count(compaction.changeSetStampsKept), "tombstones": count(compaction.tombstones),
                     "fieldStamps": count(compaction.fieldStamps), "positions": count(compaction.positions),
-                    "removedEdges": count(compaction.removedEdges), "bytes": .integer(compaction.bytes),
+                    "removedEdges": count(compaction.removedEdges), "forgottenObjects": count(compaction.forgottenObjects),
+                    "forgottenEdges": count(compaction.forgottenEdges), "bytes": .integer(compaction.bytes),
                     "fileBytesFreed": .integer(compaction.fileBytesFreed),
                 ]) } ?? .null,
             ]),
@@ -94,7 +95,7 @@ let statusCommand = Command(CommandDescription(
             last compaction: \(history.lastCompaction.map { compaction in
                 "\(compaction.changeSets) change sets (\(compaction.changeSetStampsKept) keep their stamps), \(compaction.tombstones) tombstones, "
                     + "\(compaction.fieldStamps) field stamps, \(compaction.positions) positions, \(compaction.removedEdges) removed edges, "
-                    + "\(compaction.bytes) bytes, "
+                    + "\(compaction.forgottenObjects) objects forgotten with \(compaction.forgottenEdges) edges, \(compaction.bytes) bytes, "
                     + "\(compaction.fileBytesFreed) file bytes freed" } ?? "never")
             """)
     }

@@ -257,6 +257,48 @@ import TestSupport
         #expect(try storeDigest(engines.compacted.path) == storeDigest(engines.whole.path))
     }
 
+    /// A server forgets an object deleted below the stable vector and remembers only its
+    /// identifier: a change set creating that identifier again is refused as by the server that
+    /// never compacted, and the identifier never reaches a snapshot.
+    @Test func aForgottenObjectsIdentifierIsNeverCreatedAgain() throws {
+        let clock = FakeClock()
+        let a = try TestReplica(clock: clock, name: "a", entities: [Folder.self])
+        let engines = try Engines(schema: a.store.schemaDocument)
+        let kept = Folder(), doomed = Folder()
+        kept.title = "kept"; doomed.title = "doomed"
+        doomed.parent = kept
+        a.context.insert(kept)
+        a.context.insert(doomed)
+        try a.context.save()
+        a.context.delete(try a.object(Folder.self, doomed.objectID))
+        try a.context.save()
+        try engines.push(from: a)
+        let report = try engines.compacted.compactLog(stable: try engines.compacted.versionVector())
+        #expect(report.mergedState.forgottenObjects == 1 && report.mergedState.removedEdges + report.mergedState.forgottenEdges == 1, "\(report)")
+        let (creationRows, forgotten) = try engines.compacted.replica.withConnection { connection in
+            (try connection.rows("SELECT count(*) FROM _sync_object").first?.first, try ServerForgottenObjectTable.count(on: connection))
+        }
+        #expect(creationRows == .integer(1) && forgotten == 1)
+
+        // Another replica gives a new folder the forgotten identifier: both servers refuse it.
+        let b = try TestReplica(clock: clock, name: "b", entities: [Folder.self])
+        let again = Folder()
+        again._$entityState.objectID = doomed.objectID
+        again.title = "again"
+        b.context.insert(again)
+        try b.context.save()
+        let changeSets = try b.replica.changeSets(missingFrom: engines.compacted.versionVector())
+        for engine in [engines.compacted, engines.whole] {
+            let error = #expect(throws: SyncError.self) { try engine.apply(changeSets, pushedBy: try b.replica.credentials()) }
+            #expect(error?.code == .conflictingChangeSet, "\(String(describing: error))")
+        }
+        #expect(try storeDigest(engines.compacted.path) == storeDigest(engines.whole.path))
+
+        let snapshotFile = TemporaryStoreFile(prefix: "snapshot-forgotten")
+        _ = try engines.compacted.writeSnapshot(to: snapshotFile.path)
+        #expect(try !ServerForgottenObjectTable.exists(on: SQLiteConnection(path: snapshotFile.path)))
+    }
+
     /// A dataset whose schema renames something keeps its merged state's history: an app on the
     /// older schema may still link an object deleted under the new name.
     @Test func aRenamingSchemaKeepsTheMergedStatesHistory() throws {

@@ -601,6 +601,7 @@ struct CompactionTally: Sendable, CustomStringConvertible {
     static let kinds: [(name: String, rows: @Sendable (SyncReplica.HistoryCompaction) -> Int)] = [
         ("change sets", \.changeSets), ("change sets keeping their stamps", \.changeSetStampsKept), ("tombstones", \.tombstones),
         ("field stamps", \.fieldStamps), ("positions", \.positions), ("removed edges", \.removedEdges),
+        ("forgotten objects", \.forgottenObjects), ("edges of forgotten objects", \.forgottenEdges),
     ]
     var runs = 0
     var rows: [String: Int] = [:]

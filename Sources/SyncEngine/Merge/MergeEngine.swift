@@ -80,6 +80,9 @@ final class MergeEngine {
     var touchedRoots: Set<DeleteRoot> = []
     /// Whether `_sync_counter` exists, once an increment asked: most stores never saturate a counter.
     var hasCounterTable: Bool?
+    /// Whether the store remembers the identifiers of forgotten objects (a server's store after a
+    /// compaction forgot some), read at the batch's first create.
+    private var remembersForgottenObjects: Bool?
     var objects: [ObjectKey: ObjectInfo] = [:]
     /// Column values of objects without a row, changed in this batch, to be written back at the end.
     var detachedValues: [ObjectKey: [String: SQLValue]] = [:]
@@ -214,6 +217,10 @@ final class MergeEngine {
         _ = try schema.requireEntity(object.entity, in: "create of \(object.id)")
         if try info(object) != nil {
             throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which already exists")
+        }
+        if remembersForgottenObjects == nil { remembersForgottenObjects = try ServerForgottenObjectTable.exists(on: connection) }
+        if remembersForgottenObjects == true, try ServerForgottenObjectTable.contains(object, on: connection) {
+            throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which was deleted (and its history compacted)")
         }
         let stamp = current.stamp
         // A merged creation's row is written when the batch materializes.

@@ -11,6 +11,8 @@ extension SyncReplica {
         public var changeSets: Int = 0
         /// Of those, the ones whose HLC and vector stay (`_sync_compacted`): change sets that
         /// deleted objects or created objects with uniqueness values, which later merges look up.
+        /// They go again, in the same compaction or a later one, once every object they concern
+        /// is forgotten (``forgottenObjects``).
         public var changeSetStampsKept: Int = 0
         /// Deleted objects whose last values were dropped.
         public var tombstones: Int = 0
@@ -21,6 +23,11 @@ extension SyncReplica {
         /// Removed edge additions that can never show again and that no merge to come asks
         /// about (`_sync_edge`): addition and removal at or below the stable vector.
         public var removedEdges: Int = 0
+        /// Deleted objects forgotten altogether: their creation rows, delete records, edges,
+        /// uniqueness and counter records, once no merge to come can re-judge their deletes.
+        public var forgottenObjects: Int = 0
+        /// Edge additions, removed or hidden by a delete, that went with the forgotten objects.
+        public var forgottenEdges: Int = 0
         /// Bytes of the rows dropped (operations, vectors, values, stamps), net of what stays;
         /// the file shrinks by the freed pages only, see ``fileBytesFreed``.
         public var bytes: Int64 = 0
@@ -38,10 +45,11 @@ extension SyncReplica {
         }
 
         /// Rows dropped, of every kind.
-        public var droppedRows: Int { changeSets + tombstones + fieldStamps + positions + removedEdges }
+        public var droppedRows: Int { changeSets + tombstones + fieldStamps + positions + removedEdges + forgottenObjects + forgottenEdges }
 
         private enum CodingKeys: String, CodingKey {
-            case stable, changeSets, changeSetStampsKept, tombstones, fieldStamps, positions, removedEdges, bytes, fileBytesFreed, heldForNewerSchema
+            case stable, changeSets, changeSetStampsKept, tombstones, fieldStamps, positions, removedEdges, forgottenObjects, forgottenEdges, bytes
+            case fileBytesFreed, heldForNewerSchema
         }
 
         /// Reads a report as ``encode(to:)`` wrote it (the stable vector as replica ID → seq).
@@ -55,6 +63,8 @@ extension SyncReplica {
             fieldStamps = try container.decode(Int.self, forKey: .fieldStamps)
             positions = try container.decode(Int.self, forKey: .positions)
             removedEdges = try container.decodeIfPresent(Int.self, forKey: .removedEdges) ?? 0
+            forgottenObjects = try container.decodeIfPresent(Int.self, forKey: .forgottenObjects) ?? 0
+            forgottenEdges = try container.decodeIfPresent(Int.self, forKey: .forgottenEdges) ?? 0
             bytes = try container.decode(Int64.self, forKey: .bytes)
             fileBytesFreed = try container.decodeIfPresent(Int64.self, forKey: .fileBytesFreed) ?? 0
             heldForNewerSchema = try container.decodeIfPresent(Bool.self, forKey: .heldForNewerSchema) ?? false
@@ -70,6 +80,8 @@ extension SyncReplica {
             try container.encode(fieldStamps, forKey: .fieldStamps)
             try container.encode(positions, forKey: .positions)
             try container.encode(removedEdges, forKey: .removedEdges)
+            try container.encode(forgottenObjects, forKey: .forgottenObjects)
+            try container.encode(forgottenEdges, forKey: .forgottenEdges)
             try container.encode(bytes, forKey: .bytes)
             try container.encode(fileBytesFreed, forKey: .fileBytesFreed)
             try container.encode(heldForNewerSchema, forKey: .heldForNewerSchema)
@@ -102,7 +114,14 @@ extension SyncReplica {
     ///   (`_sync_field_stamps`) and **positions** (`_sync_position`, as owner or member). Values come back
     ///   only when a deny rule voids the delete, stamps decide between concurrent writes, and a
     ///   deleted object orders nothing: each needs a change set concurrent with the delete, and
-    ///   none can arrive. The object's creation row stays, so its identifier is never created again.
+    ///   none can arrive.
+    /// - **Forgotten objects**: every record of an object deleted for good whose deletes no merge
+    ///   can re-judge (all explicit, at or below the stable vector, not void; no edge to an object
+    ///   whose delete may still be re-judged; no uniqueness merge; delete roots whose every object
+    ///   goes with it): creation row, delete records, edges, creation values, counter totals, and
+    ///   the kept stamps no remaining record names. Every change set still to come is causally
+    ///   after the delete, so none names the object (``HistoryCompaction/forgottenObjects``).
+    ///   A server's store keeps the identifier, refusing a change set that creates it again.
     /// - **Removed edges** (`_sync_edge`) whose addition and removal are both at or below the
     ///   stable vector, removed by a plain `unlink` or by a delete that is not void, when neither
     ///   end has a delete record a merge may still undo or re-judge (a cascade, one above the
@@ -110,7 +129,8 @@ extension SyncReplica {
     ///   (its deny rule skips it), and no unlink names it again.
     ///
     /// What stays: version vector, journal, live edges and the removed edges at objects whose
-    /// deletes may be re-judged, delete records, the stamps of live objects and uniqueness records.
+    /// deletes may be re-judged, the delete records of objects not forgotten, the stamps of live
+    /// objects and uniqueness records.
     /// A store that keeps change sets for a newer schema drops nothing
     /// (``HistoryCompaction/heldForNewerSchema``): its upgrade merges the whole history again.
     /// A compacted store cannot merge its whole history again under another schema (one that

@@ -9,7 +9,9 @@ extension SyncReplica {
     /// before it started again from a snapshot) as a new local change set of this replica, in
     /// one transaction, merging them as ``edit(_:)`` merges its edits: the result is what the
     /// user's edit does on top of what this store holds now, and conflicts are journaled as usual.
-    /// Returns the new change set, or `nil` when `changeSet` has no operations.
+    /// Operations naming an object this store forgot (deleted concurrently, its history compacted)
+    /// are journaled instead of replayed (CONTRACT.md §10, "Replaying onto a store that forgot").
+    /// Returns the new change set, or `nil` when `changeSet` has no operations left to replay.
     @discardableResult
     public func replayLocally(_ changeSet: ChangeSet) throws -> ChangeSet? {
         guard !changeSet.operations.isEmpty else { return nil }
@@ -18,7 +20,15 @@ extension SyncReplica {
             try connection.inTransaction {
                 let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
                 engine.recordsStoreChange = hub.hasSubscribers
-                let replayed = try ChangeSetTable.commitLocal(changeSet.operations, wallClock: wallClock(), on: connection)
+                // What names an object the store forgot (deleted, its history compacted) cannot be
+                // merged or pushed: it is journaled instead of replayed.
+                let separated = try engine.separatingForgottenObjects(changeSet.operations)
+                try engine.journalForgotten(separated, of: changeSet)
+                guard !separated.kept.isEmpty else {
+                    try engine.flushJournal()
+                    return nil
+                }
+                let replayed = try ChangeSetTable.commitLocal(separated.kept, wallClock: wallClock(), on: connection)
                 try validator.validate([replayed])
                 try engine.apply(replayed)
                 try engine.materialize()

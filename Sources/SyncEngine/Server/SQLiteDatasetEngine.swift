@@ -128,6 +128,7 @@ public final class SQLiteDatasetEngine: DatasetEngine {
         try ServerReplicaKeyTable.removeFromCopy(on: copy)
         try ServerSchemaHistoryTable.removeFromCopy(on: copy)
         try ServerReplicaTable.removeFromCopy(on: copy)
+        try ServerForgottenObjectTable.removeFromCopy(on: copy)
         try SyncStateTable.removeReplicaKey(on: copy)
         // A journal left by a syncd that still kept one: entries are each replica's own.
         try ConflictTable.removeAll(on: copy)

@@ -89,6 +89,20 @@ enum CompactionTable {
         return (Int(countAfter - countBefore), bytesAfter - bytesBefore)
     }
 
+    /// Removes the kept HLCs and vectors that `lookedUp` (a query of `replica, seq`) no longer
+    /// names: those of change sets whose deletes and creations were all forgotten.
+    static func removeStamps(notIn lookedUp: String, on connection: SQLiteConnection) throws -> Int64 {
+        guard try exists(on: connection) else { return 0 }
+        let selection = "WHERE (replica, seq) NOT IN (\(lookedUp))"
+        var bytes: Int64 = 0
+        if case .integer(let sum)? = try connection.rows(
+            "SELECT ifnull(sum(length(vector) + length(replica) + 16), 0) FROM _sync_compacted \(selection)").first?.first {
+            bytes = sum
+        }
+        try connection.execute("DELETE FROM _sync_compacted \(selection)")
+        return bytes
+    }
+
     // MARK: Compaction point
 
     /// The join of every stable vector the store was compacted with; empty when it never was.

@@ -16,6 +16,12 @@ enum CounterTable {
             total TEXT NOT NULL, PRIMARY KEY (entity, id, attribute)) WITHOUT ROWID
         """
 
+    /// Removes the totals of the objects in `table` (columns `entity, id`).
+    static func remove(objectsIn table: String, on connection: SQLiteConnection) throws {
+        guard try exists(on: connection) else { return }
+        try connection.execute("DELETE FROM _sync_counter WHERE (entity, id) IN (SELECT entity, id FROM \(table))")
+    }
+
     /// The stored exact total of `object`'s counter `attribute`, if it is saturated.
     static func total(of object: ObjectKey, _ attribute: String, on connection: SQLiteConnection) throws -> Int128? {
         let rows = try connection.rows("SELECT total FROM _sync_counter WHERE entity = ? AND id = ? AND attribute = ?",

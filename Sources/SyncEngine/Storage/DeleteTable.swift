@@ -48,6 +48,33 @@ enum DeleteTable {
             """)
     }
 
+    /// Removes from `table` (columns `entity, id`) every object that one of its delete roots
+    /// also deleted an object not in `table` with, until no such object is left: a root's delete
+    /// records go together or stay together (re-judging a root reads all of them).
+    static func keepOnlyWholeRoots(in table: String, on connection: SQLiteConnection) throws {
+        repeat {
+            try connection.execute("""
+                DELETE FROM \(table) WHERE (entity, id) IN (
+                    SELECT d.entity, d.id FROM _sync_delete AS d JOIN _sync_delete AS other
+                        ON other.replica = d.replica AND other.seq = d.seq AND other.root = d.root
+                    WHERE (d.entity, d.id) IN (SELECT entity, id FROM \(table)) AND (other.entity, other.id) NOT IN (SELECT entity, id FROM \(table)))
+                """)
+        } while connection.changes > 0
+    }
+
+    /// Removes every delete record of the objects in `table` (columns `entity, id`); returns
+    /// their bytes.
+    static func remove(objectsIn table: String, on connection: SQLiteConnection) throws -> Int64 {
+        let selection = "WHERE (entity, id) IN (SELECT entity, id FROM \(table))"
+        var bytes: Int64 = 0
+        if case .integer(let sum)? = try connection.rows(
+            "SELECT ifnull(sum(length(entity) + length(id) + length(replica) + length(root) + 16), 0) FROM _sync_delete \(selection)").first?.first {
+            bytes = sum
+        }
+        try connection.execute("DELETE FROM _sync_delete \(selection)")
+        return bytes
+    }
+
     /// Records that `root` deletes `object` (explicitly or by cascade); a delete stored before is kept.
     static func insert(_ object: ObjectKey, root: DeleteRoot, implicit: Bool, on connection: SQLiteConnection) throws {
         try connection.run("INSERT OR IGNORE INTO _sync_delete (entity, id, replica, seq, root, implicit) VALUES (?, ?, ?, ?, ?, ?)",

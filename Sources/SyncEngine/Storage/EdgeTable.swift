@@ -187,9 +187,31 @@ extension EdgeTable {
             AND (e.removed_root IS NULL OR NOT EXISTS (\(VoidedDeleteTable.voidQuery(replica: "e.removed_replica", seq: "e.removed_seq", root: "e.removed_root"))))
             AND e.id NOT IN (SELECT id FROM \(unsettledTable)) AND e.target NOT IN (SELECT id FROM \(unsettledTable))
             """
+        return try remove(selection, on: connection)
+    }
+
+    /// Of the objects in `table` (columns `entity, id`), removes from it those with an edge
+    /// addition, removed or not, whose other end is in `unsettledTable` (column `id`): a merge
+    /// may still re-judge that end's delete from its edges.
+    static func keepOnlyObjectsWithoutEdges(toAnyIn unsettledTable: String, in table: String, on connection: SQLiteConnection) throws {
+        try connection.execute("""
+            DELETE FROM \(table) WHERE id IN (SELECT e.id FROM _sync_edge AS e WHERE e.target IN (SELECT id FROM \(unsettledTable)))
+                OR id IN (SELECT e.target FROM _sync_edge AS e WHERE e.id IN (SELECT id FROM \(unsettledTable)))
+            """)
+    }
+
+    /// Removes every edge addition (removed or not) with an end in `table` (column `id`), and
+    /// its further removals; returns how many additions went and their bytes.
+    static func remove(touching table: String, on connection: SQLiteConnection) throws -> (edges: Int, bytes: Int64) {
+        try remove("FROM _sync_edge AS e WHERE e.id IN (SELECT id FROM \(table)) OR e.target IN (SELECT id FROM \(table))", on: connection)
+    }
+
+    /// Removes the additions `selection` (a `FROM _sync_edge AS e WHERE …` clause) names, with
+    /// their further removals; returns how many and their bytes.
+    private static func remove(_ selection: String, on connection: SQLiteConnection) throws -> (edges: Int, bytes: Int64) {
         guard let measured = try connection.rows("""
             SELECT count(*), ifnull(sum(length(e.entity) + length(e.id) + length(e.relationship) + length(e.target)
-                + length(e.replica) + length(e.removed_replica) + ifnull(length(e.removed_root), 0) + 24), 0) \(selection)
+                + length(e.replica) + ifnull(length(e.removed_replica), 0) + ifnull(length(e.removed_root), 0) + 24), 0) \(selection)
             """).first, case .integer(let count) = measured[0], count > 0, case .integer(let bytes) = measured[1] else { return (0, 0) }
         try connection.execute("""
             DELETE FROM _sync_edge_removal WHERE (entity, id, relationship, target, replica, seq) IN

@@ -38,6 +38,26 @@ enum ObjectMetadataTable {
         return (connection.changes, bytes)
     }
 
+    /// Of the objects in `table` (columns `entity, id`), removes from it those that have a row
+    /// in their entity table (that are not deleted).
+    static func keepOnlyWithoutRow(in table: String, on connection: SQLiteConnection) throws {
+        try connection.execute("DELETE FROM \(table) WHERE (entity, id) NOT IN (SELECT entity, id FROM _sync_object WHERE tombstone IS NOT NULL)")
+    }
+
+    /// Removes the creation rows of the objects in `table` (columns `entity, id`); returns how
+    /// many and their bytes.
+    static func remove(objectsIn table: String, on connection: SQLiteConnection) throws -> (objects: Int, bytes: Int64) {
+        let selection = "WHERE (entity, id) IN (SELECT entity, id FROM \(table))"
+        var bytes: Int64 = 0
+        if case .integer(let sum)? = try connection.rows("""
+            SELECT ifnull(sum(length(entity) + length(id) + length(replica) + ifnull(length(tombstone), 0) + 16), 0) FROM _sync_object \(selection)
+            """).first?.first {
+            bytes = sum
+        }
+        try connection.execute("DELETE FROM _sync_object \(selection)")
+        return (connection.changes, bytes)
+    }
+
     /// Every object of `entity` that change sets created (deleted ones included).
     static func identifiers(of entity: String, on connection: SQLiteConnection) throws -> [UUID] {
         var identifiers: [UUID] = []

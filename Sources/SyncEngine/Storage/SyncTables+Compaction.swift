@@ -27,7 +27,7 @@ extension SyncTables {
             let removed = try ChangeSetTable.remove(settled, on: connection)
             report.changeSets = removed.count
             report.bytes += removed.bytes - kept.bytes
-            if droppingDeletedObjects { try compactMergedState(below: stableTable, into: &report, on: connection) }
+            if droppingDeletedObjects { try compactMergedState(below: stableTable, rememberingForgotten: false, into: &report, on: connection) }
         }
         var compacted = try CompactionTable.compactedVector(on: connection)
         compacted.merge(stable)
@@ -48,25 +48,63 @@ extension SyncTables {
         if journalEntries > 0 { try ConflictTable.removeAll(on: connection) }
         guard droppingDeletedObjects, !usable.entries.isEmpty else { return (report, journalEntries) }
         try CompactionTable.withStableVector(usable, on: connection) { stableTable in
-            try compactMergedState(below: stableTable, into: &report, on: connection)
+            try compactMergedState(below: stableTable, rememberingForgotten: true, into: &report, on: connection)
         }
         return (report, journalEntries)
     }
 
     /// Drops what no merge to come asks about of deleted objects (their tombstones, stamps and
-    /// positions) and of removed edges, below the stable vector in `stableTable`. Both rest on
-    /// one premise: no change set still to arrive writes to or links an object deleted for good,
-    /// which a replica on an older schema may break (it may not apply a delete of an entity it
-    /// knows under another name), so callers skip this while one is active.
-    private static func compactMergedState(below stableTable: String, into report: inout SyncReplica.HistoryCompaction,
-                                           on connection: SQLiteConnection) throws {
+    /// positions, then every trace of those whose deletes no merge can re-judge) and of removed
+    /// edges, below the stable vector in `stableTable`. All rest on one premise: no change set
+    /// still to arrive writes to or links an object deleted for good, which a replica on an older
+    /// schema may break (it may not apply a delete of an entity it knows under another name), so
+    /// callers skip this while one is active. With `rememberingForgotten` (a server's store), the
+    /// identifiers of the objects forgotten stay (``ServerForgottenObjectTable``).
+    private static func compactMergedState(below stableTable: String, rememberingForgotten: Bool,
+                                           into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
         try dropDeletedObjects(below: stableTable, into: &report, on: connection)
-        let edges = try CompactionTable.withUnsettledObjects(on: connection) { unsettledTable in
+        try CompactionTable.withUnsettledObjects(on: connection) { unsettledTable in
             try DeleteTable.insertUnsettledObjects(into: unsettledTable, below: stableTable, on: connection)
-            return try EdgeTable.removeSettledRemovals(below: stableTable, unsettled: unsettledTable, on: connection)
+            let edges = try EdgeTable.removeSettledRemovals(below: stableTable, unsettled: unsettledTable, on: connection)
+            report.removedEdges = edges.edges
+            report.bytes += edges.bytes
+            try forgetSettledObjects(below: stableTable, unsettled: unsettledTable, rememberingForgotten: rememberingForgotten,
+                                     into: &report, on: connection)
         }
-        report.removedEdges = edges.edges
-        report.bytes += edges.bytes
+    }
+
+    /// Forgets the objects deleted for good whose deletes no merge to come can re-judge: their
+    /// creation rows, delete records, edges (removed or hidden), uniqueness and counter records
+    /// go, and so do the kept stamps of change sets no remaining record names.
+    ///
+    /// An object is forgotten when every delete record of it is explicit, at or below the stable
+    /// vector and not void (no cascade a merge added, which later edges re-judge), when no edge
+    /// links it to an object whose delete a merge may still undo or re-judge (`unsettledTable`),
+    /// when no uniqueness merge names it, and when each of its delete roots deleted only objects
+    /// forgotten with it. Every change set still to arrive is causally after its delete, so none
+    /// can void it, write to it, link it or be concurrent with its creation: a merge would find
+    /// nothing to re-judge in what is dropped, and a store that keeps it ends the same.
+    private static func forgetSettledObjects(below stableTable: String, unsettled unsettledTable: String, rememberingForgotten: Bool,
+                                             into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
+        try CompactionTable.withSettledObjects(on: connection) { forgettable in
+            try DeleteTable.insertSettledDeletes(into: forgettable, below: stableTable, on: connection)
+            try connection.execute("DELETE FROM \(forgettable) WHERE id IN (SELECT id FROM \(unsettledTable))")
+            try ObjectMetadataTable.keepOnlyWithoutRow(in: forgettable, on: connection)
+            try EdgeTable.keepOnlyObjectsWithoutEdges(toAnyIn: unsettledTable, in: forgettable, on: connection)
+            try UniqueMergeTable.keepOnlyUnmerged(in: forgettable, on: connection)
+            try DeleteTable.keepOnlyWholeRoots(in: forgettable, on: connection)
+            if rememberingForgotten { try ServerForgottenObjectTable.insert(objectsIn: forgettable, on: connection) }
+            let edges = try EdgeTable.remove(touching: forgettable, on: connection)
+            let deleteRecordBytes = try DeleteTable.remove(objectsIn: forgettable, on: connection)
+            report.bytes += edges.bytes + deleteRecordBytes
+            try UniqueMergeTable.removeCreationValues(ofObjectsIn: forgettable, on: connection)
+            try CounterTable.remove(objectsIn: forgettable, on: connection)
+            let objects = try ObjectMetadataTable.remove(objectsIn: forgettable, on: connection)
+            report.forgottenObjects = objects.objects
+            report.forgottenEdges = edges.edges
+            report.bytes += objects.bytes
+            report.bytes += try CompactionTable.removeStamps(notIn: changeSetsLookedUpAgainQuery, on: connection)
+        }
     }
 
     /// Drops the tombstones, stamps and positions of objects deleted for good below the stable

@@ -23,6 +23,20 @@ enum UniqueMergeTable {
     /// A query of the `(entity, id)` of every object created with uniqueness values.
     static let objectsWithCreationValuesQuery = "SELECT entity, id FROM _sync_unique_value"
 
+    /// Removes from `table` (columns `entity, id`) the objects a uniqueness merge names, as
+    /// duplicate or as survivor: operations naming a duplicate are redirected to its survivor.
+    static func keepOnlyUnmerged(in table: String, on connection: SQLiteConnection) throws {
+        try connection.execute("""
+            DELETE FROM \(table) WHERE (entity, id) IN (SELECT entity, duplicate FROM _sync_unique_merge)
+                OR (entity, id) IN (SELECT entity, survivor FROM _sync_unique_merge)
+            """)
+    }
+
+    /// Removes the creation values of the objects in `table` (columns `entity, id`).
+    static func removeCreationValues(ofObjectsIn table: String, on connection: SQLiteConnection) throws {
+        try connection.execute("DELETE FROM _sync_unique_value WHERE (entity, id) IN (SELECT entity, id FROM \(table))")
+    }
+
     /// Records that `object` was created holding `value` (the key's columns as JSON) for `key`.
     static func insertCreationValue(_ object: ObjectKey, key: String, value: String, on connection: SQLiteConnection) throws {
         try connection.run("INSERT OR IGNORE INTO _sync_unique_value (entity, key, value, id) VALUES (?, ?, ?, ?)",
