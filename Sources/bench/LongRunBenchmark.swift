@@ -213,6 +213,9 @@ struct LongRunBenchmark {
         }
         if isLast {
             say("    converged: A, B, C and the new client hold the same \(grouped(reference.count)) people")
+            // What an app that reads and clears its journal keeps: the file gives the pages back.
+            for participant in participants { try participant.replica.clearConflicts() }
+            printSizes("after each app clears its conflict journal", datasetPath: datasetPath, participants: participants, live: live)
         } else {
             // A silent replica would hold the stable vector back: the measuring client leaves for good.
             _ = try server.run(["replica", "retire", "--dataset", Self.dataset, "--replica", bootstrapReplica.replicaID.uuidString])

@@ -49,6 +49,30 @@ import TestSupport
         }
     }
 
+    /// An app that clears a journal grown large gets the space back: the file shrinks as after a
+    /// compaction that frees as much.
+    @Test func clearingALargeJournalLeavesASmallerFile() throws {
+        let (a, _) = try Self.replicaWithHistory(rounds: 1)
+        let write = Stamp(hlc: HLC(rawValue: 1), replica: UUID(), seq: 1)
+        try a.replica.withConnection { connection in
+            for row in 1...40 {
+                var batch = JournalBatch()
+                for _ in 0..<1_000 {
+                    try batch.append(.attribute, entity: "Member", object: UUID(), property: "name", winner: nil,
+                                     loser: JournalSide(value: .json("\"\(String(repeating: "x", count: 100))\""), stamp: write),
+                                     cause: Dot(replica: write.replica, seq: UInt64(row)), detail: .text("a lost write"))
+                }
+                try ConflictJournal.write(batch, on: connection)
+            }
+        }
+        #expect(try a.replica.conflictCount() == 40_000)
+        let before = StoreFileSpace.fileBytes(of: a.path)
+        try a.replica.clearConflicts()
+        let after = StoreFileSpace.fileBytes(of: a.path)
+        #expect(try a.replica.conflictCount() == 0)
+        #expect(after < before / 2, "\(before) bytes before clearing the journal, \(after) after")
+    }
+
     @Test func aCompactionThatDropsFewRowsLeavesTheFileAsItIs() throws {
         let (a, _) = try Self.replicaWithHistory(rounds: 200)
         try HistoryCompactionTests.acknowledgeEverything(of: a)

@@ -368,10 +368,14 @@ public final class SyncReplica: Sendable {
     }
 
     /// Removes journal entries up to and including `number` (all when `nil`). Numbers are never
-    /// reused: later entries keep counting up.
+    /// reused: later entries keep counting up. The pages the entries took go back to the file
+    /// system as after a history compaction (``compactHistory(stable:droppingDeletedObjects:)``,
+    /// "File size"), so a store whose journal grew large shrinks when its app clears it.
     public func clearConflicts(through number: Int64? = nil) throws {
         try withConnection { connection in
+            let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
             try connection.inTransaction { try ConflictJournal.clear(through: number, on: connection) }
+            _ = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
         }
     }
 
