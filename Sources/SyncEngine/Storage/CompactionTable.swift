@@ -93,14 +93,8 @@ enum CompactionTable {
     /// names: those of change sets whose deletes and creations were all forgotten.
     static func removeStamps(notIn lookedUp: String, on connection: SQLiteConnection) throws -> Int64 {
         guard try exists(on: connection) else { return 0 }
-        let selection = "WHERE (replica, seq) NOT IN (\(lookedUp))"
-        var bytes: Int64 = 0
-        if case .integer(let sum)? = try connection.rows(
-            "SELECT ifnull(sum(length(vector) + length(replica) + 16), 0) FROM _sync_compacted \(selection)").first?.first {
-            bytes = sum
-        }
-        try connection.execute("DELETE FROM _sync_compacted \(selection)")
-        return bytes
+        return try SyncTables.removeRows(from: "_sync_compacted", "WHERE (replica, seq) NOT IN (\(lookedUp))",
+                                         size: "length(vector) + length(replica) + 16", on: connection).bytes
     }
 
     // MARK: Compaction point

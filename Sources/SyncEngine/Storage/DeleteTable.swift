@@ -65,14 +65,8 @@ enum DeleteTable {
     /// Removes every delete record of the objects in `table` (columns `entity, id`); returns
     /// their bytes.
     static func remove(objectsIn table: String, on connection: SQLiteConnection) throws -> Int64 {
-        let selection = "WHERE (entity, id) IN (SELECT entity, id FROM \(table))"
-        var bytes: Int64 = 0
-        if case .integer(let sum)? = try connection.rows(
-            "SELECT ifnull(sum(length(entity) + length(id) + length(replica) + length(root) + 16), 0) FROM _sync_delete \(selection)").first?.first {
-            bytes = sum
-        }
-        try connection.execute("DELETE FROM _sync_delete \(selection)")
-        return bytes
+        try SyncTables.removeRows(from: "_sync_delete", "WHERE (entity, id) IN (SELECT entity, id FROM \(table))",
+                                  size: "length(entity) + length(id) + length(replica) + length(root) + 16", on: connection).bytes
     }
 
     /// Records that `root` deletes `object` (explicitly or by cascade); a delete stored before is kept.

@@ -47,15 +47,9 @@ enum ObjectMetadataTable {
     /// Removes the creation rows of the objects in `table` (columns `entity, id`); returns how
     /// many and their bytes.
     static func remove(objectsIn table: String, on connection: SQLiteConnection) throws -> (objects: Int, bytes: Int64) {
-        let selection = "WHERE (entity, id) IN (SELECT entity, id FROM \(table))"
-        var bytes: Int64 = 0
-        if case .integer(let sum)? = try connection.rows("""
-            SELECT ifnull(sum(length(entity) + length(id) + length(replica) + ifnull(length(tombstone), 0) + 16), 0) FROM _sync_object \(selection)
-            """).first?.first {
-            bytes = sum
-        }
-        try connection.execute("DELETE FROM _sync_object \(selection)")
-        return (connection.changes, bytes)
+        let removed = try SyncTables.removeRows(from: "_sync_object", "WHERE (entity, id) IN (SELECT entity, id FROM \(table))",
+                                                size: "length(entity) + length(id) + length(replica) + ifnull(length(tombstone), 0) + 16", on: connection)
+        return (removed.rows, removed.bytes)
     }
 
     /// Every object of `entity` that change sets created (deleted ones included).

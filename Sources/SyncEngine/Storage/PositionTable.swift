@@ -16,16 +16,10 @@ enum PositionTable {
     /// Removes the positions the objects in `table` (columns `entity, id`) hold as owners or as
     /// members; returns how many and their bytes.
     static func remove(objectsIn table: String, on connection: SQLiteConnection) throws -> (positions: Int, bytes: Int64) {
-        let selection = "WHERE (entity, id) IN (SELECT entity, id FROM \(table)) OR member IN (SELECT id FROM \(table))"
-        var bytes: Int64 = 0
-        if case .integer(let sum)? = try connection.rows("""
-            SELECT ifnull(sum(length(entity) + length(id) + length(relationship) + length(member) + length(key) + length(replica) + 16), 0)
-            FROM _sync_position \(selection)
-            """).first?.first {
-            bytes = sum
-        }
-        try connection.execute("DELETE FROM _sync_position \(selection)")
-        return (connection.changes, bytes)
+        let removed = try SyncTables.removeRows(
+            from: "_sync_position", "WHERE (entity, id) IN (SELECT entity, id FROM \(table)) OR member IN (SELECT id FROM \(table))",
+            size: "length(entity) + length(id) + length(relationship) + length(member) + length(key) + length(replica) + 16", on: connection)
+        return (removed.rows, removed.bytes)
     }
 
     /// The key of `member` in `owner`'s `relationship` and the stamp that set it, if it has one.

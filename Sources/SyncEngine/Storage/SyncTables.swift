@@ -26,7 +26,19 @@ import LocalStoreCore
 /// - ``KeptChangeSetTable``: the change sets applied only in part, because they name what the
 ///   store's schema does not know (a newer app's).
 /// - ``ServerLogTable``: a server's log of the change sets it stored, in application order.
+/// - ``ServerForgottenObjectTable``: the identifiers of objects a server's compaction forgot.
 enum SyncTables {
+    /// Deletes the rows of `table` that `selection` (a `WHERE` clause) picks, after measuring
+    /// them with `size` (an SQL expression of a row's bytes); returns how many went and their bytes.
+    static func removeRows(from table: String, _ selection: String, size: String, on connection: SQLiteConnection) throws -> (rows: Int, bytes: Int64) {
+        var bytes: Int64 = 0
+        if case .integer(let sum)? = try connection.rows("SELECT ifnull(sum(\(size)), 0) FROM \(table) \(selection)").first?.first {
+            bytes = sum
+        }
+        try connection.execute("DELETE FROM \(table) \(selection)")
+        return (connection.changes, bytes)
+    }
+
     /// Creates every table and index that does not exist yet.
     static let statements = SyncStateTable.createStatements + VersionVectorTable.createStatements
         + ChangeSetTable.createStatements + ObjectMetadataTable.createStatements + FieldStampTable.createStatements
