@@ -32,6 +32,7 @@ package final class Metrics: @unchecked Sendable {
     private var stableVectorLags: (@Sendable () -> [(dataset: String, lag: UInt64)])?
     private var compactionBytesReclaimed: [String: UInt64] = [:]
     private var compactionFileBytesFreed: [String: UInt64] = [:]
+    private var compactionObjectsForgotten: [String: UInt64] = [:]
     private var logStarts: [String: Int64] = [:]
 
     package init() {}
@@ -67,11 +68,12 @@ package final class Metrics: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Records a compaction of `dataset`'s log: the bytes it reclaimed and where the log starts now.
+    /// Records a compaction of `dataset`'s log: the bytes it reclaimed, the objects it forgot and where the log starts now.
     package func recordCompaction(dataset: String, report: CompactionReport) {
         lock.lock()
         compactionBytesReclaimed[dataset, default: 0] &+= UInt64(max(0, report.payloadBytesRemoved + report.mergedState.bytes))
         compactionFileBytesFreed[dataset, default: 0] &+= UInt64(max(0, report.fileBytesFreed))
+        compactionObjectsForgotten[dataset, default: 0] &+= UInt64(max(0, report.mergedState.forgottenObjects))
         logStarts[dataset] = report.logStart.cursor
         lock.unlock()
     }
@@ -98,7 +100,7 @@ package final class Metrics: @unchecked Sendable {
         let requestBytes = self.requestBytes, responseBytes = self.responseBytes, openConnections = self.openConnections
         let stableVectorLags = self.stableVectorLags
         let compactionBytesReclaimed = self.compactionBytesReclaimed, logStarts = self.logStarts
-        let compactionFileBytesFreed = self.compactionFileBytesFreed
+        let compactionFileBytesFreed = self.compactionFileBytesFreed, compactionObjectsForgotten = self.compactionObjectsForgotten
         lock.unlock()
 
         var lines: [String] = []
@@ -130,6 +132,9 @@ package final class Metrics: @unchecked Sendable {
         Metrics.appendDatasetSeries("syncd_compaction_file_bytes_freed_total", type: "counter",
                                     help: "Bytes by which log compaction shrank each dataset's store file and WAL on this instance.",
                                     compactionFileBytesFreed, to: &lines)
+        Metrics.appendDatasetSeries("syncd_compaction_objects_forgotten_total", type: "counter",
+                                    help: "Deleted objects whose every record compaction dropped, by dataset (their identifiers stay).",
+                                    compactionObjectsForgotten, to: &lines)
         Metrics.appendDatasetSeries("syncd_log_start_cursor", type: "gauge",
                                     help: "The compaction point of each dataset's log, as of this instance's last compaction of it.", logStarts, to: &lines)
         lines.append("# HELP syncd_request_bytes_total Bytes of requests received.")

@@ -32,6 +32,7 @@ import Testing
         #expect(metrics.contains("syncd_compaction_bytes_reclaimed_total{dataset=\"main\"} \(report.payloadBytesRemoved)"), "\(metrics)")
         #expect(metrics.contains("syncd_log_start_cursor{dataset=\"main\"} 2"), "\(metrics)")
         #expect(metrics.contains("syncd_compaction_file_bytes_freed_total{dataset=\"main\"} \(report.fileBytesFreed)"), "\(metrics)")
+        #expect(metrics.contains("syncd_compaction_objects_forgotten_total{dataset=\"main\"} \(report.mergedState.forgottenObjects)"), "\(metrics)")
 
         // b never saw a's boards.
         let gone = server.pull(after: "0", exclude: b.replica.replicaID)
