@@ -218,8 +218,10 @@ final class MergeEngine {
         if try info(object) != nil {
             throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which already exists")
         }
-        if remembersForgottenObjects == nil { remembersForgottenObjects = try ServerForgottenObjectTable.exists(on: connection) }
-        if remembersForgottenObjects == true, try ServerForgottenObjectTable.contains(object, on: connection) {
+        // The table is only read, and the batch never writes it: the store's connection as it
+        // is, without writing the creation rows kept in memory (which `connection` would do).
+        if remembersForgottenObjects == nil { remembersForgottenObjects = try ServerForgottenObjectTable.exists(on: storeConnection) }
+        if remembersForgottenObjects == true, try ServerForgottenObjectTable.contains(object, on: storeConnection) {
             throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which was deleted (and its history compacted)")
         }
         let stamp = current.stamp

@@ -34,7 +34,7 @@ enum ServerForgottenObjectTable {
         }
     }
 
-    /// Whether `object` was forgotten; `false` on a store without the table.
+    /// Whether `object` was forgotten, on a store that has the table (see ``exists(on:)``).
     static func contains(_ object: ObjectKey, on connection: SQLiteConnection) throws -> Bool {
         try !connection.rows("SELECT 1 FROM _server_forgotten_object WHERE entity = ? AND id = ?",
                              [.text(object.entity), .blob(object.id.bytes)]).isEmpty
