@@ -155,6 +155,80 @@ import TestSupport
         #expect(try engine.readLog(after: 3, limit: 10, excluding: aID).cursor == 4)
     }
 
+    /// The cursors of the compacted entries that still have a row of their own.
+    private func compactedCursors(of engine: SQLiteDatasetEngine) throws -> [Int64] {
+        try engine.replica.withConnection { connection in
+            try connection.rows("SELECT cursor FROM _server_log_compacted ORDER BY cursor").map { row -> Int64 in
+                guard case .integer(let cursor) = row[0] else { return -1 }
+                return cursor
+            }
+        }
+    }
+
+    @Test func compactedEntriesEveryActiveReplicaPulledPastFoldIntoTheFloor() throws {
+        let history = try history()
+        let engine = history.engines.compacted, whole = history.engines.whole
+        let aID = history.a.replica.replicaID, bID = history.b.replica.replicaID
+        // b learns of the delete, then makes b2: its latest change set covers a1 to a3.
+        try history.b.pull(from: history.a)
+        let other = Team()
+        other.name = "Comets"
+        history.b.context.insert(other)
+        try history.b.context.save()
+        let b2 = try history.engines.push(from: history.b)[0]
+        #expect(b2.vector[aID] == 3)
+
+        // a pulled the whole log, b only up to a2: the floor stops at cursor 2.
+        try engine.recordPull(by: aID, after: 5, unpushed: .none)
+        try engine.recordPull(by: bID, after: 2, unpushed: .none)
+        let report = try engine.compactLog(stable: try engine.versionVector())
+        #expect(report.entriesRemoved == 5 && report.entriesFolded == 2, "\(report)")
+        #expect(try compactedCursors(of: engine) == [3, 4, 5])
+        let atFloor = try whole.readLog(after: 0, limit: 2, excluding: nil)
+        let floor = try engine.replica.withConnection { try ServerCompactedLogTable.floor(on: $0) }
+        #expect(floor == LogFloor(position: LogPosition(cursor: 2, digest: atFloor.digest), vector: VersionVector([aID: 2])))
+
+        // At the floor the digest is still checked, and b reads on from the compaction point.
+        #expect(throws: DatasetEngineError.cursorMismatch(2)) {
+            try engine.readLog(after: 2, digest: LogDigest.empty, limit: 10, excluding: bID)
+        }
+        #expect(try engine.readLog(after: 2, digest: atFloor.digest, limit: 10, excluding: bID).cursor == 5)
+        // Below it no digest is left to check: b's latest change set shows it has every entry.
+        let belowByB = try engine.readLog(after: 1, digest: LogDigest.empty, limit: 10, excluding: bID)
+        #expect(belowByB.changeSets.isEmpty && belowByB.cursor == 5 && belowByB.digest == report.logStart.digest)
+        // A puller without such a change set is sent to a snapshot, naming the first entry of the floor it lacks.
+        #expect(throws: DatasetEngineError.historyCompacted(1, logStart: 5, unknown: history.a1.dot)) {
+            try engine.readLog(after: 1, limit: 10, excluding: UUID())
+        }
+        // a's latest change set (a3) had not seen b1: a must not skip it from below the floor either.
+        #expect(throws: DatasetEngineError.historyCompacted(0, logStart: 5, unknown: history.b1.dot)) {
+            try engine.readLog(after: 0, limit: 10, excluding: aID)
+        }
+
+        // Once b pulled to the end, the floor rises to the compaction point and no row is left.
+        try engine.recordPull(by: bID, after: 5, unpushed: .none)
+        let again = try engine.compactLog(stable: try engine.versionVector())
+        #expect(again.entriesRemoved == 0 && again.entriesFolded == 3 && again.logStart == report.logStart, "\(again)")
+        #expect(try compactedCursors(of: engine).isEmpty)
+        #expect(try engine.logEnd() == report.logStart)
+        #expect(try engine.readLog(after: 5, digest: report.logStart.digest, limit: 10, excluding: aID).changeSets.isEmpty)
+        #expect(try storeDigest(engine.path) == storeDigest(whole.path))
+        // Later pushes log and merge as on the server that never compacted.
+        try addAMemberOnBAndPushAfterTheDelete(history)
+        let tail = try engine.readLog(after: 5, digest: report.logStart.digest, limit: 10, excluding: aID)
+        #expect(tail.changeSets == (try whole.readLog(after: 5, limit: 10, excluding: aID)).changeSets && tail.changeSets.count == 1)
+    }
+
+    /// b, which has seen the delete, adds a member to a team of its own and pushes to both engines.
+    private func addAMemberOnBAndPushAfterTheDelete(_ history: History) throws {
+        let member = Member()
+        member.name = "Dee"
+        history.b.context.insert(member)
+        try history.b.context.save()
+        try history.engines.push(from: history.b)
+        #expect(try storeDigest(history.engines.compacted.path) == storeDigest(history.engines.whole.path))
+    }
+
     @Test func mergesAfterCompactionAndASnapshotPlusTheTailEqualTheStoreNeverCompacted() throws {
         let history = try history()
         let engines = history.engines

@@ -20,8 +20,9 @@ struct SimulationServer {
     /// The engine that compacts, and the one that never does.
     let engine: SQLiteDatasetEngine, whole: SQLiteDatasetEngine
     private var snapshot: LogPosition?
-    /// How many compactions removed entries, and how many pulls from before the compaction point were answered.
-    private(set) var compactions = 0, answeredPullsBeforeCompactionPoint = 0
+    /// How many compactions removed entries, how many pulls from before the compaction point
+    /// were answered, and how many compacted entries were folded into the log's floor.
+    private(set) var compactions = 0, answeredPullsBeforeCompactionPoint = 0, entriesFolded = 0
     /// How many runs' mid-run snapshots were brought up to date from the log's tail (the others
     /// found the log compacted past them and started again from a new snapshot).
     private(set) var snapshotsFollowedByTheirTail = 0
@@ -45,12 +46,15 @@ struct SimulationServer {
                 let vector = try replica.replica.versionVector()
                 return VersionVector(minimum.entries.reduce(into: [:]) { $0[$1.key] = min($1.value, vector[$1.key]) })
             }
-            if try engine.compactLog(stable: stable).entriesRemoved > 0 { compactions += 1 }
+            let report = try engine.compactLog(stable: stable)
+            if report.entriesRemoved > 0 { compactions += 1 }
+            entriesFolded += report.entriesFolded
         }
         if random.chance(0.2) {
             let puller = replicas[Int.random(in: 0..<replicas.count, using: &random)]
             if let problem = try checkPullFromStart(by: puller) { return problem }
         }
+        if random.chance(0.2) { try recordPull(by: replicas[Int.random(in: 0..<replicas.count, using: &random)]) }
         if snapshot == nil && random.chance(0.1) { snapshot = try engine.writeSnapshot(to: snapshotFile.path) }
         return nil
     }
@@ -58,6 +62,15 @@ struct SimulationServer {
     private func push(from replica: TestReplica) throws {
         let missing = try replica.replica.changeSets(missingFrom: engine.versionVector())
         for server in [engine, whole] { _ = try server.apply(missing, pushedBy: try replica.replica.credentials()) }
+    }
+
+    /// Tells the compacting server that `replica` pulled up to the longest log prefix it holds,
+    /// so that compactions fold what every replica pulled past into the log's floor.
+    private func recordPull(by replica: TestReplica) throws {
+        let vector = try replica.replica.versionVector()
+        let log = try whole.readLog(after: 0, limit: 1_000_000, excluding: nil).changeSets
+        let held = log.firstIndex { !vector.covers($0.dot) } ?? log.count
+        try engine.recordPull(by: replica.replica.replicaID, after: Int64(held), unpushed: .none)
     }
 
     /// A pull from cursor 0 is either refused as compacted or answered; answered, the puller must
@@ -76,10 +89,11 @@ struct SimulationServer {
                 return Dot(replica: replica, seq: UInt64(seq))
             }
         }
-        guard !compacted.isEmpty else { return nil }
+        let floor = try engine.replica.withConnection { try ServerCompactedLogTable.floor(on: $0) }
+        guard !compacted.isEmpty || floor != nil else { return nil }
         answeredPullsBeforeCompactionPoint += 1
         let vector = try puller.replica.versionVector()
-        if let missing = compacted.first(where: { !vector.covers($0) }) {
+        if let missing = compacted.first(where: { !vector.covers($0) }) ?? floor?.firstUnknown(to: nil, known: vector) {
             return "server: a pull from 0 by \(puller.replica.replicaID) skipped the compacted change set \(missing), which it lacks"
         }
         // Applying the page must be possible: nothing it depends on was skipped.

@@ -35,6 +35,8 @@ import Testing
         var olderAppRunsThatKept = 0
         /// Compactions of the simulated server's log that removed entries, and pulls from before its compaction point it answered.
         var serverCompactions = 0, serverPullsAcrossCompaction = 0, serverSnapshotTails = 0
+        /// Compacted entries the simulated server folded into its log's floor.
+        var serverEntriesFolded = 0
         /// What the compactions of the compacting runs dropped, summed.
         var compaction = CompactionTally()
 
@@ -48,6 +50,7 @@ import Testing
                     tally.serverCompactions += simulation.serverCompactions
                     tally.serverPullsAcrossCompaction += simulation.serverPullsAcrossCompaction
                     tally.serverSnapshotTails += simulation.serverSnapshotTails
+                    tally.serverEntriesFolded += simulation.serverEntriesFolded
                     // The same run with compactions at random moments must end exactly as this one.
                     var compacting = try Simulation(seed: seed, mixedVersions: true, compacting: true)
                     if let problem = try compacting.run() {
@@ -85,6 +88,7 @@ import Testing
             serverCompactions += other.serverCompactions
             serverPullsAcrossCompaction += other.serverPullsAcrossCompaction
             serverSnapshotTails += other.serverSnapshotTails
+            serverEntriesFolded += other.serverEntriesFolded
             compaction.add(other.compaction)
         }
     }
@@ -120,8 +124,8 @@ import Testing
             }
             // Older apps must actually have kept what they did not know, in most of their runs.
             #expect(olderAppRunsThatKept * 2 > olderAppRuns, "\(olderAppRunsThatKept) of \(olderAppRuns) runs with an older app kept change sets")
-            #expect(tally.serverCompactions > 0 && tally.serverPullsAcrossCompaction > 0 && tally.serverSnapshotTails > 0,
-                    "\(tally.serverCompactions) server compactions, \(tally.serverPullsAcrossCompaction) pulls answered across a compaction point, \(tally.serverSnapshotTails) snapshots followed by their tail")
+            #expect(tally.serverCompactions > 0 && tally.serverPullsAcrossCompaction > 0 && tally.serverSnapshotTails > 0 && tally.serverEntriesFolded > 0,
+                    "\(tally.serverCompactions) server compactions, \(tally.serverPullsAcrossCompaction) pulls answered across a compaction point, \(tally.serverSnapshotTails) snapshots followed by their tail, \(tally.serverEntriesFolded) entries folded into the floor")
             // Compactions must actually drop every kind they drop, not only run.
             for kind in CompactionTally.kinds {
                 #expect(tally.compaction.rows[kind.name, default: 0] > 0, "no \(kind.name) dropped in \(SimulationTests.seeds.count) seeds: \(tally.compaction)")
@@ -143,7 +147,7 @@ struct Simulation {
     /// How many change sets the older replica kept for the newer schema before its upgrade.
     private(set) var keptByOlderReplica = 0
     /// What the simulated server did (``SimulationServer``).
-    private(set) var serverCompactions = 0, serverPullsAcrossCompaction = 0, serverSnapshotTails = 0
+    private(set) var serverCompactions = 0, serverPullsAcrossCompaction = 0, serverSnapshotTails = 0, serverEntriesFolded = 0
     /// Whether replicas compact their history at random moments (decided by a generator of their
     /// own, so the run's edits and exchanges are those of the run without compaction).
     let compacting: Bool
@@ -235,8 +239,8 @@ struct Simulation {
         let vectors = try replicas.map { try $0.replica.versionVector() }
         if Set(vectors).count != 1 { return "version vectors differ after full exchange: \(vectors)" }
         if let problem = try server.finish(replicas) { return problem }
-        (serverCompactions, serverPullsAcrossCompaction, serverSnapshotTails) =
-            (server.compactions, server.answeredPullsBeforeCompactionPoint, server.snapshotsFollowedByTheirTail)
+        (serverCompactions, serverPullsAcrossCompaction, serverSnapshotTails, serverEntriesFolded) =
+            (server.compactions, server.answeredPullsBeforeCompactionPoint, server.snapshotsFollowedByTheirTail, server.entriesFolded)
         let digests = try replicas.map { try $0.digest() }
         for index in 1..<digests.count where digests[index] != digests[0] && index != olderIndex {
             return Simulation.difference(digests[0], digests[index], between: 0, and: index)

@@ -22,8 +22,10 @@ extension SQLiteDatasetEngine {
                 let previous = try ServerCompactedLogTable.compactionPoint(on: connection)
                 let compacted = try Self.stablePrefix(after: previous?.cursor ?? 0, below: stable, on: connection)
                 guard let point = compacted.last else {
-                    return CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
-                                            logStart: previous ?? LogPosition(cursor: 0, digest: .empty))
+                    var report = CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
+                                                  logStart: previous ?? LogPosition(cursor: 0, digest: .empty))
+                    report.entriesFolded = try raiseFloor(below: report.logStart.cursor, on: connection)
+                    return report
                 }
                 // Each replica's latest change set stays whole: its vector proves to a pull from
                 // before the compaction point what the replica has.
@@ -41,6 +43,7 @@ extension SQLiteDatasetEngine {
                                               changeSetsKept: compacted.count - dropped.count, payloadBytesRemoved: removed.bytes - kept.bytes,
                                               logStart: LogPosition(cursor: point.cursor, digest: point.digest))
                 report.changeSetStampsKept = kept.count
+                report.entriesFolded = try raiseFloor(below: point.cursor, on: connection)
                 // The merged state's part below the vector, unless an app on an older schema may
                 // still link an object the newer one deleted under a new name.
                 let renames = SchemaRenames(from: nil, to: replica.store.schemaDocument).renamesSomething
@@ -48,11 +51,20 @@ extension SQLiteDatasetEngine {
                     try SyncTables.compactServerState(stable: stable, droppingDeletedObjects: !renames, on: connection)
                 return report
             }
-            if report.entriesRemoved > 0 || report.mergedState.droppedRows > 0 {
+            if report.entriesRemoved > 0 || report.entriesFolded > 0 || report.mergedState.droppedRows > 0 {
                 report.fileBytesFreed = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
             }
             return report
         }
+    }
+
+    /// Folds into the log's floor the compacted entries up to `point` that every active replica
+    /// has pulled past (see ``LogFloor``); returns how many. Nothing while no replica is active:
+    /// a server that never heard of a puller cannot tell where it stands.
+    private func raiseFloor(below point: Int64, on connection: SQLiteConnection) throws -> Int {
+        guard point > 0, let cursor = LogFloor.cursor(below: point, records: try ServerReplicaTable.records(on: connection),
+                                                      policy: replicaPolicy) else { return 0 }
+        return try ServerCompactedLogTable.raiseFloor(to: cursor, on: connection)
     }
 
     /// The log entries after `cursor`, in order, up to the first whose change set `stable` does

@@ -11,19 +11,22 @@ extension SQLiteDatasetEngine {
         try replica.withConnection { try ServerCompactedLogTable.compactionPoint(on: $0) }
     }
 
-    /// Calls `body` with every entry of the log in order, from cursor 1: the compacted entries
-    /// (with their change set when the store still holds it, `nil` when compaction deleted it),
-    /// then the log. Reads in pages, under one read transaction, so the entries are those of one
-    /// moment; `body` must not use this engine.
+    /// Calls `body` with every entry of the log in order after its floor (from cursor 1 when it
+    /// has none): the compacted entries (with their change set when the store still holds it,
+    /// `nil` when compaction deleted it), then the log. Reads in pages, under one read
+    /// transaction, so the floor and the entries are those of one moment; `body` must not use
+    /// this engine. Returns the floor.
     ///
-    /// - Throws: ``SyncError`` when the cursors are not consecutive from 1, or a logged change
-    ///   set is missing.
-    package func forEachLogEntry(_ body: (MirroredLogEntry, ChangeSet?) throws -> Void) throws {
+    /// - Throws: ``SyncError`` when the cursors are not consecutive from the floor's, or a
+    ///   logged change set is missing.
+    @discardableResult
+    package func forEachLogEntry(_ body: (MirroredLogEntry, ChangeSet?) throws -> Void) throws -> LogFloor? {
         let pageSize: Int64 = 1_000
-        try replica.withConnection { connection in
+        return try replica.withConnection { connection in
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }
-            var previous: Int64 = 0
+            let floor = try ServerCompactedLogTable.floor(on: connection)
+            var previous = floor?.position.cursor ?? 0
             for table in ["_server_log_compacted", "_server_log"] {
                 while true {
                     let rows = try connection.rows("SELECT cursor, replica, seq, digest FROM \(table) WHERE cursor > ? ORDER BY cursor LIMIT ?",
@@ -48,6 +51,7 @@ extension SQLiteDatasetEngine {
                     if Int64(rows.count) < pageSize { break }
                 }
             }
+            return floor
         }
     }
 }

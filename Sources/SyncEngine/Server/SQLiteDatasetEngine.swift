@@ -102,8 +102,13 @@ public final class SQLiteDatasetEngine: DatasetEngine {
             let highest = try ServerLogTable.highestAssignedCursor(on: connection)
             guard cursor >= 0, cursor <= highest else { throw DatasetEngineError.unknownCursor(cursor, logEnd: highest) }
             // Without an entry at the cursor (none was ever logged there) the digest cannot match.
+            // Below the log's floor the digests are gone: there the puller's vector alone decides
+            // (`readStart`), and a mismatch shows only as an entry it is not known to have.
             var stored = try ServerLogTable.digest(at: cursor, on: connection)
-            if let digest, digest != stored { throw DatasetEngineError.cursorMismatch(cursor) }
+            let floor = try ServerCompactedLogTable.floor(on: connection)
+            if let digest, digest != stored, stored != nil || cursor >= floor?.position.cursor ?? 0 {
+                throw DatasetEngineError.cursorMismatch(cursor)
+            }
             var start = cursor
             if let point = try readStart(after: cursor, puller: excluding, on: connection) {
                 (start, stored) = (point.cursor, point.digest)
