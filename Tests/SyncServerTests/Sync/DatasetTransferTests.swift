@@ -71,6 +71,48 @@ import Testing
         }
     }
 
+    @Test func aLogWithAFloorExportsFromItAndImportsWithTheSameAnswers() throws {
+        let (sqlite, a, b) = try PullRouteTests.populated(storage: .sqlite)
+        // b merges a's three change sets, then writes b3 (cursor 6), which has seen them.
+        _ = try b.replica.apply(try a.replica.changeSets(missingFrom: VersionVector()))
+        try b.addBoard("b2")
+        sqlite.push(try b.batch(missingFrom: try sqlite.serverVector()), as: try b.credentials).expectOK()
+        // a pulled up to its own a3, b to the end: the floor can rise to cursor 3.
+        _ = try PullRouteTests.page(sqlite.pull(after: "3", exclude: a.replica.replicaID))
+        _ = try PullRouteTests.page(sqlite.pull(after: "6", exclude: b.replica.replicaID))
+        let everything = try sqlite.serverVector()
+        let report = try #require(try sqlite.service.registry.dataset("main").compactLog(stableVector: { _ in everything }))
+        #expect(report.logStart.cursor == 6 && report.entriesFolded == 3, "\(report)")
+
+        var lines: [Data] = []
+        #expect(try DatasetTransfer.export(dataset: "main", dataDirectory: sqlite.directory) { lines.append($0) } == 1, "b's latest change set")
+        let header = try #require(try JSONSerialization.jsonObject(with: lines[0]) as? [String: Any])
+        let floor = try #require((header["base"] as? [String: Any])?["floor"] as? [String: Any])
+        #expect(header["version"] as? Int == 3 && floor["cursor"] as? String == "3"
+                && floor["vector"] as? String == "\(a.replica.replicaID.storageText):3")
+        #expect(lines.count == 4 && lines[2].starts(with: Data(#"{"compactedEntry""#.utf8)), "b1 and b2 compacted, then b3")
+        let postgres = try ServerFixture(storage: .postgreSQL)
+        #expect(try DatasetTransfer.importDataset("main", from: lines.reduce(Data(), +), databaseURL: try #require(postgres.database?.url)) == 1)
+
+        #expect(try postgres.serverVector() == everything)
+        for (after, puller) in [("6", nil), ("3", a.replica.replicaID), ("1", b.replica.replicaID), ("0", nil)] as [(String, ReplicaID?)] {
+            let exported = sqlite.pull(after: after, exclude: puller), imported = postgres.pull(after: after, exclude: puller)
+            #expect(imported.status == exported.status && imported.errorCode == exported.errorCode, "after \(after): \(imported.text)")
+            if exported.status == .ok {
+                let (left, right) = (try PullRouteTests.page(exported), try PullRouteTests.page(imported))
+                #expect(right.changeSets.map(\.dot) == left.changeSets.map(\.dot) && right.cursor == left.cursor, "after \(after)")
+            }
+        }
+        // b's latest change set covers the floor: it reads on from below it; nobody else does.
+        #expect(try PullRouteTests.page(postgres.pull(after: "1", exclude: b.replica.replicaID)).cursor == "6")
+        #expect(postgres.pull(after: "0").errorCode == "history_compacted")
+        #expect(try ServerFixture.entityRows(at: postgres.snapshotFile()) == ServerFixture.entityRows(at: sqlite.snapshotFile()))
+        try a.addBoard("after the move")
+        postgres.push(try a.batch(missingFrom: try postgres.serverVector()), as: try a.credentials).expectOK()
+        #expect(try PullRouteTests.page(postgres.pull(after: "6", exclude: b.replica.replicaID)).changeSets.map(\.dot)
+                == [Dot(replica: a.replica.replicaID, seq: 4)])
+    }
+
     @Test func theSchemaHistoryMovesWithTheDataset() throws {
         let sqlite = try ServerFixture(storage: .sqlite)
         let document = try SchemaDocument(jsonData: try ClientReplica().store.exportSchema())

@@ -46,6 +46,45 @@ import Testing
         #expect(try PullRouteTests.page(server.pull(after: "2")).changeSets.count == 1)
     }
 
+    @Test(arguments: ServerStorage.allCases) func entriesEveryActiveReplicaPulledPastFoldIntoTheFloor(storage: ServerStorage) throws {
+        let server = try ServerFixture(storage: storage)
+        try server.registerSchema()
+        let a = try ClientReplica(), b = try ClientReplica()
+        for index in 0..<2 { try a.addBoard("a\(index)") }
+        server.push(try a.batch(), as: try a.credentials).expectOK()
+        try b.addBoard("b0")
+        server.push(try b.batch(), as: try b.credentials).expectOK()
+        let dataset = server.service.registry.dataset("main")
+        func compact() throws -> CompactionReport {
+            let everything = try server.serverVector()
+            return try #require(try dataset.compactLog(stableVector: { _ in everything }))
+        }
+        // a pulled to the end, b only to cursor 2: the floor stops there.
+        _ = try PullRouteTests.page(server.pull(after: "3", exclude: a.replica.replicaID))
+        let atTwo = try PullRouteTests.page(server.pull(limit: 2))
+        #expect(server.pull(after: "2", exclude: b.replica.replicaID).status == .ok)
+        let report = try compact()
+        #expect(report.logStart.cursor == 3 && report.entriesRemoved == 3 && report.entriesFolded == 2, "\(report)")
+
+        // At the floor the digest is still checked; below it the puller's vector decides.
+        let wrong = LogDigest.empty.appending(Dot(replica: b.replica.replicaID, seq: 1)).description
+        #expect(server.pull(after: "2", afterDigest: wrong, exclude: b.replica.replicaID).errorCode == "invalid_cursor")
+        #expect(atTwo.cursor == "2")
+        // a authored everything below the floor, but its latest change set had not seen b0.
+        #expect(server.pull(after: "1", afterDigest: wrong, exclude: a.replica.replicaID).errorCode == "history_compacted")
+        #expect(server.pull(after: "0").errorCode == "history_compacted")
+
+        // b pulls to the end (and then polls from there): the next compaction folds the rest, removing no entry.
+        #expect(try PullRouteTests.page(server.pull(after: "2", exclude: b.replica.replicaID)).cursor == "3")
+        #expect(try PullRouteTests.page(server.pull(after: "3", exclude: b.replica.replicaID)).changeSets.isEmpty)
+        let again = try compact()
+        #expect(again.entriesRemoved == 0 && again.entriesFolded == 1 && again.logStart == report.logStart, "\(again)")
+        try a.addBoard("a2")
+        server.push(try a.batch(missingFrom: try server.serverVector()), as: try a.credentials).expectOK()
+        #expect(try PullRouteTests.page(server.pull(after: "3", exclude: b.replica.replicaID)).changeSets.map(\.dot)
+                == [Dot(replica: a.replica.replicaID, seq: 3)])
+    }
+
     /// A new instance on a compacted PostgreSQL dataset restores the base and replays the tail:
     /// its snapshot equals the snapshot of an instance that never lost its cache.
     @Test func aNewPostgreSQLInstanceRestoresTheBaseAndReplaysTheTail() throws {

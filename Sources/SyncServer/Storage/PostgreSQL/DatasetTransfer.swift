@@ -19,6 +19,10 @@ import SyncEngine
 /// set is gone is a line `{"compactedEntry":{"replica":"<UUID>","seq":N}}`. The import keeps the
 /// copy as the dataset's base in PostgreSQL (as a compaction there does), so instances restore it
 /// and replay the rest of the log.
+///
+/// A compacted log whose first entries were folded into a floor (``LogFloor``) is exported as
+/// version 3: the base also holds `floor` (cursor, digest and the vector as `replica:seq` pairs),
+/// and the lines start with the entry after the floor.
 package enum DatasetTransfer {
     /// The header's `format`.
     static let format = "syncd-dataset"
@@ -59,9 +63,10 @@ package enum DatasetTransfer {
     }
 
     /// The header line of an export of `engine`'s dataset whose log ends at `end`; version 2
-    /// with `base` (the compaction point and the store file) when the log was compacted.
+    /// with `base` (the compaction point and the store file) when the log was compacted, 3 when
+    /// the base has a floor.
     private static func header(dataset: String, engine: SQLiteDatasetEngine, end: LogPosition,
-                               base: (point: LogPosition, store: Data)?) throws -> Data {
+                               base: (point: LogPosition, store: Data, floor: LogFloor?)?) throws -> Data {
         var keys: [String: String] = [:]
         for credentials in try engine.registeredReplicaKeys() { keys[credentials.replica.storageText] = LowercaseHex.encode(credentials.key) }
         // Oldest first, each as base64 with its time in milliseconds (null when unknown).
@@ -70,11 +75,17 @@ package enum DatasetTransfer {
              "registeredAt": version.registeredAt.map { NSNumber(value: Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? NSNull()]
         }
         var header: [String: Any] = [
-            "format": format, "version": base == nil ? 1 : 2, "dataset": dataset, "schema": try engine.schema.jsonData().base64EncodedString(),
+            "format": format, "version": base == nil ? 1 : base?.floor == nil ? 2 : 3, "dataset": dataset, "schema": try engine.schema.jsonData().base64EncodedString(),
             "schemaVersions": versions, "replicaKeys": keys, "cursor": String(end.cursor), "digest": end.digest.description,
         ]
         if let base {
-            header["base"] = ["cursor": String(base.point.cursor), "digest": base.point.digest.description, "store": base.store.base64EncodedString()]
+            var fields: [String: Any] = ["cursor": String(base.point.cursor), "digest": base.point.digest.description,
+                                         "store": base.store.base64EncodedString()]
+            if let floor = base.floor {
+                fields["floor"] = ["cursor": String(floor.position.cursor), "digest": floor.position.digest.description,
+                                   "vector": ReplicaRegistry.text(of: floor.vector)]
+            }
+            header["base"] = fields
         }
         return try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]) + Data("\n".utf8)
     }
@@ -93,9 +104,9 @@ package enum DatasetTransfer {
         }
         // Entries first, then written: the header names the end of exactly the log that follows.
         var lines: [Data] = []
-        var end = LogPosition(cursor: 0, digest: .empty)
+        var end: LogPosition?
         var changeSets = 0
-        try copy.forEachLogEntry { entry, changeSet in
+        let floor = try copy.forEachLogEntry { entry, changeSet in
             if let changeSet {
                 lines.append(try ChangeSetCoding.encode([changeSet], base: VersionVector()))
                 changeSets += 1
@@ -105,7 +116,8 @@ package enum DatasetTransfer {
             }
             end = LogPosition(cursor: entry.cursor, digest: entry.digest)
         }
-        try output(try header(dataset: dataset, engine: copy, end: end, base: (point, store)))
+        let logEnd = end ?? floor?.position ?? LogPosition(cursor: 0, digest: .empty)
+        try output(try header(dataset: dataset, engine: copy, end: logEnd, base: (point, store, floor)))
         for line in lines { try output(line + Data("\n".utf8)) }
         return changeSets
     }
@@ -117,12 +129,12 @@ package enum DatasetTransfer {
         let lines = file.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
         guard let first = lines.first,
               let header = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
-              header["format"] as? String == format, let version = header["version"] as? Int, version == 1 || version == 2,
+              header["format"] as? String == format, let version = header["version"] as? Int, (1...3).contains(version),
               let schemaText = header["schema"] as? String, let schemaJSON = Data(base64Encoded: schemaText),
               let cursorText = header["cursor"] as? String, let endCursor = Int64(cursorText),
               let digestText = header["digest"] as? String, let endDigest = LogDigest(hex: digestText),
               let keys = header["replicaKeys"] as? [String: String] else {
-            throw TransferError(description: "the file is not a syncd dataset export (its first line is not a version 1 or 2 header)")
+            throw TransferError(description: "the file is not a syncd dataset export (its first line is not a version 1, 2 or 3 header)")
         }
         let schema = try SchemaDocument(jsonData: schemaJSON)
         // The history (absent from exports of servers that kept none): every version before
@@ -141,7 +153,8 @@ package enum DatasetTransfer {
         }
         let base = try readBase(header, version: version)
         var entries: [(MirroredLogEntry, ChangeSet?)] = []
-        var position = LogPosition(cursor: 0, digest: .empty)
+        let start = base?.floor?.position ?? LogPosition(cursor: 0, digest: .empty)
+        var position = start
         for line in lines.dropFirst() {
             let (dot, changeSet) = try readEntry(Data(line), lineNumber: entries.count + 2, compactedAllowed: base != nil)
             position = LogPosition(cursor: position.cursor + 1, digest: position.digest.appending(dot))
@@ -153,8 +166,12 @@ package enum DatasetTransfer {
         guard position.cursor == endCursor, position.digest == endDigest else {
             throw TransferError(description: "the export of '\(dataset)' is incomplete or damaged: its change sets end at cursor \(position.cursor) with digest \(position.digest), its header at \(endCursor) with \(endDigest)")
         }
-        if let base, entries.count < base.point.cursor || entries[Int(base.point.cursor) - 1].0.digest != base.point.digest {
-            throw TransferError(description: "the export of '\(dataset)' is damaged: its log does not pass through its base's compaction point \(base.point.cursor)")
+        if let base {
+            let atPoint = base.point.cursor == start.cursor ? start.digest
+                : entries.first { $0.0.cursor == base.point.cursor }?.0.digest
+            guard base.point.cursor >= start.cursor, atPoint == base.point.digest else {
+                throw TransferError(description: "the export of '\(dataset)' is damaged: its log does not pass through its base's compaction point \(base.point.cursor)")
+            }
         }
         // Every batch was accepted by the exporting server; checked again here so that a damaged
         // file fails before anything is written.
@@ -180,20 +197,33 @@ package enum DatasetTransfer {
             try PostgreSQLTables.append(entries.map { (entry: $0.0, changeSet: $0.1) }, of: dataset, on: connection)
             if let base {
                 _ = try PostgreSQLTables.compact(dataset, through: base.point, base: [UInt8](base.store), on: connection)
+                if let floor = base.floor { try PostgreSQLTables.setFloor(floor, of: dataset, on: connection) }
             }
         }
         return entries.compactMap(\.1).count
     }
 
-    /// The header's `base` of a version 2 export: the compaction point and the store file.
-    private static func readBase(_ header: [String: Any], version: Int) throws -> (point: LogPosition, store: Data)? {
-        guard version == 2 else { return nil }
-        guard let base = header["base"] as? [String: Any], let cursorText = base["cursor"] as? String, let cursor = Int64(cursorText), cursor > 0,
-              let digestText = base["digest"] as? String, let digest = LogDigest(hex: digestText),
+    /// The header's `base` of a version 2 or 3 export: the compaction point and the store file,
+    /// and (version 3) the floor.
+    private static func readBase(_ header: [String: Any], version: Int) throws -> (point: LogPosition, store: Data, floor: LogFloor?)? {
+        guard version >= 2 else { return nil }
+        guard let base = header["base"] as? [String: Any], let point = position(in: base),
               let storeText = base["store"] as? String, let store = Data(base64Encoded: storeText) else {
-            throw TransferError(description: "the version 2 export's base (compaction point and store file) is missing or damaged")
+            throw TransferError(description: "the version \(version) export's base (compaction point and store file) is missing or damaged")
         }
-        return (LogPosition(cursor: cursor, digest: digest), store)
+        guard version == 3 else { return (point, store, nil) }
+        guard let fields = base["floor"] as? [String: Any], let floor = position(in: fields), floor.cursor <= point.cursor,
+              let vectorText = fields["vector"] as? String, let vector = ReplicaRegistry.vector(fromText: vectorText) else {
+            throw TransferError(description: "the version 3 export's floor (cursor, digest and vector, at or before the compaction point) is missing or damaged")
+        }
+        return (point, store, LogFloor(position: floor, vector: vector))
+    }
+
+    /// The `cursor` (a positive integer as text) and `digest` of a header object.
+    private static func position(in fields: [String: Any]) -> LogPosition? {
+        guard let cursorText = fields["cursor"] as? String, let cursor = Int64(cursorText), cursor > 0,
+              let digestText = fields["digest"] as? String, let digest = LogDigest(hex: digestText) else { return nil }
+        return LogPosition(cursor: cursor, digest: digest)
     }
 
     /// One line after the header: a logged change set, or (in a version 2 export) a compacted

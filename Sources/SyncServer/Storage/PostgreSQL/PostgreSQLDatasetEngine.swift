@@ -251,7 +251,11 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
             let highest = try PostgreSQLTables.highestCursor(of: dataset, on: connection)
             guard cursor >= 0, cursor <= highest else { throw DatasetEngineError.unknownCursor(cursor, logEnd: highest) }
             var stored = try PostgreSQLTables.digest(of: dataset, at: cursor, on: connection)
-            if let digest, digest != stored { throw DatasetEngineError.cursorMismatch(cursor) }
+            // As the SQLite engine does: below the floor no digest is left, the puller's vector decides.
+            let floor = try PostgreSQLTables.floor(of: dataset, on: connection)
+            if let digest, digest != stored, stored != nil || cursor >= floor?.position.cursor ?? 0 {
+                throw DatasetEngineError.cursorMismatch(cursor)
+            }
             var start = cursor
             // As the SQLite engine does: a cursor before the compaction point reads on from it
             // when the puller provably has every compacted entry after the cursor.
@@ -295,8 +299,10 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                     let compacted = try cache.compactLog(stable: stable)
                     let previous = try PostgreSQLTables.compactionPoint(of: dataset, on: connection)
                     guard compacted.logStart.cursor > previous?.cursor ?? 0 else {
-                        return CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
-                                                logStart: previous ?? compacted.logStart)
+                        var report = CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
+                                                      logStart: previous ?? compacted.logStart)
+                        if let previous { report.entriesFolded = try raiseFloor(below: previous.cursor, on: connection) }
+                        return report
                     }
                     let copy = cachePath + ".base-\(UUID().uuidString)"
                     defer { PostgreSQLDatasetEngine.removeCacheFiles(at: copy) }
@@ -310,10 +316,20 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                     report.changeSetStampsKept = compacted.changeSetStampsKept
                     report.mergedState = compacted.mergedState
                     report.journalEntriesRemoved = compacted.journalEntriesRemoved
+                    report.entriesFolded = try raiseFloor(below: compacted.logStart.cursor, on: connection)
                     return report
                 }
             }
         }
+    }
+
+    /// Folds into the floor the shared log's compacted entries up to `point` that every active
+    /// replica has pulled past (see ``LogFloor``); returns how many. Called inside the
+    /// compaction's transaction.
+    private func raiseFloor(below point: Int64, on connection: PostgreSQLConnection) throws -> Int {
+        let records = try PostgreSQLTables.replicaRecords(of: dataset, on: connection)
+        guard let cursor = LogFloor.cursor(below: point, records: records, policy: replicaPolicy) else { return 0 }
+        return try PostgreSQLTables.raiseFloor(of: dataset, to: cursor, on: connection)
     }
 
     /// Replaces the cache with the dataset's base: the shared log no longer holds the change sets

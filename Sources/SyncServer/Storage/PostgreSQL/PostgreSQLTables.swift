@@ -181,33 +181,40 @@ extension PostgreSQLTables {
         }
     }
 
-    /// The highest cursor of `dataset`'s log (0 when it is empty); entries are never removed
-    /// (compaction drops their change sets only).
+    /// The highest cursor of `dataset`'s log (0 when it is empty): its last row's, or its floor's
+    /// when every entry was folded into it (an imported log can have no row).
     static func highestCursor(of dataset: String, on connection: PostgreSQLConnection) throws -> Int64 {
-        let sql = "SELECT coalesce(max(cursor), 0) FROM syncd_log WHERE dataset = $1"
+        let sql = """
+            SELECT greatest((SELECT coalesce(max(cursor), 0) FROM syncd_log WHERE dataset = $1),
+                            (SELECT coalesce(max(floor_cursor), 0) FROM syncd_log_base WHERE dataset = $1))
+            """
         return try integer(try connection.execute(sql, [dataset]).scalar, column: "max(cursor)", sql: sql)
     }
 
-    /// The digest of `dataset`'s log up to `cursor`: empty at 0, `nil` when no entry has that cursor.
+    /// The digest of `dataset`'s log up to `cursor`: empty at 0, `nil` when no entry has that
+    /// cursor (or its row was folded into the floor, below which the digests are gone).
     static func digest(of dataset: String, at cursor: Int64, on connection: PostgreSQLConnection) throws -> LogDigest? {
         guard cursor != 0 else { return .empty }
         let sql = "SELECT digest FROM syncd_log WHERE dataset = $1 AND cursor = $2"
-        guard let text = try connection.execute(sql, [dataset, String(cursor)]).scalar else { return nil }
+        guard let text = try connection.execute(sql, [dataset, String(cursor)]).scalar else {
+            guard let floor = try floor(of: dataset, on: connection), floor.position.cursor == cursor else { return nil }
+            return floor.position.digest
+        }
         guard let digest = LogDigest(bytes: try bytes(ofBytea: text, column: "digest", sql: sql)) else {
             throw SyncError(.notSyncable, "dataset \(dataset): the syncd_log digest at cursor \(cursor) is damaged")
         }
         return digest
     }
 
-    /// The highest seq logged from every replica.
+    /// The highest seq logged from every replica, its floor's included.
     static func versionVector(of dataset: String, on connection: PostgreSQLConnection) throws -> VersionVector {
         let sql = "SELECT replica, max(seq) FROM syncd_log WHERE dataset = $1 GROUP BY replica"
-        var vector = VersionVector()
+        var vector = try floor(of: dataset, on: connection)?.vector ?? VersionVector()
         for row in try connection.execute(sql, [dataset]) {
             guard let text = row[0], let replica = UUID(storageText: text), let seq = UInt64(row[1] ?? "") else {
                 throw SyncError(.notSyncable, "dataset \(dataset): a syncd_log replica or seq is damaged (\(row))")
             }
-            vector[replica] = seq
+            vector[replica] = max(vector[replica], seq)
         }
         return vector
     }
