@@ -31,6 +31,15 @@ package struct LogFloor: Sendable, Equatable {
         return nil
     }
 
+    /// Where the check that a puller has every compacted entry after `cursor` reads on from the
+    /// per-entry records: `cursor` itself above the floor; below it, the floor's cursor once the
+    /// floor's entries passed the check, or the first of them the puller cannot be shown to have.
+    package static func checkStart(_ floor: LogFloor?, after cursor: Int64, to puller: ReplicaID?,
+                                   known: VersionVector) -> (cursor: Int64, unknown: Dot?) {
+        guard let floor, cursor < floor.position.cursor else { return (cursor, nil) }
+        return (floor.position.cursor, floor.firstUnknown(to: puller, known: known))
+    }
+
     /// The cursor the floor rises to: the lowest cursor an active replica acknowledged, no
     /// higher than the compaction point; `nil` while no replica is active (then nothing tells
     /// where pullers stand, and the floor stays).

@@ -98,11 +98,8 @@ enum ServerCompactedLogTable {
     /// From a cursor below the floor, every entry the floor covers counts (their cursors are gone).
     static func firstUnknown(after cursor: Int64, through point: Int64, to replica: ReplicaID?, known: VersionVector,
                              on connection: SQLiteConnection) throws -> Dot? {
-        var start = cursor
-        if let floor = try floor(on: connection), cursor < floor.position.cursor {
-            if let unknown = floor.firstUnknown(to: replica, known: known) { return unknown }
-            start = floor.position.cursor
-        }
+        let (start, unknownBelowFloor) = LogFloor.checkStart(try floor(on: connection), after: cursor, to: replica, known: known)
+        if let unknownBelowFloor { return unknownBelowFloor }
         var unknown: Dot?
         try connection.forEachRow("SELECT replica, seq FROM _server_log_compacted WHERE cursor > ? AND cursor <= ? AND replica IS NOT ? ORDER BY cursor",
                                   [.integer(start), .integer(point), replica.map { .text($0.storageText) } ?? .null]) { row in

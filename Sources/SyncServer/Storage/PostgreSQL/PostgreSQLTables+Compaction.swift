@@ -121,11 +121,8 @@ extension PostgreSQLTables {
     /// does not cover; `nil` when there is none.
     static func firstUnknown(in dataset: String, after cursor: Int64, through point: Int64, to replica: ReplicaID?,
                              known: VersionVector, on connection: PostgreSQLConnection) throws -> Dot? {
-        var start = cursor
-        if let floor = try floor(of: dataset, on: connection), cursor < floor.position.cursor {
-            if let unknown = floor.firstUnknown(to: replica, known: known) { return unknown }
-            start = floor.position.cursor
-        }
+        let (start, unknownBelowFloor) = LogFloor.checkStart(try floor(of: dataset, on: connection), after: cursor, to: replica, known: known)
+        if let unknownBelowFloor { return unknownBelowFloor }
         let sql = "SELECT replica, seq FROM syncd_log WHERE dataset = $1 AND cursor > $2 AND cursor <= $3 AND replica <> $4 ORDER BY cursor"
         for row in try connection.execute(sql, [dataset, String(start), String(point), replica?.storageText ?? ""]) {
             guard let text = row[0], let author = UUID(storageText: text), let seq = UInt64(row[1] ?? "") else {
