@@ -73,6 +73,37 @@ import TestSupport
         #expect(after < before / 2, "\(before) bytes before clearing the journal, \(after) after")
     }
 
+    /// Freeing pages does not repack the pages deletes left part empty; a whole `VACUUM` does, and
+    /// a store that already vacuums incrementally still gets one when a quarter of it is free.
+    @Test func aStoreThatVacuumsIncrementallyIsRepackedWhenAQuarterOfItIsFree() throws {
+        let (a, _) = try Self.replicaWithHistory(rounds: 50)
+        try HistoryCompactionTests.acknowledgeEverything(of: a)
+        _ = try a.replica.compactHistory(stable: try a.replica.versionVector())
+        #expect(try Self.autoVacuum(of: a.replica) == .integer(2))
+        // Rows with random keys, two in three deleted: pages a third full, almost none free.
+        let copy = TemporaryStoreFile(prefix: "repacked")
+        try a.replica.withConnection { connection in
+            try connection.execute("CREATE TABLE scattered (key BLOB PRIMARY KEY, value BLOB) WITHOUT ROWID")
+            try connection.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
+                INSERT INTO scattered SELECT randomblob(16), zeroblob(40) FROM n;
+                DELETE FROM scattered WHERE abs(random()) % 3 > 0;
+                """)
+            var batch = JournalBatch()
+            let write = Stamp(hlc: HLC(rawValue: 1), replica: UUID(), seq: 1)
+            for _ in 0..<20_000 {
+                try batch.append(.attribute, entity: "Member", object: UUID(), property: "name", winner: nil,
+                                 loser: JournalSide(value: .json("\"\(String(repeating: "x", count: 100))\""), stamp: write),
+                                 cause: Dot(replica: write.replica, seq: 1), detail: .text("a lost write"))
+            }
+            try ConflictJournal.write(batch, on: connection)
+        }
+        try a.replica.clearConflicts()
+        try a.replica.withConnection { try $0.run("VACUUM INTO ?", [.text(copy.path)]) }
+        let (after, packed) = (StoreFileSpace.fileBytes(of: a.path), StoreFileSpace.fileBytes(of: copy.path))
+        #expect(Double(after) <= Double(packed) * 1.05, "\(after) bytes after clearing the journal, \(packed) repacked")
+    }
+
     @Test func aCompactionThatDropsFewRowsLeavesTheFileAsItIs() throws {
         let (a, _) = try Self.replicaWithHistory(rounds: 200)
         try HistoryCompactionTests.acknowledgeEverything(of: a)

@@ -4,19 +4,21 @@ import LocalStoreCore
 /// Gives the pages a compaction freed back to the file system, so that a store file shrinks
 /// after its history is compacted (SQLite otherwise keeps freed pages in the file for reuse).
 ///
-/// A store switches to `auto_vacuum = INCREMENTAL` at its first compaction that leaves at least
-/// ``wholeVacuumFreeFraction`` of its pages free: switching needs one whole `VACUUM` (it rewrites
-/// the file), which is worth its time only when the file shrinks a lot. From then on every
-/// compaction ends with `PRAGMA incremental_vacuum`, whose cost is the freed pages, not the file.
-/// Either way a `wal_checkpoint(TRUNCATE)` follows, so that the WAL, which holds the moved pages
-/// first, does not keep the size.
+/// A compaction that leaves at least ``wholeVacuumFreeFraction`` of the store's pages free ends
+/// with a whole `VACUUM`: it rewrites the file, which is worth its time only when the file shrinks
+/// a lot, and it also repacks the pages that deletes left part empty (random identifiers spread
+/// a table's rows over all its pages), which freeing pages alone never does. The first one
+/// switches the store to `auto_vacuum = INCREMENTAL`; from then on a compaction that frees less
+/// ends with `PRAGMA incremental_vacuum`, whose cost is the freed pages, not the file. Either way
+/// a `wal_checkpoint(TRUNCATE)` follows, so that the WAL, which holds the moved pages first, does
+/// not keep the size.
 ///
 /// A whole `VACUUM` and a truncating checkpoint wait for every reader of the file to finish; an
 /// app's open read transaction would hold the sync that compacted for the whole busy timeout. They
 /// wait ``readerWaitMilliseconds`` at most: the file keeps its space until a later compaction
 /// finds no reader in the way.
 enum StoreFileSpace {
-    /// The share of free pages at which a store without incremental auto-vacuum is vacuumed whole.
+    /// The share of free pages at which a store is vacuumed whole.
     static let wholeVacuumFreeFraction = 0.25
     /// How long giving space back waits for other connections' readers and writers.
     static let readerWaitMilliseconds: Int32 = 100
@@ -54,16 +56,14 @@ enum StoreFileSpace {
         do {
             let free = try integer("PRAGMA freelist_count", on: connection)
             if free > 0 {
-                switch try integer("PRAGMA auto_vacuum", on: connection) {
-                case 2:
+                let mode = try integer("PRAGMA auto_vacuum", on: connection)
+                if Double(free) >= Double(try integer("PRAGMA page_count", on: connection)) * wholeVacuumFreeFraction {
+                    try connection.execute(mode == 2 ? "VACUUM" : "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+                } else if mode == 2 {
                     _ = try connection.rows("PRAGMA incremental_vacuum")
-                case 0 where Double(free) >= Double(try integer("PRAGMA page_count", on: connection)) * wholeVacuumFreeFraction:
-                    try connection.execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
-                default:
-                    // Full auto-vacuum freed the pages at commit; a store with few free pages
-                    // reuses them.
-                    break
                 }
+                // Otherwise full auto-vacuum freed the pages at commit, or a store with few free
+                // pages reuses them.
             }
         } catch {
             // A reader or writer in the way: the pages stay free in the file until a later compaction.
