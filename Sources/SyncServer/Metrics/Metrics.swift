@@ -33,6 +33,7 @@ package final class Metrics: @unchecked Sendable {
     private var compactionBytesReclaimed: [String: UInt64] = [:]
     private var compactionFileBytesFreed: [String: UInt64] = [:]
     private var compactionObjectsForgotten: [String: UInt64] = [:]
+    private var compactionEntriesFolded: [String: UInt64] = [:]
     private var logStarts: [String: Int64] = [:]
 
     package init() {}
@@ -68,12 +69,14 @@ package final class Metrics: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Records a compaction of `dataset`'s log: the bytes it reclaimed, the objects it forgot and where the log starts now.
+    /// Records a compaction of `dataset`'s log: the bytes it reclaimed, the objects it forgot, the
+    /// entries it folded into the log's floor and where the log starts now.
     package func recordCompaction(dataset: String, report: CompactionReport) {
         lock.lock()
         compactionBytesReclaimed[dataset, default: 0] &+= UInt64(max(0, report.payloadBytesRemoved + report.mergedState.bytes))
         compactionFileBytesFreed[dataset, default: 0] &+= UInt64(max(0, report.fileBytesFreed))
         compactionObjectsForgotten[dataset, default: 0] &+= UInt64(max(0, report.mergedState.forgottenObjects))
+        compactionEntriesFolded[dataset, default: 0] &+= UInt64(max(0, report.entriesFolded))
         logStarts[dataset] = report.logStart.cursor
         lock.unlock()
     }
@@ -101,6 +104,7 @@ package final class Metrics: @unchecked Sendable {
         let stableVectorLags = self.stableVectorLags
         let compactionBytesReclaimed = self.compactionBytesReclaimed, logStarts = self.logStarts
         let compactionFileBytesFreed = self.compactionFileBytesFreed, compactionObjectsForgotten = self.compactionObjectsForgotten
+        let compactionEntriesFolded = self.compactionEntriesFolded
         lock.unlock()
 
         var lines: [String] = []
@@ -135,6 +139,9 @@ package final class Metrics: @unchecked Sendable {
         Metrics.appendDatasetSeries("syncd_compaction_objects_forgotten_total", type: "counter",
                                     help: "Deleted objects whose every record compaction dropped, by dataset (their identifiers stay).",
                                     compactionObjectsForgotten, to: &lines)
+        Metrics.appendDatasetSeries("syncd_compaction_entries_folded_total", type: "counter",
+                                    help: "Compacted log entries folded into each dataset's log floor (no per-entry record left), by dataset.",
+                                    compactionEntriesFolded, to: &lines)
         Metrics.appendDatasetSeries("syncd_log_start_cursor", type: "gauge",
                                     help: "The compaction point of each dataset's log, as of this instance's last compaction of it.", logStarts, to: &lines)
         lines.append("# HELP syncd_request_bytes_total Bytes of requests received.")

@@ -54,11 +54,14 @@ import Testing
         server.push(try a.batch(), as: try a.credentials).expectOK()
         try b.addBoard("b0")
         server.push(try b.batch(), as: try b.credentials).expectOK()
-        let dataset = server.service.registry.dataset("main")
-        func compact() throws -> CompactionReport {
-            let everything = try server.serverVector()
-            return try #require(try dataset.compactLog(stableVector: { _ in everything }))
-        }
+        // Compacted below the stable vector the registry computes, by another service on the same
+        // storage, as `syncd dataset compact` does.
+        let compactorDirectory = try TemporaryDirectory(prefix: "syncd-compactor")
+        var configuration = SyncServiceConfiguration(dataDirectory: storage == .sqlite ? server.directory : compactorDirectory.url)
+        configuration.databaseURL = server.database?.url
+        configuration.stableVector = { try $0.stableVector() }
+        let compactor = try SyncService(configuration: configuration)
+        func compact() throws -> CompactionReport { try #require(try compactor.compactLog(of: "main")) }
         // a pulled to the end, b only to cursor 2: the floor stops there.
         _ = try PullRouteTests.page(server.pull(after: "3", exclude: a.replica.replicaID))
         let atTwo = try PullRouteTests.page(server.pull(limit: 2))
@@ -79,6 +82,8 @@ import Testing
         #expect(try PullRouteTests.page(server.pull(after: "3", exclude: b.replica.replicaID)).changeSets.isEmpty)
         let again = try compact()
         #expect(again.entriesRemoved == 0 && again.entriesFolded == 1 && again.logStart == report.logStart, "\(again)")
+        let metrics = compactor.metrics.exposition()
+        #expect(metrics.contains("syncd_compaction_entries_folded_total{dataset=\"main\"} 3"), "\(metrics)")
         try a.addBoard("a2")
         server.push(try a.batch(missingFrom: try server.serverVector()), as: try a.credentials).expectOK()
         #expect(try PullRouteTests.page(server.pull(after: "3", exclude: b.replica.replicaID)).changeSets.map(\.dot)
