@@ -34,7 +34,7 @@ public struct CompactionReport: Sendable, Equatable {
     /// on the older schema may still link an object deleted under the new name).
     public var mergedState = SyncReplica.HistoryCompaction(stable: VersionVector())
     /// Compacted entries folded into the log's floor now: every active replica had pulled past
-    /// them, so the server keeps no cursor, dot or digest of each any more (``LogFloor``).
+    /// them, so the server keeps no cursor, dot or digest of each any more, only the floor they form.
     public var entriesFolded: Int = 0
     /// Entries of a conflict journal that a syncd of an earlier release kept (syncd keeps none:
     /// every replica journals what it loses itself), removed by this compaction.
