@@ -58,6 +58,19 @@ extension SQLiteDatasetEngine {
         }
     }
 
+    /// Folds every compacted entry into the log's floor, whoever may still pull from before it:
+    /// for a store no pull reads the log of (a PostgreSQL instance's cache, whose pulls read the
+    /// shared log), where the per-entry records would only grow. Returns how many it folded.
+    @discardableResult
+    package func foldCompactedLog() throws -> Int {
+        try replica.withConnection { connection in
+            try connection.inTransaction {
+                guard let point = try ServerCompactedLogTable.compactionPoint(on: connection) else { return 0 }
+                return try ServerCompactedLogTable.raiseFloor(to: point.cursor, on: connection)
+            }
+        }
+    }
+
     /// Folds into the log's floor the compacted entries up to `point` that every active replica
     /// has pulled past (see ``LogFloor``); returns how many. Nothing while no replica is active:
     /// a server that never heard of a puller cannot tell where it stands.

@@ -88,6 +88,16 @@ import Testing
         server.push(try a.batch(missingFrom: try server.serverVector()), as: try a.credentials).expectOK()
         #expect(try PullRouteTests.page(server.pull(after: "3", exclude: b.replica.replicaID)).changeSets.map(\.dot)
                 == [Dot(replica: a.replica.replicaID, seq: 3)])
+        // The shared log keeps no row of a1, only rows of each replica's latest change set below
+        // the floor: a new instance still restores the base and replays the tail.
+        if storage == .postgreSQL {
+            // The compacting instance's cache keeps no per-entry record: its pulls read the shared log.
+            let cache = try SQLiteConnection(path: compactorDirectory.url.appendingPathComponent("datasets/main/cache.sqlite").path)
+            #expect(try cache.rows("SELECT count(*) FROM _server_log_compacted").first?.first == .integer(0))
+            let fresh = try ServerFixture(sharingDatabaseWith: server)
+            #expect(try ServerFixture.entityRows(at: fresh.snapshotFile()) == ServerFixture.entityRows(at: server.snapshotFile()))
+            #expect(try PullRouteTests.page(fresh.pull(after: "3", exclude: b.replica.replicaID)).changeSets.count == 1)
+        }
     }
 
     /// A new instance on a compacted PostgreSQL dataset restores the base and replays the tail:

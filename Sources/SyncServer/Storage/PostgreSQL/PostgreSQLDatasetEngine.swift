@@ -152,9 +152,20 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
             let entries = try PostgreSQLTables.entries(of: dataset, after: end.cursor, limit: PostgreSQLDatasetEngine.replayPageSize,
                                                        excluding: nil, on: connection)
             guard !entries.isEmpty else { return }
-            // An entry without its change set was compacted: the cache lies before the compaction point.
-            if entries.contains(where: { $0.changeSet == nil }) {
+            // An entry without its change set was compacted, and below the floor not even its row
+            // is left: the cache lies before the compaction point and starts again from the base.
+            let replayable = entries.enumerated().allSatisfy { offset, entry in
+                entry.mirrored.cursor == end.cursor + Int64(offset) + 1 && entry.changeSet != nil
+            }
+            if !replayable {
+                guard let point = try PostgreSQLTables.compactionPoint(of: dataset, on: connection), end.cursor < point.cursor else {
+                    throw SyncError(.notSyncable, "dataset \(dataset): the shared log lacks change sets after cursor \(end.cursor), which is not before its compaction point; the cache at \(cachePath) cannot catch up")
+                }
                 try restoreBase(on: connection)
+                // A base is a cache at or after its compaction point: restoring it again would not help.
+                guard try currentCache.logEnd().cursor >= point.cursor else {
+                    throw SyncError(.notSyncable, "dataset \(dataset): the base ends before the compaction point \(point.cursor)")
+                }
                 continue
             }
             let changeSets = entries.compactMap(\.changeSet)
@@ -297,6 +308,8 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                     try catchUp(on: connection)
                     let cache = currentCache
                     let compacted = try cache.compactLog(stable: stable)
+                    // Pulls read the shared log, never the cache's: it keeps no per-entry record.
+                    try cache.foldCompactedLog()
                     let previous = try PostgreSQLTables.compactionPoint(of: dataset, on: connection)
                     guard compacted.logStart.cursor > previous?.cursor ?? 0 else {
                         var report = CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
