@@ -105,8 +105,8 @@ public final class SQLiteDatasetEngine: DatasetEngine {
             // Below the log's floor the digests are gone: there the puller's vector alone decides
             // (`readStart`), and a mismatch shows only as an entry it is not known to have.
             var stored = try ServerLogTable.digest(at: cursor, on: connection)
-            let floor = try ServerCompactedLogTable.floor(on: connection)
-            if let digest, digest != stored, stored != nil || cursor >= floor?.position.cursor ?? 0 {
+            if let digest, digest != stored,
+               try stored != nil || cursor >= (ServerCompactedLogTable.floor(on: connection)?.position.cursor ?? 0) {
                 throw DatasetEngineError.cursorMismatch(cursor)
             }
             var start = cursor

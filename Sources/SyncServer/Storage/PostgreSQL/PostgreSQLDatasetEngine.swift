@@ -263,8 +263,8 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
             guard cursor >= 0, cursor <= highest else { throw DatasetEngineError.unknownCursor(cursor, logEnd: highest) }
             var stored = try PostgreSQLTables.digest(of: dataset, at: cursor, on: connection)
             // As the SQLite engine does: below the floor no digest is left, the puller's vector decides.
-            let floor = try PostgreSQLTables.floor(of: dataset, on: connection)
-            if let digest, digest != stored, stored != nil || cursor >= floor?.position.cursor ?? 0 {
+            if let digest, digest != stored,
+               try stored != nil || cursor >= (PostgreSQLTables.floor(of: dataset, on: connection)?.position.cursor ?? 0) {
                 throw DatasetEngineError.cursorMismatch(cursor)
             }
             var start = cursor
