@@ -68,15 +68,20 @@ extension PostgreSQLTables {
     /// whose vector proves what the replica has); returns how many entries it folded.
     static func raiseFloor(of dataset: String, to cursor: Int64, on connection: PostgreSQLConnection) throws -> Int {
         var floor = try self.floor(of: dataset, on: connection) ?? LogFloor(position: LogPosition(cursor: 0, digest: .empty), vector: VersionVector())
-        guard cursor > floor.position.cursor else { return 0 }
-        guard let digest = try digest(of: dataset, at: cursor, on: connection) else {
-            throw SyncError(.notSyncable, "dataset \(dataset): no log entry has cursor \(cursor), so the floor cannot rise to it")
+        var folded: Int64 = 0
+        if cursor > floor.position.cursor {
+            guard let digest = try digest(of: dataset, at: cursor, on: connection) else {
+                throw SyncError(.notSyncable, "dataset \(dataset): no log entry has cursor \(cursor), so the floor cannot rise to it")
+            }
+            floor.vector.merge(try logVector(of: dataset, after: floor.position.cursor, through: cursor, on: connection))
+            folded = cursor - floor.position.cursor
+            floor.position = LogPosition(cursor: cursor, digest: digest)
+            try setFloor(floor, of: dataset, on: connection)
         }
-        floor.vector.merge(try logVector(of: dataset, after: floor.position.cursor, through: cursor, on: connection))
-        let folded = cursor - floor.position.cursor
-        floor.position = LogPosition(cursor: cursor, digest: digest)
-        try setFloor(floor, of: dataset, on: connection)
-        try connection.execute("DELETE FROM syncd_log WHERE dataset = $1 AND cursor <= $2 AND change_set IS NULL", [dataset, String(cursor)])
+        // Also the rows below a floor that stayed put whose change sets this compaction dropped
+        // (a replica's latest until it wrote another).
+        try connection.execute("DELETE FROM syncd_log WHERE dataset = $1 AND cursor <= $2 AND change_set IS NULL",
+                               [dataset, String(floor.position.cursor)])
         return Int(folded)
     }
 
