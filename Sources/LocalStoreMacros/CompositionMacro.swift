@@ -58,18 +58,10 @@ public struct CompositionMacro: ExtensionMacro {
     }
 
     private static func reportNotStruct(_ declaration: some DeclGroupSyntax, context: some MacroExpansionContext) {
-        if let classDecl = declaration.as(ClassDeclSyntax.self) {
-            let keyword = classDecl.classKeyword
-            context.report(.compositionNotStruct(kind: "class"), at: keyword,
-                           fixIts: [.replace(.useStruct, keyword, with: keyword.with(\.tokenKind, .keyword(.struct)))])
-        } else if let enumDecl = declaration.as(EnumDeclSyntax.self) {
-            context.report(.compositionNotStruct(kind: "enum"), at: enumDecl.enumKeyword)
-        } else if let actorDecl = declaration.as(ActorDeclSyntax.self) {
-            context.report(.compositionNotStruct(kind: "actor"), at: actorDecl.actorKeyword)
-        } else if let protocolDecl = declaration.as(ProtocolDeclSyntax.self) {
-            context.report(.compositionNotStruct(kind: "protocol"), at: protocolDecl.protocolKeyword)
-        } else {
-            context.report(.compositionNotStruct(kind: "extension"), at: declaration)
-        }
+        let (kind, keyword) = declaration.kindAndKeyword
+        guard let keyword else { return context.report(.compositionNotStruct(kind: kind), at: declaration) }
+        // A class becomes a struct by its keyword alone; the other kinds need more than a keyword.
+        let fixIts: [FixIt] = kind == "class" ? [.replace(.useStruct, keyword, with: keyword.with(\.tokenKind, .keyword(.struct)))] : []
+        context.report(.compositionNotStruct(kind: kind), at: keyword, fixIts: fixIts)
     }
 }

@@ -178,6 +178,20 @@ extension MacroExpansionContext {
     }
 }
 
+extension DeclGroupSyntax {
+    /// What kind of declaration this is (`class`, `struct`, `enum`, `actor`, `protocol` or
+    /// `extension`) and the keyword that says so (none for an extension: the whole declaration
+    /// is where a diagnostic about its kind points).
+    var kindAndKeyword: (kind: String, keyword: TokenSyntax?) {
+        if let declaration = self.as(ClassDeclSyntax.self) { return ("class", declaration.classKeyword) }
+        if let declaration = self.as(StructDeclSyntax.self) { return ("struct", declaration.structKeyword) }
+        if let declaration = self.as(EnumDeclSyntax.self) { return ("enum", declaration.enumKeyword) }
+        if let declaration = self.as(ActorDeclSyntax.self) { return ("actor", declaration.actorKeyword) }
+        if let declaration = self.as(ProtocolDeclSyntax.self) { return ("protocol", declaration.protocolKeyword) }
+        return ("extension", nil)
+    }
+}
+
 extension FixIt {
     /// A fix-it that replaces `old` with `new`.
     static func replace(_ message: LocalStoreFixIt, _ old: some SyntaxProtocol, with new: some SyntaxProtocol) -> FixIt {

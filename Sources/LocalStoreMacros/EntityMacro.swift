@@ -203,19 +203,11 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
     private static func reportNotClass(_ declaration: some DeclGroupSyntax, context: (any MacroExpansionContext)?) {
         guard let context else { return }
-        if let structDecl = declaration.as(StructDeclSyntax.self) {
-            let keyword = structDecl.structKeyword
-            context.report(.entityNotClass(kind: "struct"), at: keyword,
-                           fixIts: [.replace(.useFinalClass, keyword, with: keyword.replacedText("final class"))])
-        } else if let enumDecl = declaration.as(EnumDeclSyntax.self) {
-            context.report(.entityNotClass(kind: "enum"), at: enumDecl.enumKeyword)
-        } else if let actorDecl = declaration.as(ActorDeclSyntax.self) {
-            context.report(.entityNotClass(kind: "actor"), at: actorDecl.actorKeyword)
-        } else if let protocolDecl = declaration.as(ProtocolDeclSyntax.self) {
-            context.report(.entityNotClass(kind: "protocol"), at: protocolDecl.protocolKeyword)
-        } else {
-            context.report(.entityNotClass(kind: "extension"), at: declaration)
-        }
+        let (kind, keyword) = declaration.kindAndKeyword
+        guard let keyword else { return context.report(.entityNotClass(kind: kind), at: declaration) }
+        // A struct becomes a final class by its keyword alone; the other kinds need more than a keyword.
+        let fixIts: [FixIt] = kind == "struct" ? [.replace(.useFinalClass, keyword, with: keyword.replacedText("final class"))] : []
+        context.report(.entityNotClass(kind: kind), at: keyword, fixIts: fixIts)
     }
 
     /// The names of the class's valid stored attributes (what `#Unique` keys may name).

@@ -21,6 +21,8 @@ struct LongRunBenchmark {
     let syncEvery: Int
     /// The checkpoint before the end where sizes and the bootstrap are measured too.
     let checkpoint: Int
+    /// Where to copy syncd's dataset file and the clients' stores at the end (none: they go with the run).
+    var keepDirectory: String?
 
     /// Updates per save: a save (one change set) groups this many.
     static let updatesPerSave = 10
@@ -216,10 +218,25 @@ struct LongRunBenchmark {
             // What an app that reads and clears its journal keeps: the file gives the pages back.
             for participant in participants { try participant.replica.clearConflicts() }
             printSizes("after each app clears its conflict journal", datasetPath: datasetPath, participants: participants, live: live)
+            if let keepDirectory { try keep(datasetPath: datasetPath, participants: participants, in: keepDirectory) }
         } else {
             // A silent replica would hold the stable vector back: the measuring client leaves for good.
             _ = try server.run(["replica", "retire", "--dataset", Self.dataset, "--replica", bootstrapReplica.replicaID.uuidString])
         }
+    }
+
+    /// Copies syncd's dataset file and each client's store (checkpointed, so each file is whole) into `directory`.
+    private func keep(datasetPath: String, participants: [Participant], in directory: String) throws {
+        let files = FileManager.default
+        try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let copies = [(datasetPath, "syncd-\(Self.dataset).sqlite")] + participants.map { ($0.path, "\($0.name.lowercased()).sqlite") }
+        for (source, name) in copies {
+            let destination = (directory as NSString).appendingPathComponent(name)
+            try? files.removeItem(atPath: destination)
+            try SQLiteConnection(path: source).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try files.copyItem(atPath: source, toPath: destination)
+        }
+        say("    kept: syncd's dataset and the clients' stores in \(directory)")
     }
 
     private func printSizes(_ title: String, datasetPath: String, participants: [Participant], live: Int64) {

@@ -22,6 +22,8 @@ struct BenchOptions {
     var syncEvery = 1_000
     /// For `longrun`: the updates at which it measures before the end.
     var checkpoint = 100_000
+    /// For `longrun`: a directory to copy syncd's dataset and the clients' stores into at the end, for inspection.
+    var keepDirectory: String?
 }
 
 /// A benchmark the command line can run.
@@ -57,7 +59,8 @@ let subcommands: [Subcommand] = [
     },
     // Needs the release `syncd` too. Long: a million updates by default (--updates 100000 while developing).
     Subcommand(name: "longrun", summary: "3 replicas make --updates updates to --objects objects through syncd, compacting: store sizes before and after compaction vs live data, bootstrap time") {
-        try LongRunBenchmark(updates: $0.updates, objects: $0.objects, syncEvery: $0.syncEvery, checkpoint: $0.checkpoint).run()
+        try LongRunBenchmark(updates: $0.updates, objects: $0.objects, syncEvery: $0.syncEvery, checkpoint: $0.checkpoint,
+                             keepDirectory: $0.keepDirectory).run()
     },
 ]
 
@@ -73,6 +76,7 @@ let program = CommandDescription(
         .value("objects", valueName: "N", "longrun only: objects the replicas update (default 1000)"),
         .value("sync-every", valueName: "N", "longrun only: updates each replica makes between two of its syncs (default 1000)"),
         .value("checkpoint", valueName: "N", "longrun only: also measure sizes and the bootstrap at N updates (default 100000)"),
+        .value("keep", valueName: "DIR", "longrun only: copy syncd's dataset and the clients' stores into DIR at the end, for inspection"),
     ],
     subcommands: subcommands.map { CommandDescription(name: $0.name, summary: $0.summary) } + [
         CommandDescription(name: "all", summary: "every subcommand above, in order"),
@@ -108,6 +112,7 @@ func benchOptions(_ command: ParsedCommand) throws(UsageError) -> BenchOptions {
         options.only = part
     }
     if let url = command.value("database") { options.databaseURL = url }
+    options.keepDirectory = command.value("keep")
     return options
 }
 

@@ -45,8 +45,8 @@ final class EventLoop: @unchecked Sendable {
         guard pipe(&descriptors) == 0 else { throw .systemCallFailed(operation: "pipe", errno: errno) }
         wakeReadDescriptor = descriptors[0]
         wakeWriteDescriptor = descriptors[1]
-        try Socket.configureNonBlockingPipe(wakeReadDescriptor)
-        try Socket.configureNonBlockingPipe(wakeWriteDescriptor)
+        try Socket.makeNonBlockingAndCloseOnExec(wakeReadDescriptor)
+        try Socket.makeNonBlockingAndCloseOnExec(wakeWriteDescriptor)
         #endif
         try poller.add(wakeReadDescriptor, interest: .read)
     }

@@ -147,18 +147,15 @@ enum Socket {
 
     /// Makes a descriptor non-blocking and close-on-exec (and SIGPIPE-free on Darwin).
     static func configureDescriptor(_ descriptor: Int32) throws(HTTPServerError) {
-        let flags = fcntl(descriptor, F_GETFL, 0)
-        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            throw .systemCallFailed(operation: "fcntl(O_NONBLOCK)", errno: errno)
-        }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        try makeNonBlockingAndCloseOnExec(descriptor)
         #if canImport(Darwin)
         try setOption(descriptor, level: SOL_SOCKET, name: SO_NOSIGPIPE, value: 1)
         #endif
     }
 
-    /// Makes one end of the loop's wake-up pipe non-blocking (non-Linux platforms).
-    static func configureNonBlockingPipe(_ descriptor: Int32) throws(HTTPServerError) {
+    /// Makes a descriptor non-blocking and close-on-exec: one end of the loop's wake-up pipe
+    /// (non-Linux platforms), or a socket before its further options.
+    static func makeNonBlockingAndCloseOnExec(_ descriptor: Int32) throws(HTTPServerError) {
         let flags = fcntl(descriptor, F_GETFL, 0)
         guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
             throw .systemCallFailed(operation: "fcntl(O_NONBLOCK)", errno: errno)
