@@ -3,7 +3,8 @@ import LocalStore
 import SyncKit
 
 /// A dataset that lives long: three replicas (`SyncReplica` + `SyncClient` in this process,
-/// compacting their history as they go) make `updates` updates in total to `objects` people
+/// compacting their history as they go and keeping the newest ``conflictsKept`` entries of
+/// their conflict journals) make `updates` updates in total to `objects` people
 /// (attributes and a place each) through a real `syncd` child process (SQLite storage), with
 /// deletes and re-creates, each syncing every `syncEvery` of its updates.
 ///
@@ -28,6 +29,8 @@ struct LongRunBenchmark {
     static let updatesPerSave = 10
     /// The places people move between.
     static let places = 10
+    /// The conflict journal entries each client keeps (`SyncClient.Configuration.conflictRetention`).
+    static let conflictsKept = 10_000
     private static let dataset = "longrun"
 
     /// One of the three replicas: its store, client and a context of its current view.
@@ -70,12 +73,14 @@ struct LongRunBenchmark {
     func run() throws {
         say("")
         say("long run: 3 replicas, \(grouped(updates)) updates to \(grouped(objects)) people (1% deletes, re-created by another replica), "
-              + "each syncing every \(grouped(syncEvery)) of its updates, \(Self.updatesPerSave) updates per save; syncd on SQLite")
+              + "each syncing every \(grouped(syncEvery)) of its updates, \(Self.updatesPerSave) updates per save, "
+              + "each keeping its newest \(grouped(Self.conflictsKept)) conflict journal entries; syncd on SQLite")
         let server = try SyncdProcess.start()
         defer { server.stop() }
         let token = try server.addToken(dataset: Self.dataset)
         var configuration = SyncClient.Configuration(serverURL: server.url, dataset: Self.dataset, token: token)
         configuration.historyCompaction = .changeSetsAndDeletedObjects
+        configuration.conflictRetention = .newest(Self.conflictsKept)
         let participants = try ["A", "B", "C"].map {
             try Participant(name: $0, path: server.dataDirectory.appendingPathComponent("\($0.lowercased()).sqlite").path, configuration: configuration)
         }

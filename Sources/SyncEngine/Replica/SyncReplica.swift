@@ -372,11 +372,29 @@ public final class SyncReplica: Sendable {
     /// system as after a history compaction (``compactHistory(stable:droppingDeletedObjects:)``,
     /// "File size"), so a store whose journal grew large shrinks when its app clears it.
     public func clearConflicts(through number: Int64? = nil) throws {
+        try withConnection { connection in try clearConflicts(through: number, on: connection) }
+    }
+
+    /// Removes every journal entry but the newest `count` (none when `count` is 0 or less) and
+    /// returns how many went: what ``SyncClient/Configuration/conflictRetention`` does after each
+    /// pull that journaled. Entries are numbered one after the other and only the oldest are ever
+    /// removed, so the entries kept are the `count` numbered up to ``lastConflictNumber()``.
+    /// The pages go back as with ``clearConflicts(through:)``.
+    @discardableResult
+    public func clearConflicts(keepingNewest count: Int) throws -> Int {
         try withConnection { connection in
-            let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
-            try connection.inTransaction { try ConflictJournal.clear(through: number, on: connection) }
-            _ = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
+            let held = try ConflictJournal.count(after: 0, on: connection)
+            let kept = max(0, count)
+            guard held > kept else { return 0 }
+            try clearConflicts(through: try ConflictJournal.lastNumber(on: connection) - Int64(kept), on: connection)
+            return held - kept
         }
+    }
+
+    private func clearConflicts(through number: Int64?, on connection: SQLiteConnection) throws {
+        let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
+        try connection.inTransaction { try ConflictJournal.clear(through: number, on: connection) }
+        _ = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
     }
 
     // MARK: Outbox

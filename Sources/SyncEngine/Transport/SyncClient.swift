@@ -55,6 +55,12 @@ public final class SyncClient: Sendable {
         /// Turn it on where neither happens, or where such a server or peer starts again from a
         /// snapshot instead.
         public var historyCompaction: HistoryCompaction = .off
+        /// How much of its conflict journal the client keeps: every entry until the app removes
+        /// them (``SyncReplica/clearConflicts(through:)``, the default), or the newest few, the
+        /// older ones removed after each pull that journaled (``SyncReport/conflictsRemoved``
+        /// says how many). The journal is the record of what merges discarded; an app that never
+        /// reads it can bound it here instead of letting it grow with every conflict.
+        public var conflictRetention: ConflictRetention = .all
         /// Retry policy for network errors and `5xx`.
         public var backoff: Backoff = Backoff()
         /// Time allowed for one request.
@@ -78,6 +84,15 @@ public final class SyncClient: Sendable {
             /// and removed edges no merge asks about again: for datasets whose apps all run the
             /// current schema.
             case changeSetsAndDeletedObjects
+        }
+
+        /// How many conflict journal entries a client keeps (``conflictRetention``).
+        public enum ConflictRetention: Sendable, Equatable {
+            /// Every entry, until the app removes them.
+            case all
+            /// The newest `count` entries (none for 0 or less): after each pull that journaled,
+            /// the older ones are removed (``SyncReplica/clearConflicts(keepingNewest:)``).
+            case newest(Int)
         }
 
         /// Syncs with `dataset` on the server at `serverURL`, authenticated by `token`, with the
@@ -546,7 +561,11 @@ public final class SyncClient: Sendable {
             }
             if !page.more { break }
         }
-        report.newConflicts += try await local { try replica.conflictCount(after: journalBefore) }
+        let journaled = try await local { try replica.conflictCount(after: journalBefore) }
+        report.newConflicts += journaled
+        if journaled > 0, case .newest(let count) = configuration.conflictRetention {
+            report.conflictsRemoved += try await local { try replica.clearConflicts(keepingNewest: count) }
+        }
         if let stable, configuration.historyCompaction != .off {
             let droppingDeletedObjects = configuration.historyCompaction == .changeSetsAndDeletedObjects
             report.compaction = try await local { () -> SyncReplica.HistoryCompaction? in

@@ -47,6 +47,9 @@ public struct SyncReport: Sendable, Equatable {
     public var changedObjectIDs: Set<UUID> = []
     /// Conflict journal entries the pull added.
     public var newConflicts: Int = 0
+    /// The oldest conflict journal entries removed after the pull to keep the journal at
+    /// ``SyncClient/Configuration/conflictRetention``; 0 when it keeps every entry.
+    public var conflictsRemoved: Int = 0
     /// The pull cursor after this sync (the last log position fully applied).
     public var cursor: String = "0"
     /// Local change sets still not acknowledged afterwards.
