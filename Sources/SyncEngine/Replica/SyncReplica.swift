@@ -372,7 +372,9 @@ public final class SyncReplica: Sendable {
     /// system as after a history compaction (``compactHistory(stable:droppingDeletedObjects:)``,
     /// "File size"), so a store whose journal grew large shrinks when its app clears it.
     public func clearConflicts(through number: Int64? = nil) throws {
-        try withConnection { connection in try clearConflicts(through: number, on: connection) }
+        try withConnection { connection in
+            try clearingConflicts(on: connection) { try ConflictJournal.clear(through: number, on: connection) }
+        }
     }
 
     /// Removes every journal entry but the newest `count` (none when `count` is 0 or less) and
@@ -383,18 +385,22 @@ public final class SyncReplica: Sendable {
     @discardableResult
     public func clearConflicts(keepingNewest count: Int) throws -> Int {
         try withConnection { connection in
-            let held = try ConflictJournal.count(after: 0, on: connection)
-            let kept = max(0, count)
-            guard held > kept else { return 0 }
-            try clearConflicts(through: try ConflictJournal.lastNumber(on: connection) - Int64(kept), on: connection)
-            return held - kept
+            try clearingConflicts(on: connection) {
+                let held = try ConflictJournal.count(after: 0, on: connection)
+                let kept = max(0, count)
+                guard held > kept else { return 0 }
+                try ConflictJournal.clear(through: try ConflictJournal.lastNumber(on: connection) - Int64(kept), on: connection)
+                return held - kept
+            }
         }
     }
 
-    private func clearConflicts(through number: Int64?, on connection: SQLiteConnection) throws {
+    /// Runs `clear` in a transaction, then gives the freed pages back to the file system.
+    private func clearingConflicts<Result>(on connection: SQLiteConnection, _ clear: () throws -> Result) throws -> Result {
         let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
-        try connection.inTransaction { try ConflictJournal.clear(through: number, on: connection) }
+        let result = try connection.inTransaction(clear)
         _ = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
+        return result
     }
 
     // MARK: Outbox
