@@ -561,11 +561,14 @@ public final class SyncClient: Sendable {
             }
             if !page.more { break }
         }
-        let journaled = try await local { try replica.conflictCount(after: journalBefore) }
-        report.newConflicts += journaled
-        if journaled > 0, case .newest(let count) = configuration.conflictRetention {
-            report.conflictsRemoved += try await local { try replica.clearConflicts(keepingNewest: count) }
+        let retention = configuration.conflictRetention
+        let (journaled, removed) = try await local { () -> (Int, Int) in
+            let journaled = try replica.conflictCount(after: journalBefore)
+            guard journaled > 0, case .newest(let count) = retention else { return (journaled, 0) }
+            return (journaled, try replica.clearConflicts(keepingNewest: count))
         }
+        report.newConflicts += journaled
+        report.conflictsRemoved += removed
         if let stable, configuration.historyCompaction != .off {
             let droppingDeletedObjects = configuration.historyCompaction == .changeSetsAndDeletedObjects
             report.compaction = try await local { () -> SyncReplica.HistoryCompaction? in
