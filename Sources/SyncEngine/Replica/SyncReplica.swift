@@ -373,7 +373,10 @@ public final class SyncReplica: Sendable {
     /// "File size"), so a store whose journal grew large shrinks when its app clears it.
     public func clearConflicts(through number: Int64? = nil) throws {
         try withConnection { connection in
-            try clearingConflicts(on: connection) { try ConflictJournal.clear(through: number, on: connection) }
+            _ = try clearingConflicts(on: connection) { () -> Int? in
+                try ConflictJournal.clear(through: number, on: connection)
+                return nil
+            }
         }
     }
 
@@ -395,12 +398,14 @@ public final class SyncReplica: Sendable {
         }
     }
 
-    /// Runs `clear` in a transaction, then gives the freed pages back to the file system.
-    private func clearingConflicts<Result>(on connection: SQLiteConnection, _ clear: () throws -> Result) throws -> Result {
+    /// Runs `clear` in a transaction (it returns how many entries went, `nil` when it does not
+    /// count them), then gives the freed pages back to the file system unless nothing went: a
+    /// pull that leaves the journal under its retention pays no vacuum or WAL checkpoint.
+    private func clearingConflicts(on connection: SQLiteConnection, _ clear: () throws -> Int?) throws -> Int {
         let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
-        let result = try connection.inTransaction(clear)
-        _ = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
-        return result
+        let removed = try connection.inTransaction(clear)
+        if removed != 0 { _ = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore) }
+        return removed ?? 0
     }
 
     // MARK: Outbox
