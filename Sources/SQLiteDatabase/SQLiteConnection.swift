@@ -1,4 +1,5 @@
 import CSQLite
+import Codecs
 import Foundation
 
 /// SQLite's "copy this buffer now" destructor, which the C macro SQLITE_TRANSIENT spells as -1.
@@ -47,6 +48,25 @@ package final class SQLiteConnection {
     deinit {
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Adds the SQL function `name(value)` to this connection: a UUID's text (8-4-4-4-12 hex, as
+    /// ``Foundation/UUID/storageText`` writes it) becomes its 16 bytes, and any other value comes
+    /// back as it is. Migrations use it to rewrite identifier columns in place.
+    package func addUUIDBytesFunction(named name: String) throws {
+        let function: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+            guard let value = arguments?[0] else { return sqlite3_result_null(context) }
+            if sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value),
+               let uuid = UUIDText.parse(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))) {
+                withUnsafeBytes(of: uuid) { sqlite3_result_blob(context, $0.baseAddress, 16, sqliteTransient) }
+            } else {
+                sqlite3_result_value(context, value)
+            }
+        }
+        let result = sqlite3_create_function_v2(handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, function, nil, nil, nil)
+        guard result == SQLITE_OK else {
+            throw SQLiteConnection.error(code: result, message: "cannot add the SQL function \(name): \(String(cString: sqlite3_errmsg(handle)))", sql: nil, path: path)
+        }
     }
 
     /// Runs one or more statements that return no rows.

@@ -87,20 +87,20 @@ import Testing
                             operations: [.set(entity: "A/B", id: UUID(), attribute: "x/y", values: [.text("a/b"), .real(1.5)])])
         let encoder = ReferenceWireFormat.encoder(escapingSlashes: true)
         try connection.run("INSERT INTO _sync_changeset (replica, seq, hlc, vector, operations, status) VALUES (?, 1, 5, ?, ?, 'pending')",
-                           [.text(old.dot.replica.uuidString), .text(String(decoding: try encoder.encode([old.dot.replica.uuidString: 1]), as: UTF8.self)),
+                           [old.dot.replica.storedValue, .text(String(decoding: try encoder.encode([old.dot.replica.uuidString: 1]), as: UTF8.self)),
                             .text(String(decoding: try encoder.encode(old.operations.map(ReferenceWireFormat.OperationObject.init)), as: UTF8.self))])
         var expected = old
         expected.vector = VersionVector([old.dot.replica: 1])
         for changeSet in stored + [expected] {
             let row = try #require(try connection.rows("SELECT replica, seq, hlc, vector, operations, authenticator FROM _sync_changeset WHERE replica = ? AND seq = ?",
-                                                       [.text(changeSet.dot.replica.uuidString), .integer(Int64(changeSet.dot.seq))]).first)
+                                                       changeSet.dot.values).first)
             #expect(try ChangeSetTable.decode(row) == changeSet)
             #expect(try ChangeSetTable.vector(of: changeSet.dot, on: connection) == changeSet.vector)
         }
     }
 
     @Test func aDamagedStoredRowIsReportedWithItsPath() throws {
-        let row: [SQLValue] = [.text(ChangeSetWireFormatTests.replica), .integer(1), .integer(5), .text("{}"),
+        let row: [SQLValue] = [UUID(uuidString: ChangeSetWireFormatTests.replica)!.storedValue, .integer(1), .integer(5), .text("{}"),
                                .text(#"[{"op": "create", "entity": "Board", "id": "\#(ChangeSetWireFormatTests.object)"}, {"op": "create"}]"#)]
         let error = #expect(throws: SyncError.self) { try ChangeSetTable.decode(row) }
         #expect(error?.code == .notSyncable)
@@ -224,7 +224,7 @@ import Testing
     @Test func aNegativeSeqInADamagedStoreIsReported() throws {
         let replica = try TestReplica()
         let author = UUID()
-        try SQLiteConnection(path: replica.path).run("INSERT INTO _sync_vector (replica, seq) VALUES (?, -5)", [.text(author.storageText)])
+        try SQLiteConnection(path: replica.path).run("INSERT INTO _sync_vector (replica, seq) VALUES (?, -5)", [author.storedValue])
         let error = #expect(throws: SyncError.self) { try replica.replica.versionVector() }
         #expect(error?.code == .notSyncable)
         #expect(error?.message.contains(author.storageText) == true, "\(error?.message ?? "")")

@@ -143,7 +143,7 @@ import Testing
         let bytes = [UInt8](try sampleBatch().data)
         let count = damage == "extra entry count" ? 4 : 3
         try database.connection.run("INSERT INTO _sync_conflict (first, count, cause_replica, cause_seq, entries) VALUES (1, ?, ?, 7, ?)",
-                                    [.integer(Int64(count)), .text(replicaA.uuidString), .blob(Data(corrupt(bytes)))])
+                                    [.integer(Int64(count)), replicaA.storedValue, .blob(Data(corrupt(bytes)))])
         let error = try #require(throws: SyncError.self) { try ConflictJournal.entries(on: database.connection) }
         #expect(error.code == .notSyncable)
         #expect(error.message.contains("conflict journal entries 1...\(count) are damaged"), "\(error)")

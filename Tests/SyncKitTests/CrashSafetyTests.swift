@@ -139,14 +139,14 @@ private let crashEntities: [any PersistentEntity.Type] = [CrashBook.self, CrashN
             let vector = try restarted.replica.versionVector()
             #expect(vector[author] == 0 || vector[author] == UInt64(changeSets.count), "a half-applied merge: \(vector[author])")
             if vector[author] == 0 { interrupted += 1 }
-            #expect(try rowCount("SELECT count(*) FROM _sync_changeset WHERE replica = '\(author.uuidString)'", path) == Int64(vector[author]))
+            #expect(try rowCount("SELECT count(*) FROM _sync_changeset WHERE hex(replica) = '\(author.uuidString.replacingOccurrences(of: "-", with: ""))'", path) == Int64(vector[author]))
 
             // Applying the same batch again applies each change set exactly once.
             let result = try restarted.replica.apply(changeSets)
             #expect(result.applied.count + result.alreadyApplied.count == changeSets.count)
             #expect(Set(result.applied).isDisjoint(with: Set(result.alreadyApplied)))
             #expect(try restarted.replica.apply(changeSets).applied.isEmpty)
-            #expect(try rowCount("SELECT count(*) FROM _sync_changeset WHERE replica = '\(author.uuidString)'", path) == Int64(changeSets.count))
+            #expect(try rowCount("SELECT count(*) FROM _sync_changeset WHERE hex(replica) = '\(author.uuidString.replacingOccurrences(of: "-", with: ""))'", path) == Int64(changeSets.count))
             #expect(try rowCount("SELECT count(*) FROM (SELECT replica, seq FROM _sync_changeset GROUP BY replica, seq HAVING count(*) > 1)", path) == 0)
             #expect(try restarted.replica.versionVector()[author] == UInt64(changeSets.count))
             #expect(try restarted.replica.versionVector()[restarted.replica.replicaID] == 1)

@@ -89,12 +89,12 @@ import Testing
     /// The rows of the sync tables that name `id`: creation, deletes, stamps, positions, edges.
     static func traces(of id: UUID, in replica: TestReplica) throws -> Int64 {
         try replica.replica.withConnection { connection in
-            let text = SQLValue.text(id.storageText)
+            let stored = id.storedValue
             var count: Int64 = 0
             for query in ["SELECT count(*) FROM _sync_object WHERE id = ?", "SELECT count(*) FROM _sync_delete WHERE id = ?",
                           "SELECT count(*) FROM _sync_field_stamps WHERE id = ?", "SELECT count(*) FROM _sync_position WHERE id = ? OR member = ?1",
                           "SELECT count(*) FROM _sync_edge WHERE id = ? OR target = ?1"] {
-                if case .integer(let rows)? = try connection.rows(query, [text]).first?.first { count += rows }
+                if case .integer(let rows)? = try connection.rows(query, [stored]).first?.first { count += rows }
             }
             return count
         }

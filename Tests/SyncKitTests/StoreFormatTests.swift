@@ -77,6 +77,7 @@ import TestSupport
         try SQLiteConnection(path: a.path).execute(
             "ALTER TABLE _sync_changeset DROP COLUMN authenticator; DELETE FROM _sync_state WHERE key = 'replica_key'")
         try StoreFormatTests.moveStampsToLegacyTable(at: a.path)
+        try StoreFormatTests.rewriteInUnversionedLayout(at: a.path)
 
         let reference = FileManager.default.temporaryDirectory.appendingPathComponent("layout-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: reference) }
@@ -99,6 +100,91 @@ import TestSupport
             }
         }
         try connection.execute("DROP TABLE _sync_field_stamps")
+    }
+
+    /// The SQL expression of the text form (upper-case 8-4-4-4-12 hex) of the identifier in
+    /// `column`, as releases before sync format 7 stored it.
+    static func identifierText(_ column: String) -> String {
+        let hex = "hex(\(column))"
+        return """
+            CASE typeof(\(column)) WHEN 'blob' THEN substr(\(hex), 1, 8) || '-' || substr(\(hex), 9, 4) || '-' || substr(\(hex), 13, 4)
+                || '-' || substr(\(hex), 17, 4) || '-' || substr(\(hex), 21) ELSE \(column) END
+            """
+    }
+
+    /// Stores every identifier of the file at `path` as text, in place, as releases before sync
+    /// format 7 did.
+    static func storeIdentifiersAsText(at path: String) throws {
+        let connection = try SQLiteConnection(path: path)
+        for (table, columns) in SyncFormatTable.identifierColumns {
+            let present = try Set(connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap(\.first?.textValue))
+            let assignments = columns.filter(present.contains).map { "\($0) = \(identifierText($0))" }
+            if !assignments.isEmpty { try connection.execute("UPDATE \(table) SET \(assignments.joined(separator: ", "))") }
+        }
+    }
+
+    /// Rebuilds the sync tables of the file at `path` in ``unversionedLayout``, with their rows
+    /// and their identifiers as text: the file as the release without a format version wrote it.
+    static func rewriteInUnversionedLayout(at path: String) throws {
+        try storeIdentifiersAsText(at: path)
+        let connection = try SQLiteConnection(path: path)
+        for case .text(let index)? in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND name LIKE '\\_sync\\_%' ESCAPE '\\'").map(\.first) {
+            try connection.execute("DROP INDEX \(index)")
+        }
+        let tables = unversionedLayout.compactMap { statement in
+            statement.firstMatch(of: /CREATE TABLE IF NOT EXISTS (\w+)/).map { String($0.1) }
+        }
+        for table in tables { try connection.execute("ALTER TABLE \(table) RENAME TO \(table)_current") }
+        for statement in unversionedLayout { try connection.execute(statement) }
+        for table in tables {
+            let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap(\.first?.textValue).joined(separator: ", ")
+            try connection.execute("INSERT INTO \(table) (\(columns)) SELECT \(columns) FROM \(table)_current; DROP TABLE \(table)_current")
+        }
+    }
+
+    @Test func aStoreOfFormatSixHasItsIdentifiersRewrittenAsBytes() throws {
+        let a = try TestReplica(name: "format-6")
+        let team = Team()
+        team.name = "Rovers"
+        let member = Member()
+        member.name = "Ada"
+        member.team = team
+        a.context.insert(team)
+        a.context.insert(member)
+        try a.context.save()
+        a.context.delete(member)
+        try a.context.save()
+        let digest = try a.digest()
+        let connection = try SQLiteConnection(path: a.path)
+        func identifierTypes() throws -> Set<String> {
+            var types: Set<String> = []
+            for (table, columns) in SyncFormatTable.identifierColumns {
+                let present = try Set(connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap(\.first?.textValue))
+                for column in columns where present.contains(column) {
+                    for row in try connection.rows("SELECT DISTINCT typeof(\(column)) || '/' || length(\(column)) FROM \(table) WHERE \(column) IS NOT NULL") {
+                        types.insert("\(table).\(column): \(row[0].textValue ?? "?")")
+                    }
+                }
+            }
+            return types
+        }
+        let stored = try identifierTypes()
+        #expect(stored.contains("_sync_edge.target: blob/16") && stored.contains("_sync_delete.root: blob/16"), "\(stored)")
+        #expect(stored.allSatisfy { $0.hasSuffix(": blob/16") }, "\(stored)")
+        try StoreFormatTests.storeIdentifiersAsText(at: a.path)
+        try connection.run("UPDATE _sync_format SET version = 6")
+        #expect(try identifierTypes().allSatisfy { $0.hasSuffix(": text/36") })
+
+        let reopened = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
+        #expect(try SyncFormatTable.storedVersion(on: connection) == SyncFormatTable.currentVersion)
+        #expect(try identifierTypes() == stored)
+        #expect(try TestReplica.digest(of: a.path) == digest)
+        #expect(try reopened.versionVector() == VersionVector([a.replica.replicaID: 2]))
+        // The history reads as it did: a peer built from it holds the same graph.
+        let b = try TestReplica(name: "peer")
+        _ = try b.replica.apply(try reopened.changeSets(missingFrom: VersionVector()))
+        #expect(try b.digest() == digest)
+        #expect(try b.context.fetch(FetchDescriptor<Member>()).isEmpty)
     }
 
     @Test func aStoreWithoutFormatVersionOpensAndIsMigratedInPlace() throws {

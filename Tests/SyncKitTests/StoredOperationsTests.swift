@@ -103,7 +103,7 @@ import Testing
 
     static func row(_ dot: Dot, on connection: SQLiteConnection) throws -> [SQLValue] {
         try #require(try connection.rows("SELECT replica, seq, hlc, vector, operations, authenticator FROM _sync_changeset WHERE replica = ? AND seq = ?",
-                                         [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first)
+                                         dot.values).first)
     }
 
     @Test func changeSetsAreStoredAsBlobsAndReadBack() throws {
@@ -134,7 +134,7 @@ import Testing
             var json = JSONWriter(escapingSlashes: true)
             try json.writeOperations(old.operations)
             try connection.run("INSERT INTO _sync_changeset (replica, seq, hlc, vector, operations, status) VALUES (?, 1, 5, ?, ?, 'pending')",
-                               [.text(old.dot.replica.storageText), .text("{\"\(old.dot.replica.storageText)\":1}"), .text(json.string)])
+                               [old.dot.replica.storedValue, .text("{\"\(old.dot.replica.storageText)\":1}"), .text(json.string)])
             #expect(try connection.rows("SELECT typeof(operations) FROM _sync_changeset").first?.first == .text("text"))
             let new = ChangeSet(dot: Dot(replica: replica.replicaID, seq: 2), hlc: HLC(rawValue: 6), vector: VersionVector([replica.replicaID: 2]),
                                 operations: [.delete(entity: "A/B", id: id, root: id)])
@@ -151,7 +151,7 @@ import Testing
 
     /// What reading `bytes` as the operations of a stored change set reports.
     static func damage(_ bytes: [UInt8]) throws -> String {
-        let row: [SQLValue] = [.text(ChangeSetWireFormatTests.replica), .integer(3), .integer(5), .text("{}"), .blob(Data(bytes))]
+        let row: [SQLValue] = [UUID(uuidString: ChangeSetWireFormatTests.replica)!.storedValue, .integer(3), .integer(5), .text("{}"), .blob(Data(bytes))]
         let error = #expect(throws: SyncError.self) { try ChangeSetTable.decode(row) }
         #expect(error?.code == .notSyncable)
         return error?.message ?? ""

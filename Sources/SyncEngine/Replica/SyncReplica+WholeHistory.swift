@@ -11,7 +11,7 @@ extension SyncReplica {
         let vector = try VersionVectorTable.vector(on: connection)
         var stored: [ReplicaID: UInt64] = [:]
         try connection.forEachRow("SELECT replica, count(*) FROM _sync_changeset GROUP BY replica") { row in
-            if let replica = row.uuid(at: 0) { stored[replica] = UInt64(row.integer(at: 1)) }
+            if let replica = row.identifier(at: 0) { stored[replica] = UInt64(row.integer(at: 1)) }
         }
         for (replica, seq) in vector.sortedEntries where stored[replica, default: 0] < seq {
             throw StoreError(.migrationImpossible,

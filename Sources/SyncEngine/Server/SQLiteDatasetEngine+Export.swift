@@ -32,8 +32,7 @@ extension SQLiteDatasetEngine {
                     let rows = try connection.rows("SELECT cursor, replica, seq, digest FROM \(table) WHERE cursor > ? ORDER BY cursor LIMIT ?",
                                                    [.integer(previous), .integer(pageSize)])
                     for row in rows {
-                        guard case .integer(let cursor) = row[0], case .text(let replicaText) = row[1],
-                              let author = UUID(storageText: replicaText), case .integer(let seq) = row[2],
+                        guard case .integer(let cursor) = row[0], let author = UUID(stored: row[1]), case .integer(let seq) = row[2],
                               case .blob(let digestBytes) = row[3], let digest = LogDigest(bytes: Array(digestBytes)) else {
                             throw SyncError(.notSyncable, "\(connection.path): the \(table) row after cursor \(previous) is damaged")
                         }

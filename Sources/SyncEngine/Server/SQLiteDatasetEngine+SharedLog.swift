@@ -38,7 +38,7 @@ extension SQLiteDatasetEngine {
     package static func appendMirroredLogEntries(_ entries: [MirroredLogEntry], on connection: SQLiteConnection) throws {
         for entry in entries {
             try connection.run("INSERT INTO _server_log (cursor, replica, seq, digest) VALUES (?, ?, ?, ?)",
-                               [.integer(entry.cursor), .text(entry.dot.replica.storageText), .integer(Int64(entry.dot.seq)),
+                               [.integer(entry.cursor), entry.dot.replica.storedValue, .integer(Int64(entry.dot.seq)),
                                 .blob(Data(entry.digest.bytes))])
         }
     }
@@ -60,7 +60,7 @@ extension SQLiteDatasetEngine {
     package func registeredReplicaKeys() throws -> [ReplicaCredentials] {
         try replica.withConnection { connection in
             try connection.rows("SELECT replica FROM _server_replica_key ORDER BY replica").compactMap { row in
-                guard case .text(let text) = row[0], let replica = UUID(storageText: text),
+                guard let replica = UUID(stored: row[0]),
                       let key = try ServerReplicaKeyTable.key(of: replica, on: connection) else { return nil }
                 return ReplicaCredentials(replica: replica, key: key)
             }

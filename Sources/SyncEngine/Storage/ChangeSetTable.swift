@@ -12,7 +12,7 @@ import LocalStoreCore
 enum ChangeSetTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_changeset (replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_changeset (replica BLOB NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
             vector TEXT NOT NULL, operations TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_changeset_status ON _sync_changeset (status, hlc)",
@@ -80,7 +80,7 @@ enum ChangeSetTable {
         }
         let statement = try connection.cachedStatement(
             "INSERT INTO _sync_changeset (replica, seq, hlc, vector, status, authenticator, operations) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        try statement.bind([.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq)),
+        try statement.bind([changeSet.dot.replica.storedValue, .integer(Int64(changeSet.dot.seq)),
                             .integer(Int64(bitPattern: changeSet.hlc.rawValue)), .text(vector.string), .text(status.rawValue),
                             authenticator.map { .blob(Data($0)) } ?? .null])
         // The blob can be tens of megabytes: bound from the writer's buffer.
@@ -102,7 +102,7 @@ enum ChangeSetTable {
     /// recorded before the replica had a key), with `key`.
     static func authenticateUnauthenticated(of replica: ReplicaID, key: [UInt8], on connection: SQLiteConnection) throws {
         let rows = try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND authenticator IS NULL",
-                                       [.text(replica.storageText)])
+                                       [replica.storedValue])
         for row in rows {
             let changeSet = try decode(row)
             let authenticator = try ChangeSetAuthenticator.authenticator(of: changeSet, key: key)
@@ -164,7 +164,7 @@ enum ChangeSetTable {
     ///
     /// - Throws: ``SyncError`` `.notSyncable` naming the change set and what is damaged where.
     static func decode(_ row: [SQLValue]) throws -> ChangeSet {
-        guard case .text(let replicaText) = row[0], let replica = UUID(storageText: replicaText),
+        guard let replica = UUID(stored: row[0]),
               case .integer(let seq) = row[1], seq > 0, case .integer(let hlc) = row[2], case .text(let vectorJSON) = row[3] else {
             throw SyncError(.notSyncable, "a stored change set row is damaged")
         }
@@ -178,18 +178,18 @@ enum ChangeSetTable {
                 // Stored by a version before the blob form.
                 operations = try JSONReader.read(json) { reader in try JSONReadError.at(.key("operations")) { try reader.readOperations() } }
             default:
-                throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) has no operations (\(row[4].storageClassName))")
+                throw SyncError(.notSyncable, "the stored change set \(replica.storageText):\(seq) has no operations (\(row[4].storageClassName))")
             }
         } catch let error as JSONReadError {
-            throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) is damaged: \(error)")
+            throw SyncError(.notSyncable, "the stored change set \(replica.storageText):\(seq) is damaged: \(error)")
         } catch let error as ByteReadError {
-            throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) is damaged: operations blob, \(error)")
+            throw SyncError(.notSyncable, "the stored change set \(replica.storageText):\(seq) is damaged: operations blob, \(error)")
         }
         let authenticator: [UInt8]?
         switch row[5] {
         case .null: authenticator = nil
         case .blob(let bytes): authenticator = Array(bytes)
-        default: throw SyncError(.notSyncable, "the stored change set \(replicaText):\(seq) has a damaged authenticator (\(row[5].storageClassName))")
+        default: throw SyncError(.notSyncable, "the stored change set \(replica.storageText):\(seq) has a damaged authenticator (\(row[5].storageClassName))")
         }
         return ChangeSet(dot: Dot(replica: replica, seq: UInt64(seq)), hlc: HLC(rawValue: UInt64(bitPattern: hlc)), vector: vector,
                          operations: operations, authenticator: authenticator)
@@ -205,7 +205,7 @@ enum ChangeSetTable {
         var result: [ChangeSet] = []
         // Only the rows the peer lacks are read whole: the others can hold megabytes of operations.
         try connection.forEachRow("SELECT \(changeSetColumns) FROM _sync_changeset ORDER BY hlc, replica") { row in
-            guard limit.map({ result.count < $0 }) ?? true, let replica = row.uuid(at: 0),
+            guard limit.map({ result.count < $0 }) ?? true, let replica = row.identifier(at: 0),
                   UInt64(row.integer(at: 1)) > vector[replica] else { return }
             result.append(try decode(row.row()))
         }
@@ -223,7 +223,7 @@ enum ChangeSetTable {
     /// The change sets of `replica` with `status`, by seq.
     static func changeSets(of replica: ReplicaID, status: OutboxStatus, on connection: SQLiteConnection) throws -> [ChangeSet] {
         try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE status = ? AND replica = ? ORDER BY seq",
-                            [.text(status.rawValue), .text(replica.storageText)]).map(decode)
+                            [.text(status.rawValue), replica.storedValue]).map(decode)
     }
 
     /// The `limit` newest change sets (all when `nil`) with their status, oldest first by `(HLC, replica ID)`.
@@ -287,7 +287,7 @@ enum ChangeSetTable {
     static func unacknowledgedCount(of replica: ReplicaID, on connection: SQLiteConnection) throws -> Int {
         if case .integer(let count)? = try connection.rows(
             "SELECT count(*) FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
-            [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]).first?.first {
+            [replica.storedValue, .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]).first?.first {
             return Int(count)
         }
         return 0
@@ -297,7 +297,7 @@ enum ChangeSetTable {
     static func unacknowledgedVectors(of replica: ReplicaID, on connection: SQLiteConnection) throws -> [(dot: Dot, vector: VersionVector)] {
         var result: [(dot: Dot, vector: VersionVector)] = []
         for row in try connection.rows("SELECT seq, vector FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
-                                       [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]) {
+                                       [replica.storedValue, .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]) {
             guard case .integer(let seq) = row[0], case .text(let json) = row[1] else { continue }
             let dot = Dot(replica: replica, seq: UInt64(seq))
             result.append((dot, try CompactionTable.vector(json, of: "the stored vector of change set \(dot)")))
@@ -342,7 +342,7 @@ enum ChangeSetTable {
     static func firstVector(of replica: ReplicaID, after seq: UInt64, on connection: SQLiteConnection) throws -> VersionVector? {
         guard case .integer(let first)? = try connection.rows(
             "SELECT seq FROM _sync_changeset WHERE replica = ? AND seq > ? ORDER BY seq LIMIT 1",
-            [.text(replica.storageText), .integer(Int64(bitPattern: seq))]).first?.first
+            [replica.storedValue, .integer(Int64(bitPattern: seq))]).first?.first
         else { return nil }
         return try vector(of: Dot(replica: replica, seq: UInt64(first)), on: connection)
     }
@@ -352,7 +352,7 @@ enum ChangeSetTable {
     static func oldestUnacknowledgedVector(of replica: ReplicaID, on connection: SQLiteConnection) throws -> VersionVector? {
         guard case .integer(let seq)? = try connection.rows(
             "SELECT min(seq) FROM _sync_changeset WHERE replica = ? AND status IN (?, ?)",
-            [.text(replica.storageText), .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]).first?.first
+            [replica.storedValue, .text(OutboxStatus.pending.rawValue), .text(OutboxStatus.sent.rawValue)]).first?.first
         else { return nil }
         return try vector(of: Dot(replica: replica, seq: UInt64(seq)), on: connection)
     }
@@ -364,6 +364,6 @@ enum ChangeSetTable {
     }
 
     private static func arguments(_ dot: Dot) -> [SQLValue] {
-        [.text(dot.replica.storageText), .integer(Int64(dot.seq))]
+        [dot.replica.storedValue, .integer(Int64(dot.seq))]
     }
 }

@@ -13,7 +13,7 @@ import LocalStoreCore
 enum CompactionTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_compacted (replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_compacted (replica BLOB NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
             vector TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID
         """,
     ]
@@ -27,7 +27,7 @@ enum CompactionTable {
     static func kept(_ dot: Dot, on connection: SQLiteConnection) throws -> (hlc: HLC, vector: VersionVector)? {
         guard try exists(on: connection),
               let row = try connection.rows("SELECT hlc, vector FROM _sync_compacted WHERE replica = ? AND seq = ?",
-                                            [.text(dot.replica.storageText), .integer(Int64(dot.seq))]).first,
+                                            [dot.replica.storedValue, .integer(Int64(dot.seq))]).first,
               case .integer(let hlc) = row[0], case .text(let json) = row[1] else { return nil }
         return (HLC(rawValue: UInt64(bitPattern: hlc)), try vector(json, of: "the kept vector of compacted change set \(dot)"))
     }
@@ -41,7 +41,7 @@ enum CompactionTable {
     /// Runs `body` with the name of an empty temporary table (columns `entity, id`) for the
     /// objects a compaction settles, emptied afterwards.
     static func withSettledObjects<T>(on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_settled (entity TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (entity, id)) WITHOUT ROWID")
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_settled (entity TEXT NOT NULL, id BLOB NOT NULL, PRIMARY KEY (entity, id)) WITHOUT ROWID")
         try connection.execute("DELETE FROM temp._sync_settled")
         defer { try? connection.execute("DELETE FROM temp._sync_settled") }
         return try body("temp._sync_settled")
@@ -50,13 +50,13 @@ enum CompactionTable {
     /// Runs `body` with the name of a temporary table (columns `replica, seq`) holding `dots`,
     /// emptied afterwards.
     static func withDots<T>(_ dots: [Dot], on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_dots (replica TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID")
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_dots (replica BLOB NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID")
         try connection.execute("DELETE FROM temp._sync_dots")
         defer { try? connection.execute("DELETE FROM temp._sync_dots") }
         let insert = try connection.cachedStatement("INSERT OR IGNORE INTO temp._sync_dots (replica, seq) VALUES (?, ?)")
         for dot in dots {
             insert.reset()
-            try insert.bind(.text(dot.replica.storageText), at: 1)
+            try insert.bind(dot.replica.storedValue, at: 1)
             try insert.bind(.integer(Int64(bitPattern: dot.seq)), at: 2)
             while try insert.step() {}
         }
@@ -66,7 +66,7 @@ enum CompactionTable {
     /// Runs `body` with the name of an empty temporary table (column `id`) for the objects whose
     /// delete records a merge may still undo or re-judge, emptied afterwards.
     static func withUnsettledObjects<T>(on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_unsettled (id TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_unsettled (id BLOB PRIMARY KEY NOT NULL) WITHOUT ROWID")
         try connection.execute("DELETE FROM temp._sync_unsettled")
         defer { try? connection.execute("DELETE FROM temp._sync_unsettled") }
         return try body("temp._sync_unsettled")
@@ -120,7 +120,7 @@ enum CompactionTable {
         // unacknowledged change set stays whatever the stable vector says).
         for (replica, seq) in compacted.entries.sorted(by: { $0.key.uuidString < $1.key.uuidString }) where seq > vector[replica] {
             let stored = try connection.rows("SELECT count(*) FROM _sync_changeset WHERE replica = ? AND seq > ? AND seq <= ?",
-                                             [.text(replica.storageText), .integer(Int64(vector[replica])), .integer(Int64(seq))]).first?.first
+                                             [replica.storedValue, .integer(Int64(vector[replica])), .integer(Int64(seq))]).first?.first
             guard case .integer(let count)? = stored, UInt64(count) == seq - vector[replica] else { return (replica, vector[replica], seq) }
         }
         return nil

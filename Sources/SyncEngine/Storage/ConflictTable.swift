@@ -8,7 +8,7 @@ enum ConflictTable {
     static let createStatements = [
         """
         CREATE TABLE IF NOT EXISTS _sync_conflict (first INTEGER PRIMARY KEY, count INTEGER NOT NULL,
-            cause_replica TEXT NOT NULL, cause_seq INTEGER NOT NULL, entries BLOB NOT NULL)
+            cause_replica BLOB NOT NULL, cause_seq INTEGER NOT NULL, entries BLOB NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS _sync_conflict_cause ON _sync_conflict (cause_replica, cause_seq)",
     ]
@@ -24,7 +24,7 @@ enum ConflictTable {
     static func insert(first: Int64, count: Int, cause: Dot, entries: Data, on connection: SQLiteConnection) throws {
         try connection.run(
             "INSERT INTO _sync_conflict (first, count, cause_replica, cause_seq, entries) VALUES (?, ?, ?, ?, ?)",
-            [.integer(first), .integer(Int64(count)), .text(cause.replica.storageText), .integer(Int64(cause.seq)), .blob(entries)])
+            [.integer(first), .integer(Int64(count)), cause.replica.storedValue, .integer(Int64(cause.seq)), .blob(entries)])
     }
 
     /// Every row, by first number.
@@ -35,7 +35,7 @@ enum ConflictTable {
     /// The rows of entries the change set `cause` caused, by first number.
     static func rows(causedBy cause: Dot, on connection: SQLiteConnection) throws -> [StoredRow] {
         try rows("SELECT first, count, cause_replica, cause_seq, entries FROM _sync_conflict WHERE cause_replica = ? AND cause_seq = ? ORDER BY first",
-                 [.text(cause.replica.storageText), .integer(Int64(cause.seq))], on: connection)
+                 [cause.replica.storedValue, .integer(Int64(cause.seq))], on: connection)
     }
 
     /// The rows whose first entry is numbered `number` or lower.
@@ -45,8 +45,7 @@ enum ConflictTable {
 
     private static func rows(_ sql: String, _ arguments: [SQLValue], on connection: SQLiteConnection) throws -> [StoredRow] {
         try connection.rows(sql, arguments).map { row in
-            guard case .integer(let first) = row[0], case .integer(let count) = row[1], case .text(let causeReplica) = row[2],
-                  let replica = UUID(storageText: causeReplica), case .integer(let causeSeq) = row[3], let causeSeq = UInt64(exactly: causeSeq),
+            guard case .integer(let first) = row[0], case .integer(let count) = row[1], let replica = UUID(stored: row[2]), case .integer(let causeSeq) = row[3], let causeSeq = UInt64(exactly: causeSeq),
                   case .blob(let data) = row[4] else {
                 throw SyncError(.notSyncable, "a conflict journal row is damaged: \(row.prefix(4))")
             }
@@ -122,7 +121,7 @@ enum LegacyJournalTable {
         ).map { row in
             guard case .integer(let number) = row[0], case .text(let kind) = row[1], let kindValue = ConflictEntry.Kind(rawValue: kind),
                   let object = ObjectKey(entity: row[2], id: row[3]),
-                  case .text(let loser) = row[6], case .text(let causeReplica) = row[7], let replica = UUID(storageText: causeReplica),
+                  case .text(let loser) = row[6], let replica = UUID(stored: row[7]),
                   case .integer(let causeSeq) = row[8], let causeSeq = UInt64(exactly: causeSeq), case .text(let detail) = row[9] else {
                 throw SyncError(.notSyncable, "conflict journal entry \(row[0]) (table \(name)) is damaged")
             }

@@ -12,7 +12,7 @@ import LocalStoreCore
 /// have it.
 enum CounterTable {
     private static let createStatement = """
-        CREATE TABLE IF NOT EXISTS _sync_counter (entity TEXT NOT NULL, id TEXT NOT NULL, attribute TEXT NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_counter (entity TEXT NOT NULL, id BLOB NOT NULL, attribute TEXT NOT NULL,
             total TEXT NOT NULL, PRIMARY KEY (entity, id, attribute)) WITHOUT ROWID
         """
 
@@ -25,7 +25,7 @@ enum CounterTable {
     /// The stored exact total of `object`'s counter `attribute`, if it is saturated.
     static func total(of object: ObjectKey, _ attribute: String, on connection: SQLiteConnection) throws -> Int128? {
         let rows = try connection.rows("SELECT total FROM _sync_counter WHERE entity = ? AND id = ? AND attribute = ?",
-                                       [.text(object.entity), .text(object.id.storageText), .text(attribute)])
+                                       [.text(object.entity), object.id.storedValue, .text(attribute)])
         guard case .text(let text)? = rows.first?.first else { return nil }
         guard let total = Int128(text) else {
             throw SyncError(.schemaMismatch, "the stored total '\(text)' of the counter \(object.entity).\(attribute) of \(object.id.storageText) is not an integer")
@@ -35,7 +35,7 @@ enum CounterTable {
 
     /// Records `total` as the exact value of the counter, or removes the record when `total` is nil.
     static func setTotal(_ total: Int128?, of object: ObjectKey, _ attribute: String, on connection: SQLiteConnection) throws {
-        let key: [SQLValue] = [.text(object.entity), .text(object.id.storageText), .text(attribute)]
+        let key: [SQLValue] = [.text(object.entity), object.id.storedValue, .text(attribute)]
         guard let total else {
             if try exists(on: connection) {
                 _ = try connection.rows("DELETE FROM _sync_counter WHERE entity = ? AND id = ? AND attribute = ?", key)

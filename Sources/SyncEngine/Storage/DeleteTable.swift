@@ -7,8 +7,8 @@ import LocalStoreCore
 enum DeleteTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_delete (entity TEXT NOT NULL, id TEXT NOT NULL, replica TEXT NOT NULL,
-            seq INTEGER NOT NULL, root TEXT NOT NULL, implicit INTEGER NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_delete (entity TEXT NOT NULL, id BLOB NOT NULL, replica BLOB NOT NULL,
+            seq INTEGER NOT NULL, root BLOB NOT NULL, implicit INTEGER NOT NULL,
             PRIMARY KEY (entity, id, replica, seq, root)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_delete_root ON _sync_delete (replica, seq, root)",
@@ -102,14 +102,14 @@ enum DeleteTable {
     /// The entity of the object the delete started at, `nil` if no delete of `root` names it.
     static func rootEntity(of root: DeleteRoot, on connection: SQLiteConnection) throws -> String? {
         try connection.rows("SELECT entity FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ? AND id = ?",
-                            root.values + [.text(root.root.storageText)]).first?.first?.textValue
+                            root.values + [root.root.storedValue]).first?.first?.textValue
     }
 }
 
 /// `_sync_void`: the delete roots a deny rule voided; their deletes delete nothing.
 enum VoidedDeleteTable {
     static let createStatements = [
-        "CREATE TABLE IF NOT EXISTS _sync_void (replica TEXT NOT NULL, seq INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (replica, seq, root)) WITHOUT ROWID",
+        "CREATE TABLE IF NOT EXISTS _sync_void (replica BLOB NOT NULL, seq INTEGER NOT NULL, root BLOB NOT NULL, PRIMARY KEY (replica, seq, root)) WITHOUT ROWID",
     ]
 
     /// A query of the `(replica, seq)` of every change set whose delete root was voided.

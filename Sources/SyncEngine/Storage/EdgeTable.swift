@@ -11,9 +11,9 @@ import LocalStoreCore
 enum EdgeTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_edge (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
-            target TEXT NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
-            removed_replica TEXT, removed_seq INTEGER, removed_root TEXT,
+        CREATE TABLE IF NOT EXISTS _sync_edge (entity TEXT NOT NULL, id BLOB NOT NULL, relationship TEXT NOT NULL,
+            target BLOB NOT NULL, replica BLOB NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            removed_replica BLOB, removed_seq INTEGER, removed_root BLOB,
             PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (entity, relationship, target)",
@@ -22,9 +22,9 @@ enum EdgeTable {
     /// The table of further removals (format version 2).
     static let removalStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_edge_removal (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
-            target TEXT NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL,
-            removed_replica TEXT NOT NULL, removed_seq INTEGER NOT NULL, removed_root TEXT NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_edge_removal (entity TEXT NOT NULL, id BLOB NOT NULL, relationship TEXT NOT NULL,
+            target BLOB NOT NULL, replica BLOB NOT NULL, seq INTEGER NOT NULL,
+            removed_replica BLOB NOT NULL, removed_seq INTEGER NOT NULL, removed_root BLOB NOT NULL,
             PRIMARY KEY (entity, id, relationship, target, replica, seq, removed_replica, removed_seq, removed_root)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_edge_removal_root ON _sync_edge_removal (removed_replica, removed_seq, removed_root)",
@@ -50,7 +50,7 @@ enum EdgeTable {
         private var inserts = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
 
         mutating func append(from source: ObjectKey, _ relationship: String, to target: UUID, added stamp: Stamp) {
-            inserts.append([.text(source.entity), .text(source.id.storageText), .text(relationship), .text(target.storageText),
+            inserts.append([.text(source.entity), source.id.storedValue, .text(relationship), target.storedValue,
                             stamp.replicaValue, stamp.seqValue, stamp.hlcValue])
         }
 
@@ -76,9 +76,9 @@ enum EdgeTable {
         func insert(from source: ObjectKey, _ relationship: String, to target: UUID) throws {
             statement.reset()
             try statement.bind(.text(source.entity), at: 1)
-            try statement.bind(storageTextOf: source.id, at: 2)
+            try statement.bind(identifier: source.id, at: 2)
             try statement.bind(.text(relationship), at: 3)
-            try statement.bind(storageTextOf: target, at: 4)
+            try statement.bind(identifier: target, at: 4)
             try statement.bind(replica, at: 5)
             try statement.bind(stamp.seqValue, at: 6)
             try statement.bind(stamp.hlcValue, at: 7)
@@ -95,13 +95,12 @@ enum EdgeTable {
     /// Every addition into `target` through `relationship` of `sourceEntity`, removed or not.
     static func edges(to target: UUID, _ relationship: String, of sourceEntity: String, on connection: SQLiteConnection) throws -> [StoredEdge] {
         try edges("SELECT \(columns) FROM _sync_edge WHERE entity = ? AND relationship = ? AND target = ?",
-                  [.text(sourceEntity), .text(relationship), .text(target.storageText)], on: connection)
+                  [.text(sourceEntity), .text(relationship), target.storedValue], on: connection)
     }
 
     private static func edges(_ sql: String, _ arguments: [SQLValue], on connection: SQLiteConnection) throws -> [StoredEdge] {
         try connection.rows(sql, arguments).compactMap { row in
-            guard case .text(let sourceText) = row[0], let source = UUID(storageText: sourceText),
-                  case .text(let targetText) = row[1], let target = UUID(storageText: targetText),
+            guard let source = UUID(stored: row[0]), let target = UUID(stored: row[1]),
                   let added = Stamp(hlc: row[2], replica: row[3], seq: row[4]) else { return nil }
             let removalRoot = DeleteRoot(replica: row[5], seq: row[6], root: row[7])
             var edge = StoredEdge(source: source, target: target, added: added, isRemoved: !row[5].isNull, removalRoot: removalRoot)
@@ -124,15 +123,15 @@ enum EdgeTable {
     static func markRemoved(
         from source: ObjectKey, _ relationship: String, to target: UUID, added: Dot, by remover: Dot, root: UUID?, on connection: SQLiteConnection
     ) throws {
-        let rootValue = root.map { SQLValue.text($0.storageText) } ?? .null
+        let rootValue = root.map { $0.storedValue } ?? .null
         try connection.run(
             """
             UPDATE _sync_edge SET removed_replica = ?, removed_seq = ?, removed_root = ?
             WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
             AND (removed_replica IS NULL OR (removed_root IS NOT NULL AND ? IS NULL))
             """,
-            [.text(remover.replica.storageText), .integer(Int64(remover.seq)), rootValue]
-                + source.values + [.text(relationship), .text(target.storageText), .text(added.replica.storageText), .integer(Int64(added.seq)), rootValue])
+            [remover.replica.storedValue, .integer(Int64(remover.seq)), rootValue]
+                + source.values + [.text(relationship), target.storedValue, added.replica.storedValue, .integer(Int64(added.seq)), rootValue])
         guard let root, connection.changes == 0 else { return }
         // Another delete removed the addition already: this delete's removal is kept beside it.
         try connection.run(
@@ -143,9 +142,9 @@ enum EdgeTable {
             WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
             AND removed_root IS NOT NULL AND NOT (removed_replica = ? AND removed_seq = ? AND removed_root = ?)
             """,
-            [.text(remover.replica.storageText), .integer(Int64(remover.seq)), .text(root.storageText)]
-                + source.values + [.text(relationship), .text(target.storageText), .text(added.replica.storageText), .integer(Int64(added.seq)),
-                                   .text(remover.replica.storageText), .integer(Int64(remover.seq)), .text(root.storageText)])
+            [remover.replica.storedValue, .integer(Int64(remover.seq)), root.storedValue]
+                + source.values + [.text(relationship), target.storedValue, added.replica.storedValue, .integer(Int64(added.seq)),
+                                   remover.replica.storedValue, .integer(Int64(remover.seq)), root.storedValue])
     }
 
     /// The edges whose removal came from the deletes of `root`: `(source, relationship, target)`.
@@ -157,7 +156,7 @@ enum EdgeTable {
                 root.values)
         return removed.compactMap { row in
             guard let source = ObjectKey(entity: row[0], id: row[1]), case .text(let name) = row[2],
-                  case .text(let targetText) = row[3], let target = UUID(storageText: targetText) else { return nil }
+                  let target = UUID(stored: row[3]) else { return nil }
             return (source, name, target)
         }
     }

@@ -11,7 +11,7 @@ import LocalStoreCore
 enum FieldStampTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_field_stamps (entity TEXT NOT NULL, id TEXT NOT NULL, stamps BLOB NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_field_stamps (entity TEXT NOT NULL, id BLOB NOT NULL, stamps BLOB NOT NULL,
             PRIMARY KEY (entity, id)) WITHOUT ROWID
         """,
     ]
@@ -26,23 +26,23 @@ enum FieldStampTable {
         for statement in createStatements { try connection.execute(statement) }
         guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(legacyTable)]).isEmpty else { return }
         var pending = PendingRows()
-        var current: (entity: String, id: String)?
+        var current: ObjectKey?
         var stamps = FieldStamps()
         func finish() throws {
-            guard let object = current, let id = UUID(storageText: object.id) else { return }
-            pending.append(ObjectKey(entity: object.entity, id: id), stamps: stamps)
+            guard let object = current else { return }
+            pending.append(object, stamps: stamps)
             stamps = FieldStamps()
             if pending.count >= 10_000 { try pending.flush(on: connection) }
         }
         // In primary-key order: an object's attributes come together.
         for row in try connection.rows("SELECT entity, id, field, hlc, replica, seq FROM \(legacyTable) ORDER BY entity, id, field") {
-            guard case .text(let entity) = row[0], case .text(let id) = row[1], case .text(let field) = row[2],
+            guard let object = ObjectKey(entity: row[0], id: row[1]), case .text(let field) = row[2],
                   let stamp = Stamp(hlc: row[3], replica: row[4], seq: row[5]) else {
                 throw SyncError(.notSyncable, "\(connection.path): a row of \(legacyTable) is not an attribute's stamp: \(row)")
             }
-            if current?.entity != entity || current?.id != id {
+            if current != object {
                 try finish()
-                current = (entity, id)
+                current = object
             }
             stamps[field] = stamp
         }
@@ -58,7 +58,7 @@ enum FieldStampTable {
 
         /// `object`'s stamps, all of them: the row is replaced.
         mutating func append(_ object: ObjectKey, stamps: FieldStamps) {
-            inserts.append([.text(object.entity), .text(object.id.storageText), .blob(FieldStampTable.encode(stamps))])
+            inserts.append(object.values + [.blob(FieldStampTable.encode(stamps))])
             count += 1
         }
 
@@ -76,9 +76,9 @@ enum FieldStampTable {
         var failure: (any Error)?
         try connection.forEachRow(
             "SELECT id, stamps FROM _sync_field_stamps WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))",
-            [.text(entity)] + ids.map { .text($0.storageText) }
+            [.text(entity)] + ids.map { $0.storedValue }
         ) { row in
-            guard failure == nil, let id = row.uuid(at: 0) else { return }
+            guard failure == nil, let id = row.identifier(at: 0) else { return }
             do {
                 result[id] = try decode(row.blobBytes(at: 1))
             } catch {

@@ -7,10 +7,10 @@ import LocalStoreCore
 /// not know. The change sets themselves stay whole in ``ChangeSetTable``.
 enum KeptChangeSetTable {
     static let createStatements = [
-        "CREATE TABLE IF NOT EXISTS _sync_kept (replica TEXT NOT NULL, seq INTEGER NOT NULL, schema TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID",
+        "CREATE TABLE IF NOT EXISTS _sync_kept (replica BLOB NOT NULL, seq INTEGER NOT NULL, schema TEXT NOT NULL, PRIMARY KEY (replica, seq)) WITHOUT ROWID",
         // Objects whose creation was kept (their entity is unknown here): operations that link to
         // them through a relationship this schema knows are kept too.
-        "CREATE TABLE IF NOT EXISTS _sync_kept_object (id TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID",
+        "CREATE TABLE IF NOT EXISTS _sync_kept_object (id BLOB PRIMARY KEY NOT NULL) WITHOUT ROWID",
     ]
 
     /// A query with a row when the change set named by the SQL expressions `replica` and `seq` is kept.
@@ -22,20 +22,20 @@ enum KeptChangeSetTable {
     static func keptObjects(on connection: SQLiteConnection) throws -> Set<UUID> {
         var objects: Set<UUID> = []
         try connection.forEachRow("SELECT id FROM _sync_kept_object") { row in
-            if let id = row.uuid(at: 0) { objects.insert(id) }
+            if let id = row.identifier(at: 0) { objects.insert(id) }
         }
         return objects
     }
 
     /// Records that the creations of `objects` were kept.
     static func recordKeptObjects(_ objects: [UUID], on connection: SQLiteConnection) throws {
-        for id in objects { try connection.run("INSERT OR IGNORE INTO _sync_kept_object (id) VALUES (?)", [.text(id.storageText)]) }
+        for id in objects { try connection.run("INSERT OR IGNORE INTO _sync_kept_object (id) VALUES (?)", [id.storedValue]) }
     }
 
     /// Records that the schema `schemaVersionHash` applied `dot` in part.
     static func record(_ dot: Dot, schemaVersionHash: String, on connection: SQLiteConnection) throws {
         try connection.run("INSERT OR REPLACE INTO _sync_kept (replica, seq, schema) VALUES (?, ?, ?)",
-                           [.text(dot.replica.storageText), .integer(Int64(dot.seq)), .text(schemaVersionHash)])
+                           [dot.replica.storedValue, .integer(Int64(dot.seq)), .text(schemaVersionHash)])
     }
 
     /// How many change sets are applied in part.

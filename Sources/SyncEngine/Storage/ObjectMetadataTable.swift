@@ -7,8 +7,8 @@ import LocalStoreCore
 enum ObjectMetadataTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_object (entity TEXT NOT NULL, id TEXT NOT NULL, hlc INTEGER NOT NULL,
-            replica TEXT NOT NULL, seq INTEGER NOT NULL, tombstone TEXT, PRIMARY KEY (entity, id)) WITHOUT ROWID
+        CREATE TABLE IF NOT EXISTS _sync_object (entity TEXT NOT NULL, id BLOB NOT NULL, hlc INTEGER NOT NULL,
+            replica BLOB NOT NULL, seq INTEGER NOT NULL, tombstone TEXT, PRIMARY KEY (entity, id)) WITHOUT ROWID
         """,
     ]
 
@@ -56,7 +56,7 @@ enum ObjectMetadataTable {
     static func identifiers(of entity: String, on connection: SQLiteConnection) throws -> [UUID] {
         var identifiers: [UUID] = []
         try connection.forEachRow("SELECT id FROM _sync_object WHERE entity = ?", [.text(entity)]) { row in
-            if let id = row.uuid(at: 0) { identifiers.append(id) }
+            if let id = row.identifier(at: 0) { identifiers.append(id) }
         }
         return identifiers
     }
@@ -76,7 +76,7 @@ enum ObjectMetadataTable {
 
         /// An object created with `stamp`; `hasRow: false` stores an empty tombstone (no values yet).
         mutating func append(_ object: ObjectKey, creation stamp: Stamp, hasRow: Bool) {
-            inserts.append([.text(object.entity), .text(object.id.storageText), stamp.hlcValue, stamp.replicaValue, stamp.seqValue,
+            inserts.append([.text(object.entity), object.id.storedValue, stamp.hlcValue, stamp.replicaValue, stamp.seqValue,
                             hasRow ? .null : .text("{}")])
         }
 
@@ -104,7 +104,7 @@ enum ObjectMetadataTable {
         func insert(_ object: ObjectKey) throws -> Bool {
             statement.reset()
             try statement.bind(.text(object.entity), at: 1)
-            try statement.bind(storageTextOf: object.id, at: 2)
+            try statement.bind(identifier: object.id, at: 2)
             try statement.bind(stamp.hlcValue, at: 3)
             try statement.bind(replica, at: 4)
             try statement.bind(stamp.seqValue, at: 5)
@@ -124,9 +124,9 @@ enum ObjectMetadataTable {
             SELECT id, hlc, replica, seq, tombstone IS NULL,
                 EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
             FROM _sync_object AS o WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))
-            """, [.text(entity)] + ids.map { .text($0.storageText) }
+            """, [.text(entity)] + ids.map { $0.storedValue }
         ) { row in
-            guard let id = row.uuid(at: 0), let stamp = Stamp(row, at: 1) else { return }
+            guard let id = row.identifier(at: 0), let stamp = Stamp(row, at: 1) else { return }
             body(StoredObject(id: id, creation: stamp, hasRow: row.integer(at: 4) == 1, hasDeletes: row.integer(at: 5) != 0))
         }
     }

@@ -7,8 +7,8 @@ import LocalStoreCore
 enum PositionTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_position (entity TEXT NOT NULL, id TEXT NOT NULL, relationship TEXT NOT NULL,
-            member TEXT NOT NULL, key TEXT NOT NULL, hlc INTEGER NOT NULL, replica TEXT NOT NULL, seq INTEGER NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_position (entity TEXT NOT NULL, id BLOB NOT NULL, relationship TEXT NOT NULL,
+            member BLOB NOT NULL, key TEXT NOT NULL, hlc INTEGER NOT NULL, replica BLOB NOT NULL, seq INTEGER NOT NULL,
             PRIMARY KEY (entity, id, relationship, member)) WITHOUT ROWID
         """,
     ]
@@ -26,7 +26,7 @@ enum PositionTable {
     static func position(of member: UUID, in owner: ObjectKey, _ relationship: String, on connection: SQLiteConnection) throws -> (key: String, stamp: Stamp?)? {
         try connection.rows(
             "SELECT key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ? AND member = ?",
-            owner.values + [.text(relationship), .text(member.storageText)]
+            owner.values + [.text(relationship), member.storedValue]
         ).first.map { row in (row[0].textValue ?? "", Stamp(hlc: row[1], replica: row[2], seq: row[3])) }
     }
 
@@ -34,7 +34,7 @@ enum PositionTable {
     static func setPosition(of member: UUID, in owner: ObjectKey, _ relationship: String, key: String, stamp: Stamp, on connection: SQLiteConnection) throws {
         try connection.run(
             "INSERT OR REPLACE INTO _sync_position (entity, id, relationship, member, key, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            owner.values + [.text(relationship), .text(member.storageText), .text(key), stamp.hlcValue, stamp.replicaValue, stamp.seqValue])
+            owner.values + [.text(relationship), member.storedValue, .text(key), stamp.hlcValue, stamp.replicaValue, stamp.seqValue])
     }
 
     /// Every member's key in `owner`'s `relationship`, with the stamp that set it.
@@ -42,7 +42,7 @@ enum PositionTable {
         var keys: [UUID: (key: String, stamp: Stamp)] = [:]
         for row in try connection.rows("SELECT member, key, hlc, replica, seq FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
                                        owner.values + [.text(relationship)]) {
-            guard case .text(let text) = row[0], let member = UUID(storageText: text), case .text(let key) = row[1],
+            guard let member = UUID(stored: row[0]), case .text(let key) = row[1],
                   let stamp = Stamp(hlc: row[2], replica: row[3], seq: row[4]) else { continue }
             keys[member] = (key, stamp)
         }
@@ -54,7 +54,7 @@ enum PositionTable {
         var existing: [UUID: String] = [:]
         for row in try connection.rows("SELECT member, key FROM _sync_position WHERE entity = ? AND id = ? AND relationship = ?",
                                        owner.values + [.text(relationship)]) {
-            if case .text(let member) = row[0], let id = UUID(storageText: member), case .text(let key) = row[1] { existing[id] = key }
+            if let id = UUID(stored: row[0]), case .text(let key) = row[1] { existing[id] = key }
         }
         return existing
     }

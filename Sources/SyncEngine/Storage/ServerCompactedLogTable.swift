@@ -15,7 +15,7 @@ import LocalStoreCore
 enum ServerCompactedLogTable {
     static func install(on connection: SQLiteConnection) throws {
         try connection.execute("""
-            CREATE TABLE IF NOT EXISTS _server_log_compacted (cursor INTEGER PRIMARY KEY, replica TEXT NOT NULL, seq INTEGER NOT NULL, digest BLOB NOT NULL);
+            CREATE TABLE IF NOT EXISTS _server_log_compacted (cursor INTEGER PRIMARY KEY, replica BLOB NOT NULL, seq INTEGER NOT NULL, digest BLOB NOT NULL);
             CREATE TABLE IF NOT EXISTS _server_log_floor (id INTEGER PRIMARY KEY CHECK (id = 1), cursor INTEGER NOT NULL, digest BLOB NOT NULL, vector TEXT NOT NULL)
             """)
     }
@@ -50,7 +50,7 @@ enum ServerCompactedLogTable {
         }
         let folded = [SQLValue.integer(floor.position.cursor), .integer(cursor)]
         for row in try connection.rows("SELECT replica, max(seq) FROM _server_log_compacted WHERE cursor > ? AND cursor <= ? GROUP BY replica", folded) {
-            guard case .text(let text) = row[0], let replica = UUID(storageText: text), case .integer(let seq) = row[1] else {
+            guard let replica = UUID(stored: row[0]), case .integer(let seq) = row[1] else {
                 throw SyncError(.notSyncable, "\(connection.path): a _server_log_compacted row up to cursor \(cursor) is damaged")
             }
             floor.vector[replica] = max(floor.vector[replica], UInt64(seq))
@@ -102,8 +102,8 @@ enum ServerCompactedLogTable {
         if let unknownBelowFloor { return unknownBelowFloor }
         var unknown: Dot?
         try connection.forEachRow("SELECT replica, seq FROM _server_log_compacted WHERE cursor > ? AND cursor <= ? AND replica IS NOT ? ORDER BY cursor",
-                                  [.integer(start), .integer(point), replica.map { .text($0.storageText) } ?? .null]) { row in
-            guard unknown == nil, let author = row.uuid(at: 0) else { return }
+                                  [.integer(start), .integer(point), replica.map { $0.storedValue } ?? .null]) { row in
+            guard unknown == nil, let author = row.identifier(at: 0) else { return }
             let dot = Dot(replica: author, seq: UInt64(row.integer(at: 1)))
             if !known.covers(dot) { unknown = dot }
         }

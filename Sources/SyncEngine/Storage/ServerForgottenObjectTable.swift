@@ -26,7 +26,7 @@ enum ServerForgottenObjectTable {
         try connection.execute(createStatement)
         let insert = try connection.cachedStatement("INSERT OR IGNORE INTO _server_forgotten_object (entity, id) VALUES (?, ?)")
         try connection.forEachRow("SELECT entity, id FROM \(table)") { row in
-            guard case .text(let entity) = row.value(at: 0), let id = row.uuid(at: 1) else { return }
+            guard case .text(let entity) = row.value(at: 0), let id = row.identifier(at: 1) else { return }
             insert.reset()
             try insert.bind(.text(entity), at: 1)
             try insert.bind(.blob(id.bytes), at: 2)
@@ -50,12 +50,5 @@ enum ServerForgottenObjectTable {
     /// Drops the table from a copy of the store file made for a client.
     static func removeFromCopy(on connection: SQLiteConnection) throws {
         try connection.execute("DROP TABLE IF EXISTS _server_forgotten_object")
-    }
-}
-
-private extension UUID {
-    /// The identifier's 16 bytes, as stored.
-    var bytes: Data {
-        withUnsafeBytes(of: uuid) { Data($0) }
     }
 }

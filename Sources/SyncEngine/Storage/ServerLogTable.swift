@@ -22,7 +22,7 @@ enum ServerLogTable {
 
     static func install(on connection: SQLiteConnection) throws {
         try connection.execute(
-            "CREATE TABLE IF NOT EXISTS _server_log (cursor INTEGER PRIMARY KEY AUTOINCREMENT, replica TEXT NOT NULL, seq INTEGER NOT NULL, digest BLOB)")
+            "CREATE TABLE IF NOT EXISTS _server_log (cursor INTEGER PRIMARY KEY AUTOINCREMENT, replica BLOB NOT NULL, seq INTEGER NOT NULL, digest BLOB)")
         let columns = try connection.rows("PRAGMA table_info(_server_log)").compactMap { $0[1].textValue }
         if !columns.contains("digest") {
             try connection.inTransaction { try addDigestColumn(on: connection) }
@@ -48,7 +48,7 @@ enum ServerLogTable {
         for changeSet in changeSets {
             digest = digest.appending(changeSet.dot)
             try connection.run("INSERT INTO _server_log (replica, seq, digest) VALUES (?, ?, ?)",
-                               [.text(changeSet.dot.replica.storageText), .integer(Int64(changeSet.dot.seq)), .blob(Data(digest.bytes))])
+                               [changeSet.dot.replica.storedValue, .integer(Int64(changeSet.dot.seq)), .blob(Data(digest.bytes))])
         }
     }
 
@@ -82,7 +82,7 @@ enum ServerLogTable {
     }
 
     private static func dot(_ row: [SQLValue], at index: Int) -> Dot? {
-        guard case .text(let text) = row[index], let replica = UUID(storageText: text), case .integer(let seq) = row[index + 1], seq > 0 else {
+        guard let replica = UUID(stored: row[index]), case .integer(let seq) = row[index + 1], seq > 0 else {
             return nil
         }
         return Dot(replica: replica, seq: UInt64(seq))

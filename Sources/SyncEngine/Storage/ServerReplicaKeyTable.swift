@@ -12,14 +12,14 @@ import LocalStoreCore
 /// verifies relays of the replicas it knew.
 enum ServerReplicaKeyTable {
     static func install(on connection: SQLiteConnection) throws {
-        try connection.execute("CREATE TABLE IF NOT EXISTS _server_replica_key (replica TEXT PRIMARY KEY NOT NULL, key BLOB NOT NULL) WITHOUT ROWID")
+        try connection.execute("CREATE TABLE IF NOT EXISTS _server_replica_key (replica BLOB PRIMARY KEY NOT NULL, key BLOB NOT NULL) WITHOUT ROWID")
     }
 
     /// The key registered for `replica`, if it ever pushed.
     ///
     /// - Throws: ``SyncError`` `.notSyncable` when the stored key is damaged.
     static func key(of replica: ReplicaID, on connection: SQLiteConnection) throws -> [UInt8]? {
-        guard let value = try connection.rows("SELECT key FROM _server_replica_key WHERE replica = ?", [.text(replica.storageText)]).first?.first else {
+        guard let value = try connection.rows("SELECT key FROM _server_replica_key WHERE replica = ?", [replica.storedValue]).first?.first else {
             return nil
         }
         guard case .blob(let key) = value, key.count == ReplicaCredentials.keyLength else {
@@ -31,7 +31,7 @@ enum ServerReplicaKeyTable {
     /// Registers the key of a replica that has none registered, inside the push's transaction.
     static func register(_ credentials: ReplicaCredentials, on connection: SQLiteConnection) throws {
         try connection.run("INSERT INTO _server_replica_key (replica, key) VALUES (?, ?)",
-                           [.text(credentials.replica.storageText), .blob(Data(credentials.key))])
+                           [credentials.replica.storedValue, .blob(Data(credentials.key))])
     }
 
     /// Drops the keys from a copy of the store file made for a client.

@@ -13,7 +13,7 @@ import LocalStoreCore
 enum ServerReplicaTable {
     static func install(on connection: SQLiteConnection) throws {
         try connection.execute("""
-            CREATE TABLE IF NOT EXISTS _server_replica (replica TEXT PRIMARY KEY NOT NULL, acknowledged TEXT NOT NULL,
+            CREATE TABLE IF NOT EXISTS _server_replica (replica BLOB PRIMARY KEY NOT NULL, acknowledged TEXT NOT NULL,
                 acknowledged_cursor INTEGER NOT NULL, last_seen INTEGER NOT NULL, retired INTEGER NOT NULL DEFAULT 0,
                 unpushed TEXT NOT NULL DEFAULT '') WITHOUT ROWID
             """)
@@ -31,7 +31,7 @@ enum ServerReplicaTable {
 
     /// The record of `replica`, if the dataset ever heard from it.
     static func record(of replica: ReplicaID, on connection: SQLiteConnection) throws -> ReplicaRecord? {
-        try connection.rows("SELECT \(columns) FROM _server_replica WHERE replica = ?", [.text(replica.storageText)]).first
+        try connection.rows("SELECT \(columns) FROM _server_replica WHERE replica = ?", [replica.storedValue]).first
             .map { try record($0, on: connection) }
     }
 
@@ -41,7 +41,7 @@ enum ServerReplicaTable {
     }
 
     private static func record(_ row: [SQLValue], on connection: SQLiteConnection) throws -> ReplicaRecord {
-        guard case .text(let text) = row[0], let replica = UUID(storageText: text), case .text(let vectorText) = row[1],
+        guard let replica = UUID(stored: row[0]), case .text(let vectorText) = row[1],
               let acknowledged = ReplicaRegistry.vector(fromText: vectorText), case .integer(let cursor) = row[2],
               case .integer(let lastSeen) = row[3], case .integer(let retired) = row[4],
               case .text(let unpushedText) = row[5], let unpushed = UnpushedBounds(text: unpushedText) else {
@@ -57,7 +57,7 @@ enum ServerReplicaTable {
             INSERT INTO _server_replica (replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed) VALUES (?, ?, ?, ?, 0, ?)
             ON CONFLICT (replica) DO UPDATE SET acknowledged = excluded.acknowledged,
                 acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen, unpushed = excluded.unpushed
-            """, [.text(record.replica.storageText), .text(ReplicaRegistry.text(of: record.acknowledged)),
+            """, [record.replica.storedValue, .text(ReplicaRegistry.text(of: record.acknowledged)),
                   .integer(record.acknowledgedCursor), .integer(Int64((record.lastSeen.timeIntervalSince1970 * 1000).rounded())),
                   .text(record.unpushedBounds.text)])
     }
@@ -67,7 +67,7 @@ enum ServerReplicaTable {
         try connection.run("""
             INSERT INTO _server_replica (replica, acknowledged, acknowledged_cursor, last_seen, retired) VALUES (?, '', 0, ?, 1)
             ON CONFLICT (replica) DO UPDATE SET retired = 1
-            """, [.text(replica.storageText), .integer(Int64((now.timeIntervalSince1970 * 1000).rounded()))])
+            """, [replica.storedValue, .integer(Int64((now.timeIntervalSince1970 * 1000).rounded()))])
     }
 
     /// Drops the registry from a copy of the store file made for a client.
@@ -82,7 +82,7 @@ extension ServerLogTable {
         var vector = VersionVector()
         for row in try connection.rows("SELECT replica, max(seq) FROM _server_log WHERE cursor > ? AND cursor <= ? GROUP BY replica",
                                        [.integer(cursor), .integer(end)]) {
-            guard case .text(let text) = row[0], let replica = UUID(storageText: text), case .integer(let seq) = row[1], seq > 0 else {
+            guard let replica = UUID(stored: row[0]), case .integer(let seq) = row[1], seq > 0 else {
                 throw SyncError(.notSyncable, "\(connection.path): a _server_log row between cursors \(cursor) and \(end) is damaged")
             }
             vector[replica] = UInt64(seq)

@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 6
+    static let currentVersion: Int64 = 7
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -41,8 +41,53 @@ enum SyncFormatTable {
         case 5:
             // An object's attribute stamps are one row, not one row per attribute.
             try FieldStampTable.migrateLegacyTable(on: connection)
+        case 6:
+            // Identifiers are stored as their 16 bytes: ``migrate(on:)`` rewrote them before the
+            // first step, so that every step reads and writes the layout of this release.
+            break
         default:
             preconditionFailure("no migration step from sync format version \(version)")
+        }
+    }
+
+    /// The columns that hold object or replica identifiers, by table, in every layout a store may
+    /// have had: the tables of this release, and those earlier steps turn into them.
+    static let identifierColumns: [(table: String, columns: [String])] = [
+        ("_sync_vector", ["replica"]),
+        ("_sync_changeset", ["replica"]),
+        ("_sync_compacted", ["replica"]),
+        ("_sync_object", ["id", "replica"]),
+        ("_sync_field_stamps", ["id"]),
+        ("_sync_field", ["id", "replica"]),
+        ("_sync_edge", ["id", "target", "replica", "removed_replica", "removed_root"]),
+        ("_sync_edge_removal", ["id", "target", "replica", "removed_replica", "removed_root"]),
+        ("_sync_position", ["id", "member", "replica"]),
+        ("_sync_delete", ["id", "replica", "root"]),
+        ("_sync_void", ["replica", "root"]),
+        ("_sync_conflict", ["cause_replica"]),
+        ("_sync_journal", ["object", "cause_replica"]),
+        ("_sync_unique_value", ["id"]),
+        ("_sync_unique_merge", ["duplicate", "survivor"]),
+        ("_sync_counter", ["id"]),
+        ("_sync_kept", ["replica"]),
+        ("_sync_kept_object", ["id"]),
+        ("_server_log", ["replica"]),
+        ("_server_log_compacted", ["replica"]),
+        ("_server_replica", ["replica"]),
+        ("_server_replica_key", ["replica"]),
+    ]
+
+    /// Rewrites every identifier held as text (by a release before format version 7) as its 16
+    /// bytes, in the tables the file has. Bytes sort as the upper-case text did, so keys and
+    /// indexes keep their order.
+    private static func storeIdentifiersAsBytes(on connection: SQLiteConnection) throws {
+        try connection.addUUIDBytesFunction(named: "_sync_uuid_bytes")
+        for (table, columns) in identifierColumns {
+            guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]).isEmpty else { continue }
+            let present = try Set(connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap(\.first?.textValue))
+            let assignments = columns.filter(present.contains).map { "\($0) = _sync_uuid_bytes(\($0))" }
+            guard !assignments.isEmpty else { continue }
+            try connection.execute("UPDATE \(table) SET \(assignments.joined(separator: ", "))")
         }
     }
 
@@ -74,6 +119,7 @@ enum SyncFormatTable {
         let stored = try storedVersion(on: connection)
         try checkReadable(stored, on: connection)
         guard stored < currentVersion else { return }
+        if stored < 7 { try storeIdentifiersAsBytes(on: connection) }
         for version in stored..<currentVersion { try step(from: version, on: connection) }
         try connection.execute("CREATE TABLE IF NOT EXISTS _sync_format (version INTEGER NOT NULL)")
         try connection.execute("DELETE FROM _sync_format")

@@ -11,11 +11,11 @@ import LocalStoreCore
 enum UniqueMergeTable {
     static let createStatements = [
         """
-        CREATE TABLE IF NOT EXISTS _sync_unique_value (entity TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, id TEXT NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_unique_value (entity TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, id BLOB NOT NULL,
             PRIMARY KEY (entity, key, value, id)) WITHOUT ROWID
         """,
         """
-        CREATE TABLE IF NOT EXISTS _sync_unique_merge (entity TEXT NOT NULL, duplicate TEXT NOT NULL, survivor TEXT NOT NULL,
+        CREATE TABLE IF NOT EXISTS _sync_unique_merge (entity TEXT NOT NULL, duplicate BLOB NOT NULL, survivor BLOB NOT NULL,
             PRIMARY KEY (entity, duplicate)) WITHOUT ROWID
         """,
     ]
@@ -40,7 +40,7 @@ enum UniqueMergeTable {
     /// Records that `object` was created holding `value` (the key's columns as JSON) for `key`.
     static func insertCreationValue(_ object: ObjectKey, key: String, value: String, on connection: SQLiteConnection) throws {
         try connection.run("INSERT OR IGNORE INTO _sync_unique_value (entity, key, value, id) VALUES (?, ?, ?, ?)",
-                           [.text(object.entity), .text(key), .text(value), .text(object.id.storageText)])
+                           [.text(object.entity), .text(key), .text(value), object.id.storedValue])
     }
 
     /// The keys and values `object` was created with.
@@ -54,14 +54,14 @@ enum UniqueMergeTable {
     /// The objects of `entity` created holding `value` for `key`.
     static func objects(of entity: String, key: String, value: String, on connection: SQLiteConnection) throws -> [UUID] {
         try connection.rows("SELECT id FROM _sync_unique_value WHERE entity = ? AND key = ? AND value = ?", [.text(entity), .text(key), .text(value)])
-            .compactMap { $0[0].textValue.flatMap(UUID.init(storageText:)) }
+            .compactMap { UUID(stored: $0[0]) }
     }
 
     /// Every merged duplicate with its survivor.
     static func merges(on connection: SQLiteConnection) throws -> [ObjectKey: UUID] {
         var merges: [ObjectKey: UUID] = [:]
         for row in try connection.rows("SELECT entity, duplicate, survivor FROM _sync_unique_merge") {
-            guard let duplicate = ObjectKey(entity: row[0], id: row[1]), let survivor = row[2].textValue.flatMap(UUID.init(storageText:)) else { continue }
+            guard let duplicate = ObjectKey(entity: row[0], id: row[1]), let survivor = UUID(stored: row[2]) else { continue }
             merges[duplicate] = survivor
         }
         return merges
@@ -70,9 +70,9 @@ enum UniqueMergeTable {
     /// Records `duplicate` as merged into `survivor`, and points duplicates merged into `duplicate` at `survivor` too.
     static func setMerged(_ duplicate: ObjectKey, into survivor: UUID, on connection: SQLiteConnection) throws {
         try connection.run("UPDATE _sync_unique_merge SET survivor = ? WHERE entity = ? AND survivor = ?",
-                           [.text(survivor.storageText), .text(duplicate.entity), .text(duplicate.id.storageText)])
+                           [survivor.storedValue, .text(duplicate.entity), duplicate.id.storedValue])
         try connection.run("INSERT OR REPLACE INTO _sync_unique_merge (entity, duplicate, survivor) VALUES (?, ?, ?)",
-                           duplicate.values + [.text(survivor.storageText)])
+                           duplicate.values + [survivor.storedValue])
     }
 
     /// Moves every edge addition (and removal record) at `duplicate`'s end to `survivor`: as the
@@ -80,7 +80,7 @@ enum UniqueMergeTable {
     /// relationships `pointingAt` lists (`(source entity, relationship)`). An addition the
     /// survivor already has under the same dot stays the survivor's.
     static func moveEdges(of duplicate: ObjectKey, to survivor: UUID, pointingAt: [(String, String)], on connection: SQLiteConnection) throws {
-        let from = SQLValue.text(duplicate.id.storageText), to = SQLValue.text(survivor.storageText)
+        let from = duplicate.id.storedValue, to = survivor.storedValue
         for table in ["_sync_edge", "_sync_edge_removal"] {
             try connection.run("UPDATE OR IGNORE \(table) SET id = ? WHERE entity = ? AND id = ?", [to, .text(duplicate.entity), from])
             try connection.run("DELETE FROM \(table) WHERE entity = ? AND id = ?", [.text(duplicate.entity), from])
@@ -95,7 +95,7 @@ enum UniqueMergeTable {
     /// Puts the self-inverse edge additions of `relationship` at `object` back in canonical order
     /// (recorded from the identifier that sorts first) after their ends moved.
     static func recanonicalize(selfInverse relationship: String, of object: ObjectKey, on connection: SQLiteConnection) throws {
-        let id = SQLValue.text(object.id.storageText)
+        let id = object.id.storedValue
         for table in ["_sync_edge", "_sync_edge_removal"] {
             try connection.run(
                 "UPDATE OR IGNORE \(table) SET id = target, target = id WHERE entity = ? AND relationship = ? AND (id = ? OR target = ?) AND target < id",
@@ -109,7 +109,7 @@ enum UniqueMergeTable {
     /// relationships (`(owner entity, relationship)`) and as the owner of its own: where the
     /// survivor has a key of its own there, the key with the larger stamp stays.
     static func movePositions(of duplicate: ObjectKey, to survivor: UUID, asMemberOf owners: [(String, String)], on connection: SQLiteConnection) throws {
-        let from = SQLValue.text(duplicate.id.storageText), to = SQLValue.text(survivor.storageText)
+        let from = duplicate.id.storedValue, to = survivor.storedValue
         let larger = "(s.hlc > _sync_position.hlc OR (s.hlc = _sync_position.hlc AND s.replica >= _sync_position.replica))"
         for (entity, relationship) in owners {
             try connection.run("""

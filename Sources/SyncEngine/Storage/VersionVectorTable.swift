@@ -5,15 +5,15 @@ import LocalStoreCore
 /// `_sync_vector`: the store's version vector, one row per replica.
 enum VersionVectorTable {
     static let createStatements = [
-        "CREATE TABLE IF NOT EXISTS _sync_vector (replica TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID",
+        "CREATE TABLE IF NOT EXISTS _sync_vector (replica BLOB PRIMARY KEY NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID",
     ]
 
     static func vector(on connection: SQLiteConnection) throws -> VersionVector {
         var vector = VersionVector()
         for row in try connection.rows("SELECT replica, seq FROM _sync_vector") {
-            if case .text(let text) = row[0], let replica = UUID(storageText: text), case .integer(let seq) = row[1] {
+            if let replica = UUID(stored: row[0]), case .integer(let seq) = row[1] {
                 guard let seq = UInt64(exactly: seq) else {
-                    throw SyncError(.notSyncable, "the version vector (table _sync_vector) holds the negative seq \(seq) for replica \(text)")
+                    throw SyncError(.notSyncable, "the version vector (table _sync_vector) holds the negative seq \(seq) for replica \(replica.storageText)")
                 }
                 vector[replica] = seq
             }
@@ -22,6 +22,6 @@ enum VersionVectorTable {
     }
 
     static func advance(to dot: Dot, on connection: SQLiteConnection) throws {
-        try connection.run("INSERT OR REPLACE INTO _sync_vector (replica, seq) VALUES (?, ?)", [.text(dot.replica.storageText), .integer(Int64(dot.seq))])
+        try connection.run("INSERT OR REPLACE INTO _sync_vector (replica, seq) VALUES (?, ?)", [dot.replica.storedValue, .integer(Int64(dot.seq))])
     }
 }
