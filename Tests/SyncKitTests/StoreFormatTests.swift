@@ -57,17 +57,24 @@ import TestSupport
             "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name LIKE '\\_sync\\_%' ESCAPE '\\' AND name != '_sync_format' ORDER BY name")
     }
 
-    /// A store written by the release without a format version: a synced store with data, whose
-    /// sync tables are then exactly that release's (checked against its statements).
-    static func unversionedStore() throws -> (replica: TestReplica, team: Team) {
-        let a = try TestReplica(name: "unversioned")
+    /// A team with one member, saved in `replica`.
+    static func savedTeam(in replica: TestReplica) throws -> (Team, Member) {
         let team = Team()
         team.name = "Rovers"
         let member = Member()
         member.name = "Ada"
         member.team = team
-        a.context.insert(team)
-        try a.context.save()
+        replica.context.insert(team)
+        replica.context.insert(member)
+        try replica.context.save()
+        return (team, member)
+    }
+
+    /// A store written by the release without a format version: a synced store with data, whose
+    /// sync tables are then exactly that release's (checked against its statements).
+    static func unversionedStore() throws -> (replica: TestReplica, team: Team) {
+        let a = try TestReplica(name: "unversioned")
+        let (team, _) = try savedTeam(in: a)
         team.score = 3
         try a.context.save()
         try a.replica.mark([Dot(replica: a.replica.replicaID, seq: 1)], as: .acknowledged)
@@ -144,14 +151,7 @@ import TestSupport
 
     @Test func aStoreOfFormatSixHasItsIdentifiersRewrittenAsBytes() throws {
         let a = try TestReplica(name: "format-6")
-        let team = Team()
-        team.name = "Rovers"
-        let member = Member()
-        member.name = "Ada"
-        member.team = team
-        a.context.insert(team)
-        a.context.insert(member)
-        try a.context.save()
+        let (_, member) = try StoreFormatTests.savedTeam(in: a)
         a.context.delete(member)
         try a.context.save()
         let digest = try a.digest()
