@@ -162,7 +162,15 @@ public final class ObjectStore: Sendable {
         // or a large save touches the entity tables and the sync metadata's indexes at once, and
         // with the default it re-read the same pages from the file over and over.
         try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -16384")
+        // The WAL holds every page a transaction writes until a checkpoint, and SQLite keeps the
+        // file at its largest size for reuse: one import or large merge would leave the store
+        // that much bigger for good. With a limit, the first write after a checkpoint truncates
+        // it back to ``walSizeLimit``.
+        try connection.execute("PRAGMA journal_size_limit = \(walSizeLimit)")
     }
+
+    /// The size, in bytes, a store's WAL file is cut back to once a checkpoint emptied it.
+    package static let walSizeLimit = 1 << 20
 
     /// The observer told about every save (change capture for sync), if any.
     package var saveObserver: (any SaveObserver)? {
