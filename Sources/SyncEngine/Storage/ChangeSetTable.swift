@@ -93,7 +93,7 @@ enum ChangeSetTable {
     /// slices is stored before its merge (which may read its row) and gets its operations after.
     static func setOperations(of dot: Dot, to operations: borrowing ByteWriter, on connection: SQLiteConnection) throws {
         let statement = try connection.cachedStatement("UPDATE _sync_changeset SET operations = ? WHERE replica = ? AND seq = ?")
-        try statement.bind([.null] + arguments(dot))
+        try statement.bind([.null] + dot.values)
         try operations.withBytes { try statement.bindBlob($0, at: 1) }
         while try statement.step() {}
     }
@@ -107,7 +107,7 @@ enum ChangeSetTable {
             let changeSet = try decode(row)
             let authenticator = try ChangeSetAuthenticator.authenticator(of: changeSet, key: key)
             try connection.run("UPDATE _sync_changeset SET authenticator = ? WHERE replica = ? AND seq = ?",
-                               [.blob(Data(authenticator))] + arguments(changeSet.dot))
+                               [.blob(Data(authenticator))] + changeSet.dot.values)
         }
     }
 
@@ -137,7 +137,7 @@ enum ChangeSetTable {
     /// only when a stored row has the blob form (`changeSet`'s own operations are read otherwise).
     static func storedContents(of dot: Dot, match changeSet: ChangeSet, operations: () throws -> ByteWriter,
                                on connection: SQLiteConnection) throws -> Bool? {
-        guard let row = try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first else {
+        guard let row = try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND seq = ?", dot.values).first else {
             return nil
         }
         guard case .blob(let storedOperations) = row[4] else {
@@ -197,7 +197,7 @@ enum ChangeSetTable {
 
     /// The stored change set `dot`, if any.
     static func changeSet(_ dot: Dot, on connection: SQLiteConnection) throws -> ChangeSet? {
-        try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first.map(decode)
+        try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND seq = ?", dot.values).first.map(decode)
     }
 
     /// The change sets a peer with `vector` lacks, by `(HLC, replica ID)`, at most `limit`.
@@ -246,7 +246,7 @@ enum ChangeSetTable {
     /// `nil` if neither is stored.
     static func vector(of dot: Dot, on connection: SQLiteConnection) throws -> VersionVector? {
         guard case .text(let json)? = try connection.rows(
-            "SELECT vector FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first?.first
+            "SELECT vector FROM _sync_changeset WHERE replica = ? AND seq = ?", dot.values).first?.first
         else { return try CompactionTable.kept(dot, on: connection)?.vector }
         do {
             return VersionVector(try JSONReader.read(json) { try $0.readReplicaMap() })
@@ -258,7 +258,7 @@ enum ChangeSetTable {
     /// The HLC of the stored change set `dot`, or the one kept when compaction dropped it; `nil`
     /// if neither is stored.
     static func hlc(of dot: Dot, on connection: SQLiteConnection) throws -> HLC? {
-        guard case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first?.first
+        guard case .integer(let value)? = try connection.rows("SELECT hlc FROM _sync_changeset WHERE replica = ? AND seq = ?", dot.values).first?.first
         else { return try CompactionTable.kept(dot, on: connection)?.hlc }
         return HLC(rawValue: UInt64(bitPattern: value))
     }
@@ -269,7 +269,7 @@ enum ChangeSetTable {
     ///
     /// - Throws: ``SyncError`` `.notSyncable` when the stored status is not an ``OutboxStatus``.
     static func status(of dot: Dot, on connection: SQLiteConnection) throws -> OutboxStatus? {
-        guard let value = try connection.rows("SELECT status FROM _sync_changeset WHERE replica = ? AND seq = ?", arguments(dot)).first?.first else {
+        guard let value = try connection.rows("SELECT status FROM _sync_changeset WHERE replica = ? AND seq = ?", dot.values).first?.first else {
             return nil
         }
         guard case .text(let text) = value, let status = OutboxStatus(rawValue: text) else {
@@ -280,7 +280,7 @@ enum ChangeSetTable {
 
     /// Stores a status ``OutboxStatus/moving(to:changeSet:)`` allowed.
     static func setStatus(_ status: OutboxStatus, of dot: Dot, on connection: SQLiteConnection) throws {
-        try connection.run("UPDATE _sync_changeset SET status = ? WHERE replica = ? AND seq = ?", [.text(status.rawValue)] + arguments(dot))
+        try connection.run("UPDATE _sync_changeset SET status = ? WHERE replica = ? AND seq = ?", [.text(status.rawValue)] + dot.values)
     }
 
     /// How many change sets of `replica` are pending or sent.
@@ -361,9 +361,5 @@ enum ChangeSetTable {
     /// that becomes a replica of its own: its outbox belonged to the original).
     static func markAllRemote(on connection: SQLiteConnection) throws {
         try connection.run("UPDATE _sync_changeset SET status = ?", [.text(OutboxStatus.remote.rawValue)])
-    }
-
-    private static func arguments(_ dot: Dot) -> [SQLValue] {
-        [dot.replica.storedValue, .integer(Int64(dot.seq))]
     }
 }

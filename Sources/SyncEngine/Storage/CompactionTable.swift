@@ -27,7 +27,7 @@ enum CompactionTable {
     static func kept(_ dot: Dot, on connection: SQLiteConnection) throws -> (hlc: HLC, vector: VersionVector)? {
         guard try exists(on: connection),
               let row = try connection.rows("SELECT hlc, vector FROM _sync_compacted WHERE replica = ? AND seq = ?",
-                                            [dot.replica.storedValue, .integer(Int64(dot.seq))]).first,
+                                            dot.values).first,
               case .integer(let hlc) = row[0], case .text(let json) = row[1] else { return nil }
         return (HLC(rawValue: UInt64(bitPattern: hlc)), try vector(json, of: "the kept vector of compacted change set \(dot)"))
     }

@@ -35,7 +35,7 @@ enum ConflictTable {
     /// The rows of entries the change set `cause` caused, by first number.
     static func rows(causedBy cause: Dot, on connection: SQLiteConnection) throws -> [StoredRow] {
         try rows("SELECT first, count, cause_replica, cause_seq, entries FROM _sync_conflict WHERE cause_replica = ? AND cause_seq = ? ORDER BY first",
-                 [cause.replica.storedValue, .integer(Int64(cause.seq))], on: connection)
+                 cause.values, on: connection)
     }
 
     /// The rows whose first entry is numbered `number` or lower.

@@ -123,15 +123,14 @@ enum EdgeTable {
     static func markRemoved(
         from source: ObjectKey, _ relationship: String, to target: UUID, added: Dot, by remover: Dot, root: UUID?, on connection: SQLiteConnection
     ) throws {
-        let rootValue = root.map { $0.storedValue } ?? .null
+        let rootValue = root.map(\.storedValue) ?? .null
         try connection.run(
             """
             UPDATE _sync_edge SET removed_replica = ?, removed_seq = ?, removed_root = ?
             WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
             AND (removed_replica IS NULL OR (removed_root IS NOT NULL AND ? IS NULL))
             """,
-            [remover.replica.storedValue, .integer(Int64(remover.seq)), rootValue]
-                + source.values + [.text(relationship), target.storedValue, added.replica.storedValue, .integer(Int64(added.seq)), rootValue])
+            remover.values + [rootValue] + source.values + [.text(relationship), target.storedValue] + added.values + [rootValue])
         guard let root, connection.changes == 0 else { return }
         // Another delete removed the addition already: this delete's removal is kept beside it.
         try connection.run(
@@ -142,9 +141,8 @@ enum EdgeTable {
             WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
             AND removed_root IS NOT NULL AND NOT (removed_replica = ? AND removed_seq = ? AND removed_root = ?)
             """,
-            [remover.replica.storedValue, .integer(Int64(remover.seq)), root.storedValue]
-                + source.values + [.text(relationship), target.storedValue, added.replica.storedValue, .integer(Int64(added.seq)),
-                                   remover.replica.storedValue, .integer(Int64(remover.seq)), root.storedValue])
+            remover.values + [root.storedValue] + source.values + [.text(relationship), target.storedValue] + added.values
+                + remover.values + [root.storedValue])
     }
 
     /// The edges whose removal came from the deletes of `root`: `(source, relationship, target)`.

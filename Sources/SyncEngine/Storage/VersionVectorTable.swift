@@ -22,6 +22,6 @@ enum VersionVectorTable {
     }
 
     static func advance(to dot: Dot, on connection: SQLiteConnection) throws {
-        try connection.run("INSERT OR REPLACE INTO _sync_vector (replica, seq) VALUES (?, ?)", [dot.replica.storedValue, .integer(Int64(dot.seq))])
+        try connection.run("INSERT OR REPLACE INTO _sync_vector (replica, seq) VALUES (?, ?)", dot.values)
     }
 }
