@@ -78,7 +78,7 @@ final class RawDatabase {
         // initializer and ObjectStore.configure), the 16 MiB page cache included.
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
-        try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -16384")
+        try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(ObjectStore.walSizeLimit)")
     }
 
     deinit { sqlite3_close_v2(handle) }
