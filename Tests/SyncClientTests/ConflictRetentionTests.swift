@@ -47,6 +47,32 @@ import Testing
         #expect(try a.replica.lastConflictNumber() == 12)
     }
 
+    @Test func aTrimmedJournalLeavesItsPagesForTheEntriesOfLaterPulls() async throws {
+        let server = FakeSyncServer()
+        try server.start()
+        let a = try ClientReplica(), b = try ClientReplica()
+        let client = a.client(server) { $0.conflictRetention = .newest(300) }
+        // A store in incremental-vacuum mode, as a compaction's VACUUM leaves it: there, freed
+        // pages could go back to the file system at once.
+        let connection = try SQLiteConnection(path: a.path)
+        try connection.execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+        func pragma(_ name: String) throws -> SQLValue? { try connection.rows("PRAGMA \(name)").first?.first }
+
+        for round in 0..<4 {
+            try await ConflictRetentionTests.concurrentRetitles(of: 300, a: a, b: b, server: server, round: round, client: client)
+            let report = try await client.sync()
+            #expect(report.newConflicts == 300 && report.conflictsRemoved == (round == 0 ? 0 : 300), "\(report)")
+            if round > 0 {
+                // The previous round's entries went; their pages stayed free in the file.
+                #expect(try pragma("freelist_count") != .integer(0))
+            }
+        }
+        #expect(try a.replica.conflicts().map(\.number) == Array(901...1200))
+        // Clearing the journal gives everything back.
+        try a.replica.clearConflicts()
+        #expect(try pragma("freelist_count") == .integer(0))
+    }
+
     @Test func aClientKeepsEveryEntryByDefault() async throws {
         let server = FakeSyncServer()
         try server.start()

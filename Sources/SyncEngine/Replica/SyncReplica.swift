@@ -384,11 +384,13 @@ public final class SyncReplica: Sendable {
     /// returns how many went: what ``SyncClient/Configuration/conflictRetention`` does after each
     /// pull that journaled. Entries are numbered one after the other and only the oldest are ever
     /// removed, so the entries kept are the `count` numbered up to ``lastConflictNumber()``.
-    /// The pages go back as with ``clearConflicts(through:)``.
+    /// The freed pages stay in the file for the entries later merges journal, unless they are a
+    /// quarter of it or more (a lower retention than before, a journal that had grown): those go
+    /// back as with ``clearConflicts(through:)``.
     @discardableResult
     public func clearConflicts(keepingNewest count: Int) throws -> Int {
         try withConnection { connection in
-            try clearingConflicts(on: connection) {
+            try clearingConflicts(on: connection, policy: .whenLarge) {
                 let held = try ConflictJournal.count(after: 0, on: connection)
                 let kept = max(0, count)
                 guard held > kept else { return 0 }
@@ -399,12 +401,14 @@ public final class SyncReplica: Sendable {
     }
 
     /// Runs `clear` in a transaction (it returns how many entries went, `nil` when it does not
-    /// count them), then gives the freed pages back to the file system unless nothing went: a
-    /// pull that leaves the journal under its retention pays no vacuum or WAL checkpoint.
-    private func clearingConflicts(on connection: SQLiteConnection, _ clear: () throws -> Int?) throws -> Int {
+    /// count them), then gives the freed pages back to the file system as `policy` says, unless
+    /// nothing went: a pull that leaves the journal under its retention pays no vacuum or WAL
+    /// checkpoint.
+    private func clearingConflicts(on connection: SQLiteConnection, policy: StoreFileSpace.Policy = .always,
+                                   _ clear: () throws -> Int?) throws -> Int {
         let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
         let removed = try connection.inTransaction(clear)
-        if removed != 0 { _ = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore) }
+        if removed != 0 { _ = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore, policy: policy) }
         return removed ?? 0
     }
 

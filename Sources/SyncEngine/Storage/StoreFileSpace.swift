@@ -20,6 +20,16 @@ import LocalStoreCore
 enum StoreFileSpace {
     /// The share of free pages at which a store is vacuumed whole.
     static let wholeVacuumFreeFraction = 0.25
+
+    /// When space goes back to the file system.
+    enum Policy {
+        /// Whatever was freed (a compaction, an app clearing its journal).
+        case always
+        /// Only when a whole `VACUUM` is due: a removal that is about to be refilled (a journal
+        /// trimmed to its retention after each pull) leaves its pages for the next rows, and the
+        /// pull pays no vacuum or WAL checkpoint.
+        case whenLarge
+    }
     /// How long giving space back waits for other connections' readers and writers.
     static let readerWaitMilliseconds: Int32 = 100
 
@@ -39,8 +49,8 @@ enum StoreFileSpace {
     /// times out) keeps its free pages, which later writes reuse, until its next compaction; the
     /// compaction itself has committed, so this reports what the file shrank by (maybe nothing)
     /// instead of failing it.
-    static func reclaim(on connection: SQLiteConnection, bytesBefore: Int64) -> Int64 {
-        connection.withBusyTimeout(milliseconds: readerWaitMilliseconds) { giveBackFreePages(on: connection) }
+    static func reclaim(on connection: SQLiteConnection, bytesBefore: Int64, policy: Policy = .always) -> Int64 {
+        connection.withBusyTimeout(milliseconds: readerWaitMilliseconds) { giveBackFreePages(on: connection, policy: policy) }
         return max(0, bytesBefore - fileBytes(of: connection.path))
     }
 
@@ -52,13 +62,15 @@ enum StoreFileSpace {
         }
     }
 
-    private static func giveBackFreePages(on connection: SQLiteConnection) {
+    private static func giveBackFreePages(on connection: SQLiteConnection, policy: Policy) {
         do {
             let free = try integer("PRAGMA freelist_count", on: connection)
             if free > 0 {
                 let mode = try integer("PRAGMA auto_vacuum", on: connection)
                 if Double(free) >= Double(try integer("PRAGMA page_count", on: connection)) * wholeVacuumFreeFraction {
                     try connection.execute(mode == 2 ? "VACUUM" : "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+                } else if policy == .whenLarge {
+                    return
                 } else if mode == 2 {
                     _ = try connection.rows("PRAGMA incremental_vacuum")
                 }
