@@ -119,14 +119,33 @@ import TestSupport
             """
     }
 
+    /// The columns of the sync and server tables that may hold 16 bytes or a UUID's text without
+    /// holding an identifier the migration rewrites: log digests (16 bytes), the key-value row of
+    /// the replica's own ID (text), and the forgotten objects' identifiers (bytes in every format).
+    static let notRewritten: Set<String> = ["_server_log.digest", "_server_log_compacted.digest", "_server_log_floor.digest",
+                                            "_sync_state.value", "_server_forgotten_object.id"]
+
+    /// Every column of the sync and server tables of the file on `connection` but
+    /// ``notRewritten``. Found in the file, not taken from the migration's list, so that a table
+    /// the list lacks shows.
+    static func syncColumns(on connection: SQLiteConnection) throws -> [(table: String, column: String)] {
+        var columns: [(table: String, column: String)] = []
+        let tables = try connection.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE '\\_sync\\_%' ESCAPE '\\' OR name LIKE '\\_server\\_%' ESCAPE '\\') ORDER BY name")
+        for case .text(let table)? in tables.map(\.first) {
+            for case .text(let column)? in try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).map(\.first) {
+                if !notRewritten.contains("\(table).\(column)") { columns.append((table, column)) }
+            }
+        }
+        return columns
+    }
+
     /// Stores every identifier of the file at `path` as text, in place, as releases before sync
-    /// format 7 did.
+    /// format 7 did: every 16-byte blob of the sync and server tables' ``syncColumns(on:)``.
     static func storeIdentifiersAsText(at path: String) throws {
         let connection = try SQLiteConnection(path: path)
-        for (table, columns) in SyncFormatTable.identifierColumns {
-            let present = try Set(connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap(\.first?.textValue))
-            let assignments = columns.filter(present.contains).map { "\($0) = \(identifierText($0))" }
-            if !assignments.isEmpty { try connection.execute("UPDATE \(table) SET \(assignments.joined(separator: ", "))") }
+        for (table, column) in try syncColumns(on: connection) {
+            try connection.execute("UPDATE \(table) SET \(column) = \(identifierText(column)) WHERE typeof(\(column)) = 'blob' AND length(\(column)) = 16")
         }
     }
 
@@ -149,6 +168,57 @@ import TestSupport
         }
     }
 
+    /// `table.column: type/length` of every identifier the file on `connection` holds: its 16
+    /// bytes, or its 36-character text.
+    static func identifierTypes(on connection: SQLiteConnection) throws -> Set<String> {
+        var types: Set<String> = []
+        for (table, column) in try syncColumns(on: connection) {
+            for row in try connection.rows("""
+                SELECT DISTINCT typeof(\(column)) || '/' || length(\(column)) FROM \(table)
+                WHERE (typeof(\(column)) = 'blob' AND length(\(column)) = 16)
+                    OR (typeof(\(column)) = 'text' AND \(column) LIKE '________-____-____-____-____________')
+                """) {
+                types.insert("\(table).\(column): \(row[0].textValue ?? "?")")
+            }
+        }
+        return types
+    }
+
+    @Test func aDatasetOfFormatSixKeepsItsLogAndItsReplicasKeys() throws {
+        let client = try TestReplica(name: "client")
+        for name in ["one", "two"] {
+            let team = Team()
+            team.name = name
+            client.context.insert(team)
+            try client.context.save()
+        }
+        let file = TemporaryStoreFile(prefix: "dataset-format-6")
+        let pushed = try client.replica.changeSets(missingFrom: VersionVector())
+        do {
+            let engine = try SQLiteDatasetEngine.create(at: file.path, schema: client.store.schemaDocument)
+            _ = try engine.apply(pushed, pushedBy: try client.replica.credentials())
+        }
+        let connection = try SQLiteConnection(path: file.path)
+        let stored = try StoreFormatTests.identifierTypes(on: connection)
+        #expect(stored.contains("_server_log.replica: blob/16") && stored.contains("_server_replica_key.replica: blob/16"), "\(stored)")
+        try StoreFormatTests.storeIdentifiersAsText(at: file.path)
+        try connection.run("UPDATE _sync_format SET version = 6")
+
+        let engine = try #require(try SQLiteDatasetEngine.open(at: file.path))
+        #expect(try StoreFormatTests.identifierTypes(on: connection) == stored)
+        #expect(try engine.readLog(after: 0, limit: 10, excluding: nil).changeSets == pushed)
+        // The replica's registered key is found again: its next change set is authenticated with it.
+        let team = Team()
+        team.name = "three"
+        client.context.insert(team)
+        try client.context.save()
+        let next = try client.replica.changeSets(missingFrom: VersionVector([client.replica.replicaID: 2]))
+        let impostor = ReplicaCredentials(replica: client.replica.replicaID, key: Array(repeating: 7, count: 32))
+        #expect(throws: SyncError.self) { try engine.apply(next, pushedBy: impostor) }
+        let result = try engine.apply(next, pushedBy: try client.replica.credentials())
+        #expect(result.applied == next.map(\.dot) && result.cursor == 3)
+    }
+
     @Test func aStoreOfFormatSixHasItsIdentifiersRewrittenAsBytes() throws {
         let a = try TestReplica(name: "format-6")
         let (_, member) = try StoreFormatTests.savedTeam(in: a)
@@ -156,18 +226,7 @@ import TestSupport
         try a.context.save()
         let digest = try a.digest()
         let connection = try SQLiteConnection(path: a.path)
-        func identifierTypes() throws -> Set<String> {
-            var types: Set<String> = []
-            for (table, columns) in SyncFormatTable.identifierColumns {
-                let present = try Set(connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap(\.first?.textValue))
-                for column in columns where present.contains(column) {
-                    for row in try connection.rows("SELECT DISTINCT typeof(\(column)) || '/' || length(\(column)) FROM \(table) WHERE \(column) IS NOT NULL") {
-                        types.insert("\(table).\(column): \(row[0].textValue ?? "?")")
-                    }
-                }
-            }
-            return types
-        }
+        func identifierTypes() throws -> Set<String> { try StoreFormatTests.identifierTypes(on: connection) }
         let stored = try identifierTypes()
         #expect(stored.contains("_sync_edge.target: blob/16") && stored.contains("_sync_delete.root: blob/16"), "\(stored)")
         #expect(stored.allSatisfy { $0.hasSuffix(": blob/16") }, "\(stored)")
