@@ -77,13 +77,16 @@ enum SyncFormatTable {
         ("_server_replica_key", ["replica"]),
     ]
 
+    /// The first version that stores identifiers as bytes.
+    private static let identifiersAsBytesVersion: Int64 = 7
+
     /// Rewrites every identifier held as text (by a release before format version 7) as its 16
     /// bytes, in the tables the file has. Bytes sort as the upper-case text did, so keys and
     /// indexes keep their order.
     private static func storeIdentifiersAsBytes(on connection: SQLiteConnection) throws {
         try connection.addUUIDBytesFunction(named: "_sync_uuid_bytes")
         for (table, columns) in identifierColumns {
-            guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]).isEmpty else { continue }
+            // A table the file does not have has no columns.
             let present = try Set(connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap(\.first?.textValue))
             let assignments = columns.filter(present.contains).map { "\($0) = _sync_uuid_bytes(\($0))" }
             guard !assignments.isEmpty else { continue }
@@ -119,7 +122,7 @@ enum SyncFormatTable {
         let stored = try storedVersion(on: connection)
         try checkReadable(stored, on: connection)
         guard stored < currentVersion else { return }
-        if stored < 7 { try storeIdentifiersAsBytes(on: connection) }
+        if stored < identifiersAsBytesVersion { try storeIdentifiersAsBytes(on: connection) }
         for version in stored..<currentVersion { try step(from: version, on: connection) }
         try connection.execute("CREATE TABLE IF NOT EXISTS _sync_format (version INTEGER NOT NULL)")
         try connection.execute("DELETE FROM _sync_format")
