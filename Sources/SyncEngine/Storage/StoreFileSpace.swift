@@ -30,6 +30,7 @@ enum StoreFileSpace {
         /// pull pays no vacuum or WAL checkpoint.
         case whenLarge
     }
+
     /// How long giving space back waits for other connections' readers and writers.
     static let readerWaitMilliseconds: Int32 = 100
 
@@ -65,18 +66,17 @@ enum StoreFileSpace {
     private static func giveBackFreePages(on connection: SQLiteConnection, policy: Policy) {
         do {
             let free = try integer("PRAGMA freelist_count", on: connection)
-            if free > 0 {
-                let mode = try integer("PRAGMA auto_vacuum", on: connection)
-                if Double(free) >= Double(try integer("PRAGMA page_count", on: connection)) * wholeVacuumFreeFraction {
-                    try connection.execute(mode == 2 ? "VACUUM" : "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
-                } else if policy == .whenLarge {
-                    return
-                } else if mode == 2 {
-                    _ = try connection.rows("PRAGMA incremental_vacuum")
-                }
-                // Otherwise full auto-vacuum freed the pages at commit, or a store with few free
-                // pages reuses them.
+            let mode = try integer("PRAGMA auto_vacuum", on: connection)
+            if free > 0, Double(free) >= Double(try integer("PRAGMA page_count", on: connection)) * wholeVacuumFreeFraction {
+                try connection.execute(mode == 2 ? "VACUUM" : "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+            } else if policy == .whenLarge {
+                // The pages stay for the rows that come next, and the WAL as it is.
+                return
+            } else if free > 0, mode == 2 {
+                _ = try connection.rows("PRAGMA incremental_vacuum")
             }
+            // Otherwise full auto-vacuum freed the pages at commit, or a store with few free
+            // pages reuses them.
         } catch {
             // A reader or writer in the way: the pages stay free in the file until a later compaction.
         }
