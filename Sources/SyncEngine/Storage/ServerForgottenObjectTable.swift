@@ -21,23 +21,16 @@ enum ServerForgottenObjectTable {
         try !connection.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_server_forgotten_object'").isEmpty
     }
 
-    /// Records the objects of `table` (columns `entity, id`, the identifier as text).
+    /// Records the objects of `table` (columns `entity, id`).
     static func insert(objectsIn table: String, on connection: SQLiteConnection) throws {
         try connection.execute(createStatement)
-        let insert = try connection.cachedStatement("INSERT OR IGNORE INTO _server_forgotten_object (entity, id) VALUES (?, ?)")
-        try connection.forEachRow("SELECT entity, id FROM \(table)") { row in
-            guard case .text(let entity) = row.value(at: 0), let id = row.identifier(at: 1) else { return }
-            insert.reset()
-            try insert.bind(.text(entity), at: 1)
-            try insert.bind(.blob(id.bytes), at: 2)
-            while try insert.step() {}
-        }
+        try connection.execute("INSERT OR IGNORE INTO _server_forgotten_object (entity, id) SELECT entity, id FROM \(table)")
     }
 
     /// Whether `object` was forgotten, on a store that has the table (see ``exists(on:)``).
     static func contains(_ object: ObjectKey, on connection: SQLiteConnection) throws -> Bool {
         try !connection.rows("SELECT 1 FROM _server_forgotten_object WHERE entity = ? AND id = ?",
-                             [.text(object.entity), .blob(object.id.bytes)]).isEmpty
+                             object.values).isEmpty
     }
 
     /// How many identifiers the store remembers.

@@ -7,13 +7,8 @@ import LocalStoreCore
 /// byte by byte, the order of the upper-case text the entity tables store, so an order taken in
 /// either is the same.
 extension UUID {
-    /// The identifier's 16 bytes.
-    var bytes: Data {
-        withUnsafeBytes(of: uuid) { Data($0) }
-    }
-
-    /// The value that stores the identifier in a sync table.
-    var storedValue: SQLValue { .blob(bytes) }
+    /// The value that stores the identifier in a sync table: its 16 bytes.
+    var storedValue: SQLValue { .blob(withUnsafeBytes(of: uuid) { Data($0) }) }
 
     /// The identifier a sync table's column holds; `nil` if it holds anything but 16 bytes.
     init?(stored value: SQLValue) {
