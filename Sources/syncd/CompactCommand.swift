@@ -45,7 +45,7 @@ extension Command {
         guard let report = try service.compactLog(of: name) else {
             throw RuntimeError(message: "nothing compacted in '\(name)': it has no schema")
         }
-        print("entries removed \(report.entriesRemoved), change sets removed \(report.changeSetsRemoved), kept \(report.changeSetsKept), stamps kept \(report.changeSetStampsKept), bytes reclaimed \(report.payloadBytesRemoved + report.mergedState.bytes), tombstones \(report.mergedState.tombstones), removed edges \(report.mergedState.removedEdges), objects forgotten \(report.mergedState.forgottenObjects), file bytes freed \(report.fileBytesFreed), entries folded into the floor \(report.entriesFolded), log start \(report.logStart.cursor)")
+        print("entries removed \(report.entriesRemoved), change sets removed \(report.changeSetsRemoved), kept \(report.changeSetsKept), stamps kept \(report.changeSetStampsKept), bytes reclaimed \(report.payloadBytesRemoved + report.mergedState.bytes), tombstones \(report.mergedState.tombstones), removed edges \(report.mergedState.removedEdges), objects forgotten \(report.mergedState.forgottenObjects), identifiers released \(report.identifiersReleased), file bytes freed \(report.fileBytesFreed), entries folded into the floor \(report.entriesFolded), log start \(report.logStart.cursor)")
     }
 
     /// A version vector written as a JSON object of replica UUIDs to seqs.

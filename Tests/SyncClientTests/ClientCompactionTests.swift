@@ -44,6 +44,34 @@ import SyncKit
         #expect(try a.replica.heldHistory().changeSets == 1)
     }
 
+    /// Once a compaction left no deleted object below the stable vector, the client's pulls say
+    /// so (`Sync-Forgotten-Below`), so that the server can let the identifiers it keeps go.
+    @Test func aClientReportsTheVectorItForgotDeletedObjectsBelowOnItsNextPulls() async throws {
+        let server = FakeSyncServer()
+        try server.start()
+        let (a, b) = try await ClientCompactionTests.twoReplicasWithStableHistory(server)
+        let doomed = try #require(try a.context.fetchAll(Note.self).first { $0.title == "note 0" })
+        a.context.delete(doomed)
+        try a.context.save()
+        func forgottenHeaders() -> [String?] {
+            server.state.withLock { $0.requests }.filter { $0.method == "GET" && $0.path.hasSuffix("/changesets") }.map(\.forgottenBelow)
+        }
+        // A client that only drops change sets records nothing.
+        _ = try await a.client(server) { $0.historyCompaction = .changeSets }.sync()
+        #expect(try a.replica.forgottenBelow() == nil)
+        // The pull that learns a vector covering the delete compacts below it: the note is
+        // forgotten, and only the pulls after that report it.
+        let stable = VersionVector([a.replica.replicaID: 4, b.replica.replicaID: 2])
+        server.state.withLock { $0.stable = stable }
+        let client = a.client(server) { $0.historyCompaction = .changeSetsAndDeletedObjects }
+        let report = try await client.sync()
+        #expect(report.compaction?.forgottenObjects == 1, "\(String(describing: report.compaction))")
+        #expect(try a.replica.forgottenBelow() == stable)
+        #expect(forgottenHeaders().allSatisfy { $0 == nil })
+        _ = try await client.sync()
+        #expect(forgottenHeaders().last == ReplicaRegistry.text(of: stable))
+    }
+
     @Test func aClientKeepsEverythingUnlessConfiguredToCompact() async throws {
         let server = FakeSyncServer()
         try server.start()

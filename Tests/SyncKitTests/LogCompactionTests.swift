@@ -179,8 +179,8 @@ import TestSupport
         #expect(b2.vector[aID] == 3)
 
         // a pulled the whole log, b only up to a2: the floor stops at cursor 2.
-        try engine.recordPull(by: aID, after: 5, unpushed: .none)
-        try engine.recordPull(by: bID, after: 2, unpushed: .none)
+        try engine.recordPull(by: aID, after: 5, unpushed: .none, forgotten: nil)
+        try engine.recordPull(by: bID, after: 2, unpushed: .none, forgotten: nil)
         let report = try engine.compactLog(stable: try engine.versionVector())
         #expect(report.entriesRemoved == 5 && report.entriesFolded == 2, "\(report)")
         #expect(try compactedCursors(of: engine) == [3, 4, 5])
@@ -206,7 +206,7 @@ import TestSupport
         }
 
         // Once b pulled to the end, the floor rises to the compaction point and no row is left.
-        try engine.recordPull(by: bID, after: 5, unpushed: .none)
+        try engine.recordPull(by: bID, after: 5, unpushed: .none, forgotten: nil)
         let again = try engine.compactLog(stable: try engine.versionVector())
         #expect(again.entriesRemoved == 0 && again.entriesFolded == 3 && again.logStart == report.logStart, "\(again)")
         #expect(try compactedCursors(of: engine).isEmpty)
@@ -371,6 +371,104 @@ import TestSupport
         let snapshotFile = TemporaryStoreFile(prefix: "snapshot-forgotten")
         _ = try engines.compacted.writeSnapshot(to: snapshotFile.path)
         #expect(try !ServerForgottenObjectTable.exists(on: SQLiteConnection(path: snapshotFile.path)))
+    }
+
+    /// The identifier of a forgotten object stays while an active replica may still hold a
+    /// record of the object, and goes once every active replica reported a forgotten vector at or
+    /// above the compaction that forgot it: a create of the identifier then makes a new object
+    /// on the server and on replicas, which hold nothing of the old one.
+    @Test func aForgottenIdentifierIsReleasedOnceEveryActiveReplicaReportedForgettingItsObject() throws {
+        let clock = FakeClock()
+        let a = try TestReplica(clock: clock, name: "a", entities: [Folder.self])
+        let b = try TestReplica(clock: clock, name: "b", entities: [Folder.self])
+        let engines = try Engines(schema: a.store.schemaDocument)
+        let engine = engines.compacted
+        let kept = Folder(), doomed = Folder()
+        kept.title = "kept"; doomed.title = "doomed"
+        doomed.parent = kept
+        a.context.insert(kept)
+        a.context.insert(doomed)
+        try a.context.save()
+        a.context.delete(try a.object(Folder.self, doomed.objectID))
+        try a.context.save()
+        try engines.push(from: a)
+        _ = try engine.apply([], pushedBy: try b.replica.credentials())
+        _ = try b.replica.apply(try engine.readLog(after: 0, limit: 100, excluding: b.replica.replicaID).changeSets)
+        let stable = try engine.versionVector()
+        let forgetting = try engine.compactLog(stable: stable)
+        #expect(forgetting.mergedState.forgottenObjects == 1 && forgetting.identifiersReleased == 0, "\(forgetting)")
+        func remembered() throws -> (identifiers: Int, compactions: SQLValue?) {
+            try engine.replica.withConnection { connection in
+                (try ServerForgottenObjectTable.count(on: connection), try connection.rows("SELECT count(*) FROM _server_forgetting").first?.first)
+            }
+        }
+        #expect(try remembered() == (1, .integer(1)))
+
+        // a forgets the folder too and says so; b has not reported: the identifier stays.
+        let end = try engine.logEnd().cursor
+        try a.replica.compactHistory(stable: stable)
+        #expect(try a.replica.forgottenBelow() == stable)
+        try engine.recordPull(by: a.replica.replicaID, after: end, unpushed: .none, forgotten: try a.replica.forgottenBelow())
+        #expect(try engine.compactLog(stable: stable).identifiersReleased == 0)
+        // b reports a vector below the compaction that forgot it: it stays.
+        try engine.recordPull(by: b.replica.replicaID, after: end, unpushed: .none, forgotten: VersionVector([a.replica.replicaID: 1]))
+        #expect(try engine.compactLog(stable: stable).identifiersReleased == 0)
+        #expect(try remembered().identifiers == 1)
+        // b compacts and reports: no active replica holds the folder, the identifier goes.
+        try b.replica.compactHistory(stable: stable)
+        try engine.recordPull(by: b.replica.replicaID, after: end, unpushed: .none, forgotten: try b.replica.forgottenBelow())
+        #expect(try engine.compactLog(stable: stable).identifiersReleased == 1)
+        #expect(try remembered() == (0, .integer(0)))
+
+        // A new folder under the identifier is a new object everywhere the old one was forgotten.
+        let c = try TestReplica(clock: clock, name: "c", entities: [Folder.self])
+        let again = Folder()
+        again._$entityState.objectID = doomed.objectID
+        again.title = "again"
+        c.context.insert(again)
+        try c.context.save()
+        let changeSets = try c.replica.changeSets(missingFrom: VersionVector())
+        _ = try engine.apply(changeSets, pushedBy: try c.replica.credentials())
+        _ = try b.replica.apply(changeSets)
+        #expect(try b.object(Folder.self, doomed.objectID).title == "again")
+        #expect(try b.object(Folder.self, doomed.objectID).parent == nil)
+    }
+
+    /// A dataset of sync format 7 remembers forgotten identifiers without the compaction that
+    /// forgot them: opening it gives them one at the dataset's vector, which dominates their
+    /// deletes, and they are released as any others.
+    @Test func identifiersForgottenBeforeTheyNamedTheirCompactionAreReleasedLikeOthers() throws {
+        let a = try TestReplica(clock: FakeClock(), name: "a", entities: [Folder.self])
+        let engines = try Engines(schema: a.store.schemaDocument)
+        let kept = Folder(), doomed = Folder()
+        kept.title = "kept"; doomed.title = "doomed"
+        doomed.parent = kept
+        a.context.insert(kept)
+        a.context.insert(doomed)
+        try a.context.save()
+        a.context.delete(try a.object(Folder.self, doomed.objectID))
+        try a.context.save()
+        try engines.push(from: a)
+        let vector = try engines.compacted.versionVector()
+        #expect(try engines.compacted.compactLog(stable: vector).mergedState.forgottenObjects == 1)
+        let connection = try SQLiteConnection(path: engines.compactedFile.path)
+        try connection.inTransaction {
+            try connection.execute("""
+                CREATE TABLE legacy (entity TEXT NOT NULL, id BLOB NOT NULL, PRIMARY KEY (entity, id)) WITHOUT ROWID;
+                INSERT INTO legacy SELECT entity, id FROM _server_forgotten_object;
+                DROP TABLE _server_forgotten_object; DROP TABLE _server_forgetting;
+                ALTER TABLE legacy RENAME TO _server_forgotten_object;
+                UPDATE _sync_format SET version = 7
+                """)
+        }
+
+        let engine = try #require(try SQLiteDatasetEngine.open(at: engines.compactedFile.path))
+        #expect(try connection.rows("SELECT forgetting, count(*) FROM _server_forgotten_object GROUP BY forgetting") == [[.integer(0), .integer(1)]])
+        #expect(try connection.rows("SELECT number, stable FROM _server_forgetting") == [[.integer(0), .text(ReplicaRegistry.text(of: vector))]])
+        try a.replica.compactHistory(stable: vector)
+        try engine.recordPull(by: a.replica.replicaID, after: try engine.logEnd().cursor, unpushed: .none, forgotten: try a.replica.forgottenBelow())
+        #expect(try engine.compactLog(stable: vector).identifiersReleased == 1)
+        #expect(try connection.rows("SELECT count(*) FROM _server_forgotten_object") == [[.integer(0)]])
     }
 
     /// A dataset whose schema renames something keeps its merged state's history: an app on the

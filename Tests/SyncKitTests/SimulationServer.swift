@@ -70,7 +70,7 @@ struct SimulationServer {
         let vector = try replica.replica.versionVector()
         let log = try whole.readLog(after: 0, limit: 1_000_000, excluding: nil).changeSets
         let held = log.firstIndex { !vector.covers($0.dot) } ?? log.count
-        try engine.recordPull(by: replica.replica.replicaID, after: Int64(held), unpushed: .none)
+        try engine.recordPull(by: replica.replica.replicaID, after: Int64(held), unpushed: .none, forgotten: try replica.replica.forgottenBelow())
     }
 
     /// A pull from cursor 0 is either refused as compacted or answered; answered, the puller must
@@ -84,9 +84,11 @@ struct SimulationServer {
             return nil
         }
         let compacted = try engine.replica.withConnection { connection in
-            try connection.rows("SELECT replica, seq FROM _server_log_compacted").compactMap { row -> Dot? in
-                guard case .text(let text) = row[0], let replica = UUID(storageText: text), case .integer(let seq) = row[1] else { return nil }
-                return Dot(replica: replica, seq: UInt64(seq))
+            try connection.rows("SELECT replica, seq FROM _server_log_compacted").map { row -> Dot in
+                guard let dot = Dot(replica: row[0], seq: row[1]) else {
+                    throw SyncError(.notSyncable, "a _server_log_compacted row is damaged: \(row)")
+                }
+                return dot
             }
         }
         let floor = try engine.replica.withConnection { try ServerCompactedLogTable.floor(on: $0) }

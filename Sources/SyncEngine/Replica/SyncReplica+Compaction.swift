@@ -121,7 +121,9 @@ extension SyncReplica {
     ///   goes with it): creation row, delete records, edges, creation values, counter totals, and
     ///   the kept stamps no remaining record names. Every change set still to come is causally
     ///   after the delete, so none names the object (``HistoryCompaction/forgottenObjects``).
-    ///   A server's store keeps the identifier, refusing a change set that creates it again.
+    ///   A server's store keeps the identifier, refusing a change set that creates it again. When
+    ///   the store holds no such object below the stable vector any more, it records the vector
+    ///   (``forgottenBelow()``), which its pulls report so that the server can let identifiers go.
     /// - **Removed edges** (`_sync_edge`) whose addition and removal are both at or below the
     ///   stable vector, removed by a plain `unlink` or by a delete that is not void, when neither
     ///   end has a delete record a merge may still undo or re-judge (a cascade, one above the
@@ -205,6 +207,16 @@ extension SyncReplica {
             bounds.seqs[replicaID] = nil
             return bounds
         }
+    }
+
+    /// What this replica reports to a server when it pulls, of the deleted objects it forgot:
+    /// the vector below which it holds no object deleted by an explicit delete that is not void,
+    /// recorded by the last compaction that found none (the join of those it found), `nil` while
+    /// none did. The server keeps the identifiers of the objects it forgot until every active
+    /// replica reported a vector at or above the compaction that forgot them: until then, a
+    /// replica may still hold a record that a create of the same identifier would meet.
+    public func forgottenBelow() throws -> VersionVector? {
+        try withConnection { try CompactionTable.forgottenBelow(on: $0) }
     }
 
     /// The vector below both: per replica, the smaller seq.

@@ -80,12 +80,14 @@ public protocol DatasetEngine: AnyObject, Sendable {
     var replicaPolicy: ReplicaPolicy { get }
 
     /// Records that `replica` pulled after `cursor` (a cursor the log handed out, which the
-    /// replica merged up to), reporting `unpushed` of what it has yet to push: its acknowledged
-    /// vector grows to cover the log up to `cursor`, and its unpushed bounds are replaced.
-    /// Writes only when either changed or the last-seen time is stale.
+    /// replica merged up to), reporting `unpushed` of what it has yet to push and, when it says,
+    /// the vector it holds no deleted object below (`forgotten`, see
+    /// ``ReplicaRecord/forgottenBelow``): its acknowledged vector grows to cover the log up to
+    /// `cursor`, its unpushed bounds are replaced, and so is its forgotten vector when given.
+    /// Writes only when something changed or the last-seen time is stale.
     ///
     /// - Throws: ``DatasetEngineError/replicaRetired(_:state:)`` when the replica is refused.
-    func recordPull(by replica: ReplicaID, after cursor: Int64, unpushed: UnpushedBounds) throws
+    func recordPull(by replica: ReplicaID, after cursor: Int64, unpushed: UnpushedBounds, forgotten: VersionVector?) throws
 
     /// Every replica the dataset heard from or retired, in replica order.
     func replicas() throws -> [ReplicaRecord]

@@ -36,6 +36,10 @@ public struct CompactionReport: Sendable, Equatable {
     /// Compacted entries folded into the log's floor now: every active replica had pulled past
     /// them, so the server keeps no cursor, dot or digest of each any more, only the floor they form.
     public var entriesFolded: Int = 0
+    /// Identifiers of forgotten objects the server stopped remembering now: every active
+    /// replica reported that it holds no object deleted at or below the compaction that forgot
+    /// them (see <doc:ServerStorage>, "Forgotten identifiers").
+    public var identifiersReleased: Int = 0
     /// Entries of a conflict journal that a syncd of an earlier release kept (syncd keeps none:
     /// every replica journals what it loses itself), removed by this compaction.
     public var journalEntriesRemoved: Int = 0

@@ -21,16 +21,22 @@ public struct ReplicaRecord: Sendable, Equatable {
     /// What the replica reported, on its last pull, of the change sets it has yet to push: the
     /// stable vector stays at or below ``acknowledged`` lowered to these bounds.
     public var unpushedBounds: UnpushedBounds
+    /// What the replica reported, on its last pull that said, of the objects it forgot: it holds
+    /// no object deleted at or below this vector (pull header `Sync-Forgotten-Below`). `nil`
+    /// until it reports one; the server releases the identifiers of forgotten objects only
+    /// below what every active replica reported.
+    public var forgottenBelow: VersionVector?
 
     /// A record with these fields.
     public init(replica: ReplicaID, acknowledged: VersionVector, acknowledgedCursor: Int64, lastSeen: Date, retired: Bool,
-                unpushedBounds: UnpushedBounds = .none) {
+                unpushedBounds: UnpushedBounds = .none, forgottenBelow: VersionVector? = nil) {
         self.replica = replica
         self.acknowledged = acknowledged
         self.acknowledgedCursor = acknowledgedCursor
         self.lastSeen = lastSeen
         self.retired = retired
         self.unpushedBounds = unpushedBounds
+        self.forgottenBelow = forgottenBelow
     }
 
     /// What the replica holds and will push nothing concurrent with: ``acknowledged`` lowered to
@@ -84,13 +90,15 @@ public struct ReplicaPolicy: Sendable {
 package enum ReplicaRegistry {
     /// The record after `replica` pushed change sets whose dots `pushed` covers (`cursor` nil),
     /// or pulled after `cursor` (whose log vector since the record's cursor `logVector` reads)
-    /// reporting `unpushed` (a pull replaces the bounds the last one reported), or `nil` when
-    /// nothing needs writing.
+    /// reporting `unpushed` (a pull replaces the bounds the last one reported) and `forgotten`
+    /// (a report replaces the one before; a pull without one keeps it, which stays true), or
+    /// `nil` when nothing needs writing.
     ///
     /// - Throws: ``DatasetEngineError/replicaRetired(_:state:)`` when the replica is retired or
     ///   silent beyond the horizon.
     package static func contact(_ existing: ReplicaRecord?, replica: ReplicaID, pushed: VersionVector = VersionVector(),
-                                pulledAfter cursor: Int64? = nil, unpushed: UnpushedBounds = .none, policy: ReplicaPolicy,
+                                pulledAfter cursor: Int64? = nil, unpushed: UnpushedBounds = .none, forgotten: VersionVector? = nil,
+                                policy: ReplicaPolicy,
                                 logVector: (_ after: Int64, _ through: Int64) throws -> VersionVector) throws -> ReplicaRecord? {
         let now = policy.now()
         var record = existing ?? ReplicaRecord(replica: replica, acknowledged: VersionVector(), acknowledgedCursor: 0,
@@ -105,6 +113,10 @@ package enum ReplicaRegistry {
         }
         if cursor != nil, record.unpushedBounds != unpushed {
             record.unpushedBounds = unpushed
+            changed = true
+        }
+        if let forgotten, record.forgottenBelow != forgotten {
+            record.forgottenBelow = forgotten
             changed = true
         }
         if !record.acknowledged.dominates(pushed) {
@@ -151,6 +163,19 @@ package enum ReplicaRegistry {
         return stable
     }
 
+    /// The meet of the ``ReplicaRecord/forgottenBelow`` vectors of the replicas active at `now`:
+    /// no active replica holds an object deleted at or below it. `nil` when one of them has
+    /// reported none, or none is active (a server that never heard of a replica cannot tell
+    /// what it holds).
+    package static func forgottenEverywhereBelow(_ records: [ReplicaRecord], at now: Date, horizon: TimeInterval) -> VersionVector? {
+        var everywhere: VersionVector?
+        for record in records where record.state(at: now, horizon: horizon) == .active {
+            guard let forgotten = record.forgottenBelow else { return nil }
+            everywhere = everywhere.map { SyncReplica.meet($0, forgotten) } ?? forgotten
+        }
+        return everywhere
+    }
+
     /// How far `stable` lags behind `vector`: the sum over replicas of the difference.
     package static func lag(of stable: VersionVector, behind vector: VersionVector) -> UInt64 {
         vector.entries.reduce(0) { sum, entry in sum + (entry.value - min(entry.value, stable[entry.key])) }
@@ -159,6 +184,13 @@ package enum ReplicaRegistry {
     /// A vector as the registry stores it: `replica:seq` pairs separated by commas.
     package static func text(of vector: VersionVector) -> String {
         vector.sortedEntries.map { "\($0.replica.storageText):\($0.seq)" }.joined(separator: ",")
+    }
+
+    /// The vector a client sent in ``text(of:)``'s form (header `Sync-Forgotten-Below`), or `nil`
+    /// unless every pair is a replica UUID and a decimal seq and no replica comes twice.
+    package static func vector(fromHeader text: String) -> VersionVector? {
+        guard text != "*", let pairs = UnpushedBounds(text: text) else { return nil }
+        return VersionVector(pairs.seqs)
     }
 
     /// The vector of ``text(of:)``, or `nil` when `text` is damaged.

@@ -16,15 +16,29 @@ extension SQLiteDatasetEngine {
     /// for it on the engine's connection, but the one whole `VACUUM` a store needs runs only
     /// when a quarter of its file is free, and incremental vacuums cost the freed pages only.
     public func compactLog(stable: VersionVector) throws -> CompactionReport {
+        try compactLog(stable: stable, replicas: nil)
+    }
+
+    /// ``compactLog(stable:)``, releasing the forgotten identifiers by the records of `replicas`
+    /// (the registry of another storage: a PostgreSQL instance's cache keeps none), or by the
+    /// store's own registry when `nil`.
+    package func compactLog(stable: VersionVector, replicas: [ReplicaRecord]?) throws -> CompactionReport {
         try replica.withConnection { connection in
             let bytesBefore = StoreFileSpace.fileBytes(of: connection.path)
             var report = try connection.inTransaction {
                 let previous = try ServerCompactedLogTable.compactionPoint(on: connection)
                 let compacted = try Self.stablePrefix(after: previous?.cursor ?? 0, below: stable, on: connection)
+                let records = try replicas ?? ServerReplicaTable.records(on: connection)
+                let forgottenEverywhere = ReplicaRegistry.forgottenEverywhereBelow(records, at: replicaPolicy.now(), horizon: replicaPolicy.horizon)
                 guard let point = compacted.last else {
                     var report = CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
                                                   logStart: previous ?? LogPosition(cursor: 0, digest: .empty))
                     report.entriesFolded = try raiseFloor(below: report.logStart.cursor, on: connection)
+                    // Replicas report what they forgot after the compaction that forgot it, so a
+                    // compaction with nothing new in the log may still release identifiers.
+                    if let forgottenEverywhere {
+                        report.identifiersReleased = try ServerForgottenObjectTable.release(forgottenEverywhereBelow: forgottenEverywhere, on: connection)
+                    }
                     return report
                 }
                 // Each replica's latest change set stays whole: its vector proves to a pull from
@@ -47,11 +61,14 @@ extension SQLiteDatasetEngine {
                 // The merged state's part below the vector, unless an app on an older schema may
                 // still link an object the newer one deleted under a new name.
                 let renames = SchemaRenames(from: nil, to: replica.store.schemaDocument).renamesSomething
-                (report.mergedState, report.journalEntriesRemoved) =
-                    try SyncTables.compactServerState(stable: stable, droppingDeletedObjects: !renames, on: connection)
+                let state = try SyncTables.compactServerState(stable: stable, droppingDeletedObjects: !renames,
+                                                              forgottenEverywhereBelow: forgottenEverywhere, on: connection)
+                report.mergedState = state.mergedState
+                report.journalEntriesRemoved = state.journalEntries
+                report.identifiersReleased = state.identifiersReleased
                 return report
             }
-            if report.entriesRemoved > 0 || report.entriesFolded > 0 || report.mergedState.droppedRows > 0 {
+            if report.entriesRemoved > 0 || report.entriesFolded > 0 || report.mergedState.droppedRows > 0 || report.identifiersReleased > 0 {
                 report.fileBytesFreed = StoreFileSpace.reclaim(on: connection, bytesBefore: bytesBefore)
             }
             return report

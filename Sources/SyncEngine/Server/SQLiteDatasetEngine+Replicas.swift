@@ -15,10 +15,10 @@ extension SQLiteDatasetEngine {
     }
 
     /// Reads the replica's record and writes it back only when the contact changed it.
-    public func recordPull(by replica: ReplicaID, after cursor: Int64, unpushed: UnpushedBounds) throws {
+    public func recordPull(by replica: ReplicaID, after cursor: Int64, unpushed: UnpushedBounds, forgotten: VersionVector?) throws {
         try self.replica.withConnection { connection in
             let existing = try ServerReplicaTable.record(of: replica, on: connection)
-            let updated = try ReplicaRegistry.contact(existing, replica: replica, pulledAfter: cursor, unpushed: unpushed,
+            let updated = try ReplicaRegistry.contact(existing, replica: replica, pulledAfter: cursor, unpushed: unpushed, forgotten: forgotten,
                                                       policy: replicaPolicy) { after, through in
                 try ServerLogTable.vector(after: after, through: through, on: connection)
             }

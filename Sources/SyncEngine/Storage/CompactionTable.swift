@@ -111,6 +111,19 @@ enum CompactionTable {
         try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('compacted_vector', ?)", [.text(json(vector))])
     }
 
+    /// The vector below which this store holds no object deleted by an explicit delete that is
+    /// not void (see `SyncTables.recordForgottenBelow`); `nil` until a compaction found none.
+    static func forgottenBelow(on connection: SQLiteConnection) throws -> VersionVector? {
+        guard case .text(let json)? = try connection.rows("SELECT value FROM _sync_state WHERE key = 'forgotten_below'").first?.first else {
+            return nil
+        }
+        return try vector(json, of: "the vector the store forgot deleted objects below")
+    }
+
+    static func setForgottenBelow(_ vector: VersionVector, on connection: SQLiteConnection) throws {
+        try connection.run("INSERT OR REPLACE INTO _sync_state (key, value) VALUES ('forgotten_below', ?)", [.text(json(vector))])
+    }
+
     /// A range of one replica's change sets that a peer at `vector` lacks and the store dropped
     /// some of; `nil` when the store still holds everything the peer lacks.
     static func droppedRange(missingFrom vector: VersionVector, on connection: SQLiteConnection) throws -> (replica: ReplicaID, after: UInt64, through: UInt64)? {

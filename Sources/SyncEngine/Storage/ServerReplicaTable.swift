@@ -4,7 +4,8 @@ import LocalStoreCore
 
 /// `_server_replica`: the dataset's replica registry in its store file (see ``ReplicaRecord``):
 /// each replica's acknowledged vector and the cursor it covers, when it was last seen
-/// (milliseconds since 1970) and whether it was retired.
+/// (milliseconds since 1970), whether it was retired, its unpushed bounds and the vector it
+/// reported forgetting deleted objects below (`NULL` until it does).
 ///
 /// Written by the pushes and pulls of a replica only when its acknowledged vector grows or its
 /// last-seen time is older than ``ReplicaPolicy/lastSeenResolution``, and by `syncd replica
@@ -15,7 +16,7 @@ enum ServerReplicaTable {
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS _server_replica (replica BLOB PRIMARY KEY NOT NULL, acknowledged TEXT NOT NULL,
                 acknowledged_cursor INTEGER NOT NULL, last_seen INTEGER NOT NULL, retired INTEGER NOT NULL DEFAULT 0,
-                unpushed TEXT NOT NULL DEFAULT '') WITHOUT ROWID
+                unpushed TEXT NOT NULL DEFAULT '', forgotten TEXT) WITHOUT ROWID
             """)
         // A registry written before replicas reported their unpushed bounds gains the column.
         let columns = try connection.rows("SELECT name FROM pragma_table_info('_server_replica')").compactMap { row -> String? in
@@ -25,9 +26,13 @@ enum ServerReplicaTable {
         if !columns.contains("unpushed") {
             try connection.execute("ALTER TABLE _server_replica ADD COLUMN unpushed TEXT NOT NULL DEFAULT ''")
         }
+        // And before they reported what they forgot.
+        if !columns.contains("forgotten") {
+            try connection.execute("ALTER TABLE _server_replica ADD COLUMN forgotten TEXT")
+        }
     }
 
-    private static let columns = "replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed"
+    private static let columns = "replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed, forgotten"
 
     /// The record of `replica`, if the dataset ever heard from it.
     static func record(of replica: ReplicaID, on connection: SQLiteConnection) throws -> ReplicaRecord? {
@@ -47,19 +52,29 @@ enum ServerReplicaTable {
               case .text(let unpushedText) = row[5], let unpushed = UnpushedBounds(text: unpushedText) else {
             throw SyncError(.notSyncable, "\(connection.path): a _server_replica row is damaged (\(row[0]))")
         }
+        var forgotten: VersionVector?
+        if case .text(let forgottenText) = row[6] {
+            guard let vector = ReplicaRegistry.vector(fromText: forgottenText) else {
+                throw SyncError(.notSyncable, "\(connection.path): the forgotten vector of a _server_replica row is damaged (\(row[0]))")
+            }
+            forgotten = vector
+        }
         return ReplicaRecord(replica: replica, acknowledged: acknowledged, acknowledgedCursor: cursor,
-                             lastSeen: Date(timeIntervalSince1970: Double(lastSeen) / 1000), retired: retired != 0, unpushedBounds: unpushed)
+                             lastSeen: Date(timeIntervalSince1970: Double(lastSeen) / 1000), retired: retired != 0, unpushedBounds: unpushed,
+                             forgottenBelow: forgotten)
     }
 
     /// Writes a contact's record; never clears a retirement another process wrote meanwhile.
     static func save(_ record: ReplicaRecord, on connection: SQLiteConnection) throws {
         try connection.run("""
-            INSERT INTO _server_replica (replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed) VALUES (?, ?, ?, ?, 0, ?)
+            INSERT INTO _server_replica (replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed, forgotten)
+            VALUES (?, ?, ?, ?, 0, ?, ?)
             ON CONFLICT (replica) DO UPDATE SET acknowledged = excluded.acknowledged,
-                acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen, unpushed = excluded.unpushed
+                acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen, unpushed = excluded.unpushed,
+                forgotten = excluded.forgotten
             """, [record.replica.storedValue, .text(ReplicaRegistry.text(of: record.acknowledged)),
                   .integer(record.acknowledgedCursor), .integer(Int64((record.lastSeen.timeIntervalSince1970 * 1000).rounded())),
-                  .text(record.unpushedBounds.text)])
+                  .text(record.unpushedBounds.text), record.forgottenBelow.map { .text(ReplicaRegistry.text(of: $0)) } ?? .null])
     }
 
     /// Marks `replica` retired (recording it first if the dataset never heard from it).

@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 7
+    static let currentVersion: Int64 = 8
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -45,6 +45,10 @@ enum SyncFormatTable {
             // Identifiers are stored as their 16 bytes: ``migrate(on:)`` rewrote them before the
             // first step, so that every step reads and writes the layout of this release.
             break
+        case 7:
+            // A server's forgotten identifiers name the compaction that forgot them, so that they
+            // can be released once no replica holds their objects.
+            try ServerForgottenObjectTable.tagLegacyIdentifiers(on: connection)
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

@@ -27,7 +27,10 @@ extension SyncTables {
             let removed = try ChangeSetTable.remove(settled, on: connection)
             report.changeSets = removed.count
             report.bytes += removed.bytes - kept.bytes
-            if droppingDeletedObjects { try compactMergedState(below: stableTable, rememberingForgotten: false, into: &report, on: connection) }
+            if droppingDeletedObjects {
+                try compactMergedState(below: stableTable, rememberingForgottenBelow: nil, into: &report, on: connection)
+                try recordForgottenBelow(stable, stableTable: stableTable, on: connection)
+            }
         }
         var compacted = try CompactionTable.compactedVector(on: connection)
         compacted.merge(stable)
@@ -39,18 +42,53 @@ extension SyncTables {
     /// What syncd's store drops of its merged state when it compacts its log below `stable`
     /// (lowered to the store's vector), inside the caller's transaction: what a replica's
     /// compaction drops of deleted objects and removed edges, unless `droppingDeletedObjects` is
-    /// false; and the conflict journal a syncd of an earlier release kept (syncd keeps none now).
-    static func compactServerState(stable: VersionVector, droppingDeletedObjects: Bool,
-                                   on connection: SQLiteConnection) throws -> (mergedState: SyncReplica.HistoryCompaction, journalEntries: Int) {
+    /// false; the identifiers of forgotten objects that no active replica holds a record of any
+    /// more (`forgottenEverywhereBelow`, the meet of what they reported, `nil` while one has not:
+    /// see ``ServerForgottenObjectTable``); and the conflict journal a syncd of an earlier release
+    /// kept (syncd keeps none now).
+    static func compactServerState(stable: VersionVector, droppingDeletedObjects: Bool, forgottenEverywhereBelow: VersionVector?,
+                                   on connection: SQLiteConnection) throws -> ServerStateCompaction {
         let usable = SyncReplica.meet(stable, try VersionVectorTable.vector(on: connection))
-        var report = SyncReplica.HistoryCompaction(stable: usable)
-        let journalEntries = try ConflictTable.count(after: 0, on: connection)
-        if journalEntries > 0 { try ConflictTable.removeAll(on: connection) }
-        guard droppingDeletedObjects, !usable.entries.isEmpty else { return (report, journalEntries) }
-        try CompactionTable.withStableVector(usable, on: connection) { stableTable in
-            try compactMergedState(below: stableTable, rememberingForgotten: true, into: &report, on: connection)
+        var compaction = ServerStateCompaction(mergedState: SyncReplica.HistoryCompaction(stable: usable))
+        compaction.journalEntries = try ConflictTable.count(after: 0, on: connection)
+        if compaction.journalEntries > 0 { try ConflictTable.removeAll(on: connection) }
+        if droppingDeletedObjects, !usable.entries.isEmpty {
+            try CompactionTable.withStableVector(usable, on: connection) { stableTable in
+                try compactMergedState(below: stableTable, rememberingForgottenBelow: usable, into: &compaction.mergedState, on: connection)
+            }
         }
-        return (report, journalEntries)
+        if let forgottenEverywhereBelow {
+            compaction.identifiersReleased = try ServerForgottenObjectTable.release(forgottenEverywhereBelow: forgottenEverywhereBelow, on: connection)
+        }
+        return compaction
+    }
+
+    /// What ``compactServerState(stable:droppingDeletedObjects:forgottenEverywhereBelow:on:)`` dropped.
+    struct ServerStateCompaction {
+        /// What the merged state dropped, by the rules of a replica's compaction.
+        var mergedState: SyncReplica.HistoryCompaction
+        /// Entries of a conflict journal an earlier release kept.
+        var journalEntries = 0
+        /// Identifiers of forgotten objects released: no active replica holds their objects.
+        var identifiersReleased = 0
+    }
+
+    /// Records, after a replica's compaction below the vector in `stableTable` (`stable`), that it
+    /// holds no object deleted at or below it by a delete that is explicit and not void, when
+    /// that is so: every object a server forgot below `stable` is then gone from this store too
+    /// (it reports the vector on its pulls, see ``ServerForgottenObjectTable``). A store that
+    /// keeps such an object (its delete may be re-judged, or a uniqueness merge names it) keeps
+    /// the vector it recorded before, which stays true: no record of an object deleted below it
+    /// can come back, since every change set still to arrive is causally after the delete.
+    private static func recordForgottenBelow(_ stable: VersionVector, stableTable: String, on connection: SQLiteConnection) throws {
+        let holdsSettledDelete = try CompactionTable.withSettledObjects(on: connection) { settledTable in
+            try DeleteTable.insertSettledDeletes(into: settledTable, below: stableTable, on: connection)
+            return try connection.rows("SELECT 1 FROM \(settledTable) LIMIT 1").first != nil
+        }
+        guard !holdsSettledDelete else { return }
+        var forgotten = try CompactionTable.forgottenBelow(on: connection) ?? VersionVector()
+        forgotten.merge(stable)
+        try CompactionTable.setForgottenBelow(forgotten, on: connection)
     }
 
     /// Drops what no merge to come asks about of deleted objects (their tombstones, stamps and
@@ -58,9 +96,10 @@ extension SyncTables {
     /// edges, below the stable vector in `stableTable`. All rest on one premise: no change set
     /// still to arrive writes to or links an object deleted for good, which a replica on an older
     /// schema may break (it may not apply a delete of an entity it knows under another name), so
-    /// callers skip this while one is active. With `rememberingForgotten` (a server's store), the
-    /// identifiers of the objects forgotten stay (``ServerForgottenObjectTable``).
-    private static func compactMergedState(below stableTable: String, rememberingForgotten: Bool,
+    /// callers skip this while one is active. With `rememberingForgottenBelow` (a server's store:
+    /// the stable vector of `stableTable`), the identifiers of the objects forgotten stay
+    /// (``ServerForgottenObjectTable``).
+    private static func compactMergedState(below stableTable: String, rememberingForgottenBelow: VersionVector?,
                                            into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
         try dropDeletedObjects(below: stableTable, into: &report, on: connection)
         try CompactionTable.withUnsettledObjects(on: connection) { unsettledTable in
@@ -68,7 +107,7 @@ extension SyncTables {
             let edges = try EdgeTable.removeSettledRemovals(below: stableTable, unsettled: unsettledTable, on: connection)
             report.removedEdges = edges.edges
             report.bytes += edges.bytes
-            try forgetSettledObjects(below: stableTable, unsettled: unsettledTable, rememberingForgotten: rememberingForgotten,
+            try forgetSettledObjects(below: stableTable, unsettled: unsettledTable, rememberingForgottenBelow: rememberingForgottenBelow,
                                      into: &report, on: connection)
         }
     }
@@ -84,7 +123,7 @@ extension SyncTables {
     /// forgotten with it. Every change set still to arrive is causally after its delete, so none
     /// can void it, write to it, link it or be concurrent with its creation: a merge would find
     /// nothing to re-judge in what is dropped, and a store that keeps it ends the same.
-    private static func forgetSettledObjects(below stableTable: String, unsettled unsettledTable: String, rememberingForgotten: Bool,
+    private static func forgetSettledObjects(below stableTable: String, unsettled unsettledTable: String, rememberingForgottenBelow: VersionVector?,
                                              into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
         try CompactionTable.withSettledObjects(on: connection) { forgettable in
             try DeleteTable.insertSettledDeletes(into: forgettable, below: stableTable, on: connection)
@@ -93,7 +132,9 @@ extension SyncTables {
             try EdgeTable.keepOnlyObjectsWithoutEdges(toAnyIn: unsettledTable, in: forgettable, on: connection)
             try UniqueMergeTable.keepOnlyUnmerged(in: forgettable, on: connection)
             try DeleteTable.keepOnlyWholeRoots(in: forgettable, on: connection)
-            if rememberingForgotten { try ServerForgottenObjectTable.insert(objectsIn: forgettable, on: connection) }
+            if let rememberingForgottenBelow {
+                try ServerForgottenObjectTable.insert(objectsIn: forgettable, forgottenBelow: rememberingForgottenBelow, on: connection)
+            }
             let edges = try EdgeTable.remove(touching: forgettable, on: connection)
             let deleteRecordBytes = try DeleteTable.remove(objectsIn: forgettable, on: connection)
             report.bytes += edges.bytes + deleteRecordBytes

@@ -192,20 +192,28 @@ public struct HTTPTransport: Sendable {
     /// the cursor with ``SyncClientError/invalidCursor(_:)`` when its log up to there is not the
     /// one the client pulled (it was restored from a backup). `unpushed` reports what the
     /// pulling replica has yet to push (header `Sync-Unpushed-Bounds`), which keeps the server's
-    /// stable vector below what those change sets had not seen.
+    /// stable vector below what those change sets had not seen. `forgotten` reports the vector
+    /// below which the replica holds no deleted object (header `Sync-Forgotten-Below`, see
+    /// ``SyncReplica/forgottenBelow()``), which lets the server release the identifiers it keeps
+    /// of the objects it forgot; a vector too large for a header is not sent.
     public func pull(after cursor: String, digest: String? = nil, limit: Int, excluding replica: ReplicaID?,
-                     unpushed: UnpushedBounds = .none) async throws(SyncClientError) -> PullPage {
+                     unpushed: UnpushedBounds = .none, forgotten: VersionVector? = nil) async throws(SyncClientError) -> PullPage {
         var query = [URLQueryItem(name: "after", value: cursor), URLQueryItem(name: "limit", value: String(limit))]
         if let digest { query.append(URLQueryItem(name: "afterDigest", value: digest)) }
         if let replica { query.append(URLQueryItem(name: "exclude", value: replica.uuidString)) }
         // This client fetches change sets too large for a page by reference, in parts.
         query.append(URLQueryItem(name: "largeChangeSets", value: "byReference"))
+        var headers: [String: String] = [:]
         var text = unpushed.text
         if text.utf8.count > UnpushedBounds.maximumTextBytes { text = UnpushedBounds.everything.text }
+        if !text.isEmpty { headers["Sync-Unpushed-Bounds"] = text }
+        if replica != nil, let forgotten, !forgotten.entries.isEmpty {
+            let text = ReplicaRegistry.text(of: forgotten)
+            if text.utf8.count <= UnpushedBounds.maximumTextBytes { headers["Sync-Forgotten-Below"] = text }
+        }
         let data: Data
         do {
-            data = try await sendDetailed("GET", path: "changesets", query: query,
-                                          headers: text.isEmpty ? [:] : ["Sync-Unpushed-Bounds": text]).data
+            data = try await sendDetailed("GET", path: "changesets", query: query, headers: headers).data
         } catch {
             throw error.error
         }

@@ -510,13 +510,14 @@ public final class SyncClient: Sendable {
         // Change sets written while the pages arrive are written on top of what they brought:
         // the bounds of those unpushed now hold for the whole pull.
         let unpushed = try await local { try replica.unpushedBounds() }
+        let forgotten = try await local { try replica.forgottenBelow() }
         while true {
             var page: HTTPTransport.PullPage
             do {
                 // Cursor 0 names the empty log, which every server has: it needs no digest.
                 page = try await transport.pull(after: cursor, digest: cursor == "0" ? nil : digest,
                                                 limit: max(1, configuration.pullPageSize), excluding: replica.replicaID,
-                                                unpushed: unpushed)
+                                                unpushed: unpushed, forgotten: forgotten)
             } catch .invalidCursor(let message) {
                 // The server no longer knows the cursor, or its log up to there holds other change
                 // sets than the client pulled (it was restored from a backup): start over.

@@ -33,6 +33,7 @@ package final class Metrics: @unchecked Sendable {
     private var compactionBytesReclaimed: [String: UInt64] = [:]
     private var compactionFileBytesFreed: [String: UInt64] = [:]
     private var compactionObjectsForgotten: [String: UInt64] = [:]
+    private var compactionIdentifiersReleased: [String: UInt64] = [:]
     private var compactionEntriesFolded: [String: UInt64] = [:]
     private var logStarts: [String: Int64] = [:]
 
@@ -76,6 +77,7 @@ package final class Metrics: @unchecked Sendable {
         compactionBytesReclaimed[dataset, default: 0] &+= UInt64(max(0, report.payloadBytesRemoved + report.mergedState.bytes))
         compactionFileBytesFreed[dataset, default: 0] &+= UInt64(max(0, report.fileBytesFreed))
         compactionObjectsForgotten[dataset, default: 0] &+= UInt64(max(0, report.mergedState.forgottenObjects))
+        compactionIdentifiersReleased[dataset, default: 0] &+= UInt64(max(0, report.identifiersReleased))
         compactionEntriesFolded[dataset, default: 0] &+= UInt64(max(0, report.entriesFolded))
         logStarts[dataset] = report.logStart.cursor
         lock.unlock()
@@ -104,7 +106,7 @@ package final class Metrics: @unchecked Sendable {
         let stableVectorLags = self.stableVectorLags
         let compactionBytesReclaimed = self.compactionBytesReclaimed, logStarts = self.logStarts
         let compactionFileBytesFreed = self.compactionFileBytesFreed, compactionObjectsForgotten = self.compactionObjectsForgotten
-        let compactionEntriesFolded = self.compactionEntriesFolded
+        let compactionEntriesFolded = self.compactionEntriesFolded, compactionIdentifiersReleased = self.compactionIdentifiersReleased
         lock.unlock()
 
         var lines: [String] = []
@@ -139,6 +141,9 @@ package final class Metrics: @unchecked Sendable {
         Metrics.appendDatasetSeries("syncd_compaction_objects_forgotten_total", type: "counter",
                                     help: "Deleted objects whose every record compaction dropped, by dataset (their identifiers stay).",
                                     compactionObjectsForgotten, to: &lines)
+        Metrics.appendDatasetSeries("syncd_compaction_identifiers_released_total", type: "counter",
+                                    help: "Identifiers of forgotten objects released once every active replica reported forgetting them, by dataset.",
+                                    compactionIdentifiersReleased, to: &lines)
         Metrics.appendDatasetSeries("syncd_compaction_entries_folded_total", type: "counter",
                                     help: "Compacted log entries folded into each dataset's log floor (no per-entry record left), by dataset.",
                                     compactionEntriesFolded, to: &lines)

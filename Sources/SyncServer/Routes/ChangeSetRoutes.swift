@@ -21,7 +21,7 @@ enum ChangeSetRoutes {
             let dataset = try context.authorizedDataset(request, parameters)
             let query = try PullQuery(request)
             var page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: query.limit, excluding: query.exclude,
-                                        unpushed: query.unpushed)
+                                        unpushed: query.unpushed, forgotten: query.forgotten)
             var batch: Data
             if page.changeSets.isEmpty, let emptyBatch {
                 batch = emptyBatch
@@ -75,7 +75,7 @@ enum ChangeSetRoutes {
             // `exclude` only make the page smaller), straight to one entry when it held one.
             limit = max(1, min(limit, changeSets) / 2)
             let page = try dataset.pull(after: query.after, digest: query.afterDigest, limit: limit, excluding: query.exclude,
-                                        unpushed: query.unpushed)
+                                        unpushed: query.unpushed, forgotten: query.forgotten)
             changeSets = page.changeSets.count
             let batch = try ChangeSetCoding.encode(page.changeSets, base: VersionVector())
             if batch.count <= context.transfers.partBytes { return (page, batch, nil) }
@@ -119,6 +119,8 @@ enum ChangeSetRoutes {
         var largeChangeSetsByReference = false
         /// What the puller reported of the change sets it has yet to push (`Sync-Unpushed-Bounds`).
         var unpushed = UnpushedBounds.none
+        /// The vector the puller reported holding no deleted object below (`Sync-Forgotten-Below`).
+        var forgotten: VersionVector?
 
         init(_ request: HTTPRequest) throws {
             if let text = request.queryValue("after") {
@@ -158,6 +160,13 @@ enum ChangeSetRoutes {
                         "Sync-Unpushed-Bounds must be '*' or replica:seq pairs separated by commas (each replica a UUID once, each seq a decimal), not '\(text.prefix(80))'")
                 }
                 unpushed = bounds
+            }
+            if let text = request.headers["Sync-Forgotten-Below"] {
+                guard let vector = ReplicaRegistry.vector(fromHeader: text) else {
+                    throw APIError.invalidParameter(
+                        "Sync-Forgotten-Below must be replica:seq pairs separated by commas (each replica a UUID once, each seq a decimal), not '\(text.prefix(80))'")
+                }
+                forgotten = vector
             }
         }
 

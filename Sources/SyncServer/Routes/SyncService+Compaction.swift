@@ -22,7 +22,7 @@ extension SyncService {
             do {
                 guard let report = try compactLog(of: name) else { continue }
                 reports[name] = .success(report)
-                configuration.log?("compaction dataset=\(name) entries=\(report.entriesRemoved) changesets=\(report.changeSetsRemoved) kept=\(report.changeSetsKept) stampsKept=\(report.changeSetStampsKept) bytes=\(report.payloadBytesRemoved) tombstones=\(report.mergedState.tombstones) removedEdges=\(report.mergedState.removedEdges) forgottenObjects=\(report.mergedState.forgottenObjects) journalEntries=\(report.journalEntriesRemoved) mergedStateBytes=\(report.mergedState.bytes) fileBytesFreed=\(report.fileBytesFreed) entriesFolded=\(report.entriesFolded) logStart=\(report.logStart.cursor)")
+                configuration.log?("compaction dataset=\(name) entries=\(report.entriesRemoved) changesets=\(report.changeSetsRemoved) kept=\(report.changeSetsKept) stampsKept=\(report.changeSetStampsKept) bytes=\(report.payloadBytesRemoved) tombstones=\(report.mergedState.tombstones) removedEdges=\(report.mergedState.removedEdges) forgottenObjects=\(report.mergedState.forgottenObjects) identifiersReleased=\(report.identifiersReleased) journalEntries=\(report.journalEntriesRemoved) mergedStateBytes=\(report.mergedState.bytes) fileBytesFreed=\(report.fileBytesFreed) entriesFolded=\(report.entriesFolded) logStart=\(report.logStart.cursor)")
             } catch {
                 reports[name] = .failure(error)
                 configuration.log?("compaction dataset=\(name) failed: \(error)")

@@ -272,15 +272,15 @@ package final class DatasetStore: @unchecked Sendable {
     /// log up to `cursor` must be the one it names.
     ///
     /// `excluding` names the pulling replica: a retired one is refused, and the pull records
-    /// that it holds the log up to `cursor` and what it reported of its unpushed change sets (see
-    /// ``DatasetEngine/recordPull(by:after:unpushed:)``).
+    /// that it holds the log up to `cursor` and what it reported of its unpushed change sets and
+    /// of the deleted objects it forgot (see ``DatasetEngine/recordPull(by:after:unpushed:forgotten:)``).
     package func pull(after cursor: Int64, digest: LogDigest? = nil, limit: Int, excluding: ReplicaID?,
-                      unpushed: UnpushedBounds = .none) throws -> PullPage {
+                      unpushed: UnpushedBounds = .none, forgotten: VersionVector? = nil) throws -> PullPage {
         let engine = try requireEngine()
         var page = try readPage(after: cursor, digest: digest, limit: limit, excluding: excluding)
         do {
             // After the read, which refuses a cursor the log never handed out.
-            if let excluding { try engine.recordPull(by: excluding, after: cursor, unpushed: unpushed) }
+            if let excluding { try engine.recordPull(by: excluding, after: cursor, unpushed: unpushed, forgotten: forgotten) }
         } catch DatasetEngineError.replicaRetired(let replica, let state) {
             throw DatasetStore.retiredError(replica, state: state, dataset: name)
         }

@@ -34,6 +34,8 @@ final class FakeSyncServer: Sendable {
         var body: Data
         /// The `Sync-Unpushed-Bounds` header of a pull, if it had one.
         var unpushedBounds: String? = nil
+        /// The `Sync-Forgotten-Below` header of a pull, if it had one.
+        var forgottenBelow: String? = nil
         var description: String { "\(method) \(path) \(query.sorted { $0.key < $1.key })" }
     }
 
@@ -121,7 +123,8 @@ final class FakeSyncServer: Sendable {
         let method = "\(request.method)".uppercased()
         let recorded = RecordedRequest(method: method, path: request.path, query: query,
                                        authorization: request.headers["Authorization"], body: request.body,
-                                       unpushedBounds: request.headers["Sync-Unpushed-Bounds"])
+                                       unpushedBounds: request.headers["Sync-Unpushed-Bounds"],
+                                       forgottenBelow: request.headers["Sync-Forgotten-Below"])
         let fault = state.withLock { state -> Fault? in
             state.requests.append(recorded)
             guard let index = state.faults.firstIndex(where: { fault in

@@ -100,6 +100,31 @@ final class ManualClock: Sendable {
                 "\(malformed.text)")
     }
 
+    /// A pull's `Sync-Forgotten-Below` replaces what the replica reported before; a pull without
+    /// one keeps it (it stays true); a malformed one is refused naming the header.
+    @Test(arguments: ServerStorage.allCases) func aPullRecordsTheVectorItsReplicaForgotDeletedObjectsBelow(storage: ServerStorage) throws {
+        let (server, a) = try ReplicaRegistryTests.server(storage: storage)
+        let aID = a.replica.replicaID, b = try ClientReplica()
+        func pull(forgotten: String?) -> HTTPResponse {
+            server.send(.get, "/v1/datasets/main/changesets", query: [("after", "3"), ("exclude", b.replica.replicaID.uuidString)],
+                        extraHeaders: forgotten.map { [("Sync-Forgotten-Below", $0)] } ?? [])
+        }
+        pull(forgotten: nil).expectOK()
+        #expect(try ReplicaRegistryTests.records(server)[b.replica.replicaID]?.forgottenBelow == nil)
+        pull(forgotten: "\(aID.storageText):2").expectOK()
+        #expect(try ReplicaRegistryTests.records(server)[b.replica.replicaID]?.forgottenBelow == VersionVector([aID: 2]))
+        pull(forgotten: nil).expectOK()
+        #expect(try ReplicaRegistryTests.records(server)[b.replica.replicaID]?.forgottenBelow == VersionVector([aID: 2]))
+        pull(forgotten: "\(aID.storageText):3").expectOK()
+        #expect(try ReplicaRegistryTests.records(server)[b.replica.replicaID]?.forgottenBelow == VersionVector([aID: 3]))
+        for malformed in ["*", "\(aID.storageText):three", "\(aID.storageText):1,\(aID.storageText):2"] {
+            let response = pull(forgotten: malformed)
+            #expect(response.status == .badRequest && response.errorCode == "invalid_parameter" && response.text.contains("Sync-Forgotten-Below"),
+                    "\(malformed): \(response.text)")
+        }
+        #expect(try ReplicaRegistryTests.records(server)[b.replica.replicaID]?.forgottenBelow == VersionVector([aID: 3]))
+    }
+
     @Test(arguments: ServerStorage.allCases) func theStableVectorStaysBelowAPushedChangeSetThatHadNotSeenItAndIsNotEverywhereYet(
         storage: ServerStorage
     ) throws {

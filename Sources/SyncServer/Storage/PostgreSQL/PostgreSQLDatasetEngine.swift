@@ -307,7 +307,11 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                     try PostgreSQLTables.lockDataset(dataset, on: connection)
                     try catchUp(on: connection)
                     let cache = currentCache
-                    let compacted = try cache.compactLog(stable: stable)
+                    // No forgotten identifier is released (no replica records are given): the
+                    // caches of other instances keep the merged state they replayed, forgotten
+                    // objects included, until they restore a base, and a create of a released
+                    // identifier through this instance would not merge in theirs.
+                    let compacted = try cache.compactLog(stable: stable, replicas: [])
                     // Pulls read the shared log, never the cache's: it keeps no per-entry record.
                     try cache.foldCompactedLog()
                     let previous = try PostgreSQLTables.compactionPoint(of: dataset, on: connection)

@@ -4,7 +4,8 @@ import SyncEngine
 
 /// `syncd_replica`: each dataset's replica registry in the shared database (see
 /// ``ReplicaRecord``): the acknowledged vector as `replica:seq` pairs, the cursor it covers, the
-/// last-seen time in milliseconds since 1970 and the retirement, per dataset and replica.
+/// last-seen time in milliseconds since 1970, the retirement, the unpushed bounds and the vector
+/// the replica reported forgetting deleted objects below (`NULL` until it does), per dataset and replica.
 extension PostgreSQLTables {
     static func installReplicaTable(on connection: PostgreSQLConnection) throws {
         try connection.execute("""
@@ -18,9 +19,12 @@ extension PostgreSQLTables {
         if try !columnExists("unpushed", in: "syncd_replica", on: connection) {
             try connection.execute("ALTER TABLE syncd_replica ADD COLUMN IF NOT EXISTS unpushed text NOT NULL DEFAULT ''")
         }
+        if try !columnExists("forgotten", in: "syncd_replica", on: connection) {
+            try connection.execute("ALTER TABLE syncd_replica ADD COLUMN IF NOT EXISTS forgotten text")
+        }
     }
 
-    private static let replicaColumns = "replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed"
+    private static let replicaColumns = "replica, acknowledged, acknowledged_cursor, last_seen, retired, unpushed, forgotten"
 
     /// The record of `replica` in `dataset`, if the dataset ever heard from it.
     static func replicaRecord(of replica: ReplicaID, in dataset: String, on connection: PostgreSQLConnection) throws -> ReplicaRecord? {
@@ -40,18 +44,29 @@ extension PostgreSQLTables {
               let unpushed = row[5].flatMap(UnpushedBounds.init(text:)) else {
             throw SyncError(.notSyncable, "dataset \(dataset): a syncd_replica row is damaged (\(row[0] ?? "NULL"))")
         }
+        var forgotten: VersionVector?
+        if let forgottenText = row[6] {
+            guard let vector = ReplicaRegistry.vector(fromText: forgottenText) else {
+                throw SyncError(.notSyncable, "dataset \(dataset): the forgotten vector of a syncd_replica row is damaged (\(text))")
+            }
+            forgotten = vector
+        }
         return ReplicaRecord(replica: replica, acknowledged: acknowledged, acknowledgedCursor: cursor,
-                             lastSeen: Date(timeIntervalSince1970: Double(lastSeen) / 1000), retired: retired == "t", unpushedBounds: unpushed)
+                             lastSeen: Date(timeIntervalSince1970: Double(lastSeen) / 1000), retired: retired == "t", unpushedBounds: unpushed,
+                             forgottenBelow: forgotten)
     }
 
     /// Writes a contact's record; never clears a retirement another instance wrote meanwhile.
     static func saveReplicaRecord(_ record: ReplicaRecord, in dataset: String, on connection: PostgreSQLConnection) throws {
         try connection.execute("""
-            INSERT INTO syncd_replica (dataset, replica, acknowledged, acknowledged_cursor, last_seen, unpushed) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO syncd_replica (dataset, replica, acknowledged, acknowledged_cursor, last_seen, unpushed, forgotten)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT (dataset, replica) DO UPDATE SET acknowledged = excluded.acknowledged,
-                acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen, unpushed = excluded.unpushed
+                acknowledged_cursor = excluded.acknowledged_cursor, last_seen = excluded.last_seen, unpushed = excluded.unpushed,
+                forgotten = excluded.forgotten
             """, [dataset, record.replica.storageText, ReplicaRegistry.text(of: record.acknowledged), String(record.acknowledgedCursor),
-                  String(Int64((record.lastSeen.timeIntervalSince1970 * 1000).rounded())), record.unpushedBounds.text])
+                  String(Int64((record.lastSeen.timeIntervalSince1970 * 1000).rounded())), record.unpushedBounds.text,
+                  record.forgottenBelow.map(ReplicaRegistry.text(of:))])
     }
 
     /// Marks `replica` of `dataset` retired (recording it first if the dataset never heard from it).
@@ -90,10 +105,11 @@ extension PostgreSQLDatasetEngine {
 
     /// Reads the replica's record and, only when the contact changed it, writes it in a
     /// transaction that locks the row, so instances recording the same replica do not lose a join.
-    func recordPull(by replica: ReplicaID, after cursor: Int64, unpushed: UnpushedBounds) throws {
+    func recordPull(by replica: ReplicaID, after cursor: Int64, unpushed: UnpushedBounds, forgotten: VersionVector?) throws {
         try pool.withConnection { connection in
             func contact(_ existing: ReplicaRecord?) throws -> ReplicaRecord? {
-                try ReplicaRegistry.contact(existing, replica: replica, pulledAfter: cursor, unpushed: unpushed, policy: replicaPolicy) { after, through in
+                try ReplicaRegistry.contact(existing, replica: replica, pulledAfter: cursor, unpushed: unpushed, forgotten: forgotten,
+                                            policy: replicaPolicy) { after, through in
                     try PostgreSQLTables.logVector(of: dataset, after: after, through: through, on: connection)
                 }
             }
