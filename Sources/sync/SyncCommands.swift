@@ -64,6 +64,7 @@ let statusCommand = Command(CommandDescription(
                 "edgeRemovals": count(history.edgeRemovals), "journalEntries": count(history.journalEntries),
                 "keptForNewerSchema": count(history.keptForNewerSchema), "fileBytes": .integer(history.fileBytes),
                 "compactedThrough": Output.vector(history.compactedThrough),
+                "forgottenBelow": history.forgottenBelow.map(Output.vector) ?? .null,
                 "lastCompaction": history.lastCompaction.map { compaction in .object([
                     "stable": Output.vector(compaction.stable), "changeSets": count(compaction.changeSets),
                     "changeSetStampsKept": count(compaction.changeSetStampsKept), "tombstones": count(compaction.tombstones),
@@ -92,6 +93,7 @@ let statusCommand = Command(CommandDescription(
                      \(history.journalEntries) journal entries, \(history.fileBytes) bytes in use
                      \(history.keptForNewerSchema) change sets kept for a newer schema
             compacted through: \(Output.vector(history.compactedThrough).string)
+            deleted objects forgotten below: \(history.forgottenBelow.map { Output.vector($0).string } ?? "none yet")
             last compaction: \(history.lastCompaction.map { compaction in
                 "\(compaction.changeSets) change sets (\(compaction.changeSetStampsKept) keep their stamps), \(compaction.tombstones) tombstones, "
                     + "\(compaction.fieldStamps) field stamps, \(compaction.positions) positions, \(compaction.removedEdges) removed edges, "

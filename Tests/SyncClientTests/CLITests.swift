@@ -148,6 +148,7 @@ import SyncKit
         let folder = try cli.run("--store", path, "put", "Folder", "name=Inbox").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try cli.run("--store", path, "delete", "Folder", folder).status == 0)
         #expect(try cli.run("--store", path, "status").stdout.contains("last compaction: never"))
+        #expect(try cli.run("--store", path, "status").stdout.contains("deleted objects forgotten below: none yet"))
         do {
             let replica = try SyncReplica(store: try ObjectStore(existingAt: path))
             try replica.mark(try replica.localChangeSets(status: .pending).map(\.dot), as: .acknowledged)
@@ -158,6 +159,8 @@ import SyncKit
         let last = try #require(history["lastCompaction"] as? [String: Any])
         #expect(last["changeSets"] as? Int == 2 && last["tombstones"] as? Int == 1, "\(last)")
         #expect(history["compactedThrough"] as? [String: Int] == status["vector"] as? [String: Int])
+        // The folder's delete is below the vector: the compaction forgot it, and no other deleted object is held.
+        #expect(history["forgottenBelow"] as? [String: Int] == status["vector"] as? [String: Int])
         #expect(history["changeSets"] as? Int == 0)
         #expect(try cli.run("--store", path, "status").stdout.contains("last compaction: 2 change sets (1 keep their stamps), 1 tombstones"))
     }

@@ -31,6 +31,9 @@ extension SyncReplica {
         /// The join of the stable vectors the store was compacted with (empty when it never was):
         /// change sets at or below it may be gone (``SyncReplica/compactHistory(stable:droppingDeletedObjects:)``).
         public var compactedThrough = VersionVector()
+        /// The vector below which the store holds no deleted object, which its pulls report to the
+        /// server (``SyncReplica/forgottenBelow()``); `nil` until a compaction found none.
+        public var forgottenBelow: VersionVector?
         /// What the last compaction that dropped anything dropped, `nil` before the first.
         public var lastCompaction: HistoryCompaction?
         /// Bytes of the store file in use (entity tables included; free pages excluded).

@@ -29,6 +29,7 @@ extension SyncTables {
             journalEntries: try ConflictTable.count(after: 0, on: connection),
             keptForNewerSchema: try KeptChangeSetTable.count(on: connection),
             compactedThrough: try CompactionTable.compactedVector(on: connection),
+            forgottenBelow: try CompactionTable.forgottenBelow(on: connection),
             lastCompaction: try CompactionTable.lastCompaction(on: connection),
             fileBytes: Int64(pageCount - freePages) * Int64(pageSize))
     }
