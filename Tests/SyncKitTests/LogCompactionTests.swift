@@ -334,19 +334,37 @@ import TestSupport
     /// A server forgets an object deleted below the stable vector and remembers only its
     /// identifier: a change set creating that identifier again is refused as by the server that
     /// never compacted, and the identifier never reaches a snapshot.
+    /// `author` saves a folder inside another, deletes it, and pushes both saves to `engines`;
+    /// returns the deleted folder's identifier.
+    private static func deleteAFolder(by author: TestReplica, pushingTo engines: Engines) throws -> UUID {
+        let kept = Folder(), doomed = Folder()
+        kept.title = "kept"; doomed.title = "doomed"
+        doomed.parent = kept
+        author.context.insert(kept)
+        author.context.insert(doomed)
+        try author.context.save()
+        author.context.delete(try author.object(Folder.self, doomed.objectID))
+        try author.context.save()
+        try engines.push(from: author)
+        return doomed.objectID
+    }
+
+    /// `author` saves a new folder titled "again" under the identifier `id` (set by hand);
+    /// returns its change sets.
+    private static func createAFolder(_ id: UUID, by author: TestReplica) throws -> [ChangeSet] {
+        let again = Folder()
+        again._$entityState.objectID = id
+        again.title = "again"
+        author.context.insert(again)
+        try author.context.save()
+        return try author.replica.changeSets(missingFrom: VersionVector())
+    }
+
     @Test func aForgottenObjectsIdentifierIsNeverCreatedAgain() throws {
         let clock = FakeClock()
         let a = try TestReplica(clock: clock, name: "a", entities: [Folder.self])
         let engines = try Engines(schema: a.store.schemaDocument)
-        let kept = Folder(), doomed = Folder()
-        kept.title = "kept"; doomed.title = "doomed"
-        doomed.parent = kept
-        a.context.insert(kept)
-        a.context.insert(doomed)
-        try a.context.save()
-        a.context.delete(try a.object(Folder.self, doomed.objectID))
-        try a.context.save()
-        try engines.push(from: a)
+        let doomed = try LogCompactionTests.deleteAFolder(by: a, pushingTo: engines)
         let report = try engines.compacted.compactLog(stable: try engines.compacted.versionVector())
         #expect(report.mergedState.forgottenObjects == 1 && report.mergedState.removedEdges + report.mergedState.forgottenEdges == 1, "\(report)")
         let (creationRows, forgotten) = try engines.compacted.replica.withConnection { connection in
@@ -356,12 +374,7 @@ import TestSupport
 
         // Another replica gives a new folder the forgotten identifier: both servers refuse it.
         let b = try TestReplica(clock: clock, name: "b", entities: [Folder.self])
-        let again = Folder()
-        again._$entityState.objectID = doomed.objectID
-        again.title = "again"
-        b.context.insert(again)
-        try b.context.save()
-        let changeSets = try b.replica.changeSets(missingFrom: engines.compacted.versionVector())
+        let changeSets = try LogCompactionTests.createAFolder(doomed, by: b)
         for engine in [engines.compacted, engines.whole] {
             let error = #expect(throws: SyncError.self) { try engine.apply(changeSets, pushedBy: try b.replica.credentials()) }
             #expect(error?.code == .conflictingChangeSet, "\(String(describing: error))")
@@ -383,15 +396,7 @@ import TestSupport
         let b = try TestReplica(clock: clock, name: "b", entities: [Folder.self])
         let engines = try Engines(schema: a.store.schemaDocument)
         let engine = engines.compacted
-        let kept = Folder(), doomed = Folder()
-        kept.title = "kept"; doomed.title = "doomed"
-        doomed.parent = kept
-        a.context.insert(kept)
-        a.context.insert(doomed)
-        try a.context.save()
-        a.context.delete(try a.object(Folder.self, doomed.objectID))
-        try a.context.save()
-        try engines.push(from: a)
+        let doomed = try LogCompactionTests.deleteAFolder(by: a, pushingTo: engines)
         _ = try engine.apply([], pushedBy: try b.replica.credentials())
         _ = try b.replica.apply(try engine.readLog(after: 0, limit: 100, excluding: b.replica.replicaID).changeSets)
         let stable = try engine.versionVector()
@@ -422,16 +427,11 @@ import TestSupport
 
         // A new folder under the identifier is a new object everywhere the old one was forgotten.
         let c = try TestReplica(clock: clock, name: "c", entities: [Folder.self])
-        let again = Folder()
-        again._$entityState.objectID = doomed.objectID
-        again.title = "again"
-        c.context.insert(again)
-        try c.context.save()
-        let changeSets = try c.replica.changeSets(missingFrom: VersionVector())
+        let changeSets = try LogCompactionTests.createAFolder(doomed, by: c)
         _ = try engine.apply(changeSets, pushedBy: try c.replica.credentials())
         _ = try b.replica.apply(changeSets)
-        #expect(try b.object(Folder.self, doomed.objectID).title == "again")
-        #expect(try b.object(Folder.self, doomed.objectID).parent == nil)
+        #expect(try b.object(Folder.self, doomed).title == "again")
+        #expect(try b.object(Folder.self, doomed).parent == nil)
     }
 
     /// A dataset of sync format 7 remembers forgotten identifiers without the compaction that
@@ -440,15 +440,7 @@ import TestSupport
     @Test func identifiersForgottenBeforeTheyNamedTheirCompactionAreReleasedLikeOthers() throws {
         let a = try TestReplica(clock: FakeClock(), name: "a", entities: [Folder.self])
         let engines = try Engines(schema: a.store.schemaDocument)
-        let kept = Folder(), doomed = Folder()
-        kept.title = "kept"; doomed.title = "doomed"
-        doomed.parent = kept
-        a.context.insert(kept)
-        a.context.insert(doomed)
-        try a.context.save()
-        a.context.delete(try a.object(Folder.self, doomed.objectID))
-        try a.context.save()
-        try engines.push(from: a)
+        _ = try LogCompactionTests.deleteAFolder(by: a, pushingTo: engines)
         let vector = try engines.compacted.versionVector()
         #expect(try engines.compacted.compactLog(stable: vector).mergedState.forgottenObjects == 1)
         let connection = try SQLiteConnection(path: engines.compactedFile.path)
