@@ -66,3 +66,40 @@ extension EndToEndTests {
         #expect(try storeDigest(c) == storeDigest(a))
     }
 }
+
+/// A real `syncd` lets go of a forgotten object's identifier once every client that compacts
+/// deleted objects has reported, on its pulls, that it holds nothing of it.
+extension EndToEndTests {
+    @Test func syncdReleasesAForgottenIdentifierOnceEveryClientReportedForgettingItsObject() async throws {
+        var configuration = clientConfiguration
+        configuration.historyCompaction = .changeSetsAndDeletedObjects
+        let a = try makeInProcessReplica("a.sqlite"), b = try makeInProcessReplica("b.sqlite")
+        let clients = [a, b].map { SyncClient(replica: $0.replica, configuration: configuration) }
+        let squad = Squad()
+        squad.name = "Doomed"
+        a.context.insert(squad)
+        try a.context.save()
+        a.context.delete(squad)
+        try a.context.save()
+        func syncBoth(rounds: Int) async throws {
+            for _ in 0..<rounds { for client in clients { _ = try await client.sync() } }
+        }
+        func released(_ output: ProcessOutput) throws -> Int {
+            #expect(output.status == 0, "\(output.standardError)")
+            let number = output.standardOutput.split(separator: "identifiers released ").dropFirst().first?.prefix { $0.isNumber }
+            return try #require(number.flatMap { Int($0) }, "\(output.standardOutput)")
+        }
+        // Everyone has everything and compacted below it.
+        try await syncBoth(rounds: 3)
+        let forgetting = try syncdCompact()
+        #expect(forgetting.standardOutput.contains("objects forgotten 1"), "\(forgetting.standardOutput)")
+        #expect(try a.replica.forgottenBelow() != nil && b.replica.forgottenBelow() != nil)
+        // The identifier goes at the compaction that forgot it, or at the next once the clients'
+        // pulls have reported the vector it used.
+        var total = try released(forgetting)
+        try await syncBoth(rounds: 2)
+        total += try released(try syncdCompact())
+        #expect(total == 1)
+        #expect(try released(try syncdCompact()) == 0, "released once")
+    }
+}
