@@ -61,6 +61,11 @@ enum ServerForgottenObjectTable {
         try connection.execute("DELETE FROM _server_forgotten_object WHERE forgetting IN (\(numbers))")
         let count = connection.changes
         try connection.execute("DELETE FROM _server_forgetting WHERE number IN (\(numbers))")
+        // Like the first compaction that forgot something, which creates them, the last release
+        // drops them: a dataset remembering nothing keeps no page for it.
+        if try connection.rows("SELECT 1 FROM _server_forgetting LIMIT 1").isEmpty {
+            try removeFromCopy(on: connection)
+        }
         return count
     }
 
@@ -87,7 +92,7 @@ enum ServerForgottenObjectTable {
         return Int(count)
     }
 
-    /// Drops the tables from a copy of the store file made for a client.
+    /// Drops the tables: from a copy of the store file made for a client, or once they are empty.
     static func removeFromCopy(on connection: SQLiteConnection) throws {
         try connection.execute("DROP TABLE IF EXISTS _server_forgotten_object")
         try connection.execute("DROP TABLE IF EXISTS _server_forgetting")
