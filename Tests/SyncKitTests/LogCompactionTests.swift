@@ -437,6 +437,20 @@ import TestSupport
         #expect(try b.object(Folder.self, doomed).parent == nil)
     }
 
+    /// A compaction that forgets no object leaves no table of forgotten identifiers behind.
+    @Test func aCompactionThatForgetsNothingRemembersNothing() throws {
+        let a = try TestReplica(clock: FakeClock(), name: "a", entities: [Folder.self])
+        let engines = try Engines(schema: a.store.schemaDocument)
+        let folder = Folder()
+        folder.title = "kept"
+        a.context.insert(folder)
+        try a.context.save()
+        try engines.push(from: a)
+        let report = try engines.compacted.compactLog(stable: try engines.compacted.versionVector())
+        #expect(report.entriesRemoved == 1 && report.mergedState.forgottenObjects == 0, "\(report)")
+        #expect(try engines.compacted.replica.withConnection { try !ServerForgottenObjectTable.exists(on: $0) })
+    }
+
     /// A dataset of sync format 7 remembers forgotten identifiers without the compaction that
     /// forgot them: opening it gives them one at the dataset's vector, which dominates their
     /// deletes, and they are released as any others.

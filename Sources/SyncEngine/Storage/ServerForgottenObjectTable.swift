@@ -34,8 +34,8 @@ enum ServerForgottenObjectTable {
 
     /// Records the objects of `table` (columns `entity, id`), forgotten by a compaction below `stable`.
     static func insert(objectsIn table: String, forgottenBelow stable: VersionVector, on connection: SQLiteConnection) throws {
-        for statement in createStatements { try connection.execute(statement) }
         guard try connection.rows("SELECT 1 FROM \(table) LIMIT 1").first != nil else { return }
+        for statement in createStatements { try connection.execute(statement) }
         try connection.run("INSERT INTO _server_forgetting (number, stable) SELECT ifnull(max(number), 0) + 1, ? FROM _server_forgetting",
                            [.text(ReplicaRegistry.text(of: stable))])
         try connection.execute("""
@@ -63,9 +63,7 @@ enum ServerForgottenObjectTable {
         try connection.execute("DELETE FROM _server_forgetting WHERE number IN (\(numbers))")
         // Like the first compaction that forgot something, which creates them, the last release
         // drops them: a dataset remembering nothing keeps no page for it.
-        if try connection.rows("SELECT 1 FROM _server_forgetting LIMIT 1").isEmpty {
-            try removeFromCopy(on: connection)
-        }
+        if try connection.rows("SELECT 1 FROM _server_forgetting LIMIT 1").isEmpty { try dropTables(on: connection) }
         return count
     }
 
@@ -92,8 +90,12 @@ enum ServerForgottenObjectTable {
         return Int(count)
     }
 
-    /// Drops the tables: from a copy of the store file made for a client, or once they are empty.
+    /// Drops the tables from a copy of the store file made for a client.
     static func removeFromCopy(on connection: SQLiteConnection) throws {
+        try dropTables(on: connection)
+    }
+
+    private static func dropTables(on connection: SQLiteConnection) throws {
         try connection.execute("DROP TABLE IF EXISTS _server_forgotten_object")
         try connection.execute("DROP TABLE IF EXISTS _server_forgetting")
     }
