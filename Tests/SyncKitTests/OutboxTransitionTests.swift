@@ -29,12 +29,7 @@ import TestSupport
 
     @Test func markingMovesChangeSetsForwardAndRefusesGoingBack() throws {
         let a = try TestReplica(name: "outbox")
-        for name in ["one", "two"] {
-            let team = Team()
-            team.name = name
-            a.context.insert(team)
-            try a.context.save()
-        }
+        try a.saveTeams("one", "two")
         let first = Dot(replica: a.replica.replicaID, seq: 1), second = Dot(replica: a.replica.replicaID, seq: 2)
         try a.replica.mark([first, second], as: .sent)
         try a.replica.mark([first], as: .acknowledged)

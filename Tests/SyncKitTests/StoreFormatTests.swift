@@ -186,12 +186,7 @@ import TestSupport
 
     @Test func aDatasetOfFormatSixKeepsItsLogAndItsReplicasKeys() throws {
         let client = try TestReplica(name: "client")
-        for name in ["one", "two"] {
-            let team = Team()
-            team.name = name
-            client.context.insert(team)
-            try client.context.save()
-        }
+        try client.saveTeams("one", "two")
         let file = TemporaryStoreFile(prefix: "dataset-format-6")
         let pushed = try client.replica.changeSets(missingFrom: VersionVector())
         do {

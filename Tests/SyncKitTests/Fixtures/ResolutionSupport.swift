@@ -104,6 +104,16 @@ final class ReplicaTrio {
 }
 
 extension TestReplica {
+    /// Saves a team named each of `names`, one save (one change set) each.
+    func saveTeams(_ names: String...) throws {
+        for name in names {
+            let team = Team()
+            team.name = name
+            context.insert(team)
+            try context.save()
+        }
+    }
+
     /// The object in this replica's main context (after a pull it reflects the merge).
     func object<T: PersistentEntity>(_ type: T.Type, _ id: UUID, sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
         try #require(try context.object(type, id: id), "\(type) \(id) is missing", sourceLocation: sourceLocation)
