@@ -28,12 +28,14 @@ extension SQLiteDatasetEngine {
             var report = try connection.inTransaction {
                 let previous = try ServerCompactedLogTable.compactionPoint(on: connection)
                 let compacted = try Self.stablePrefix(after: previous?.cursor ?? 0, below: stable, on: connection)
-                let records = try replicas ?? ServerReplicaTable.records(on: connection)
-                let forgottenEverywhere = ReplicaRegistry.forgottenEverywhereBelow(records, at: replicaPolicy.now(), horizon: replicaPolicy.horizon)
+                // The store's own registry decides the floor; the release, another storage's when given.
+                let ownRecords = try ServerReplicaTable.records(on: connection)
+                let forgottenEverywhere = ReplicaRegistry.forgottenEverywhereBelow(replicas ?? ownRecords, at: replicaPolicy.now(),
+                                                                                   horizon: replicaPolicy.horizon)
                 guard let point = compacted.last else {
                     var report = CompactionReport(entriesRemoved: 0, changeSetsRemoved: 0, changeSetsKept: 0, payloadBytesRemoved: 0,
                                                   logStart: previous ?? LogPosition(cursor: 0, digest: .empty))
-                    report.entriesFolded = try raiseFloor(below: report.logStart.cursor, on: connection)
+                    report.entriesFolded = try raiseFloor(below: report.logStart.cursor, records: ownRecords, on: connection)
                     // Replicas report what they forgot after the compaction that forgot it, so a
                     // compaction with nothing new in the log may still release identifiers.
                     if let forgottenEverywhere {
@@ -57,7 +59,7 @@ extension SQLiteDatasetEngine {
                                               changeSetsKept: compacted.count - dropped.count, payloadBytesRemoved: removed.bytes - kept.bytes,
                                               logStart: LogPosition(cursor: point.cursor, digest: point.digest))
                 report.changeSetStampsKept = kept.count
-                report.entriesFolded = try raiseFloor(below: point.cursor, on: connection)
+                report.entriesFolded = try raiseFloor(below: point.cursor, records: ownRecords, on: connection)
                 // The merged state's part below the vector, unless an app on an older schema may
                 // still link an object the newer one deleted under a new name.
                 let renames = SchemaRenames(from: nil, to: replica.store.schemaDocument).renamesSomething
@@ -91,8 +93,8 @@ extension SQLiteDatasetEngine {
     /// Folds into the log's floor the compacted entries up to `point` that every active replica
     /// has pulled past (see ``LogFloor``); returns how many. Nothing while no replica is active:
     /// a server that never heard of a puller cannot tell where it stands.
-    private func raiseFloor(below point: Int64, on connection: SQLiteConnection) throws -> Int {
-        guard point > 0, let cursor = LogFloor.cursor(below: point, records: try ServerReplicaTable.records(on: connection),
+    private func raiseFloor(below point: Int64, records: [ReplicaRecord], on connection: SQLiteConnection) throws -> Int {
+        guard point > 0, let cursor = LogFloor.cursor(below: point, records: records,
                                                       policy: replicaPolicy) else { return 0 }
         return try ServerCompactedLogTable.raiseFloor(to: cursor, on: connection)
     }
