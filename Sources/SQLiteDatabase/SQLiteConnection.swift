@@ -133,6 +133,17 @@ package final class SQLiteConnection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid of the row the last successful INSERT on this connection added.
+    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The declared type of `column` in `table` of the main database, upper-cased; `nil` when
+    /// the table or the column does not exist.
+    package func declaredType(of column: String, in table: String) throws -> String? {
+        guard case .text(let type)? = try rows("SELECT upper(type) FROM pragma_table_info(?) WHERE name = ?", [.text(table), .text(column)]).first?.first
+        else { return nil }
+        return type
+    }
+
     /// Whether a transaction is open.
     package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

@@ -140,9 +140,56 @@ import TestSupport
         return columns
     }
 
+    /// The tables that name replicas by number since sync format 9, as format 8 created them, verbatim.
+    static let formatEightReplicaTables = [
+        """
+        CREATE TABLE IF NOT EXISTS _sync_object (entity TEXT NOT NULL, id BLOB NOT NULL, hlc INTEGER NOT NULL,
+            replica BLOB NOT NULL, seq INTEGER NOT NULL, tombstone TEXT, PRIMARY KEY (entity, id)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS _sync_edge (entity TEXT NOT NULL, id BLOB NOT NULL, relationship TEXT NOT NULL,
+            target BLOB NOT NULL, replica BLOB NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            removed_replica BLOB, removed_seq INTEGER, removed_root BLOB,
+            PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (entity, relationship, target)",
+        """
+        CREATE TABLE IF NOT EXISTS _sync_edge_removal (entity TEXT NOT NULL, id BLOB NOT NULL, relationship TEXT NOT NULL,
+            target BLOB NOT NULL, replica BLOB NOT NULL, seq INTEGER NOT NULL,
+            removed_replica BLOB NOT NULL, removed_seq INTEGER NOT NULL, removed_root BLOB NOT NULL,
+            PRIMARY KEY (entity, id, relationship, target, replica, seq, removed_replica, removed_seq, removed_root)) WITHOUT ROWID
+        """,
+        "CREATE INDEX IF NOT EXISTS _sync_edge_removal_root ON _sync_edge_removal (removed_replica, removed_seq, removed_root)",
+    ]
+
+    /// Rebuilds the creation and edge tables of the file at `path` as sync format 8 kept them,
+    /// with each replica's identifier where this release keeps its number, and drops the numbers.
+    static func storeReplicasByIdentifier(at path: String) throws {
+        let connection = try SQLiteConnection(path: path)
+        guard try connection.declaredType(of: "replica", in: "_sync_edge") == "INTEGER" else { return }
+        try connection.execute("DROP INDEX _sync_edge_target; DROP INDEX IF EXISTS _sync_edge_removal_root")
+        // A store taken back to an earlier layout may have no table of further removals.
+        let hasRemovals = try connection.declaredType(of: "replica", in: "_sync_edge_removal") != nil
+        let tables = ["_sync_object", "_sync_edge"] + (hasRemovals ? ["_sync_edge_removal"] : [])
+        for table in tables { try connection.execute("ALTER TABLE \(table) RENAME TO \(table)_numbered") }
+        for statement in formatEightReplicaTables where hasRemovals || !statement.contains("_sync_edge_removal") {
+            try connection.execute(statement)
+        }
+        for table in tables {
+            let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap(\.first?.textValue)
+            let values = columns.map { $0.hasSuffix("replica") ? "(SELECT n.replica FROM _sync_replica_number AS n WHERE n.number = t.\($0))" : $0 }
+            try connection.execute("""
+                INSERT INTO \(table) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(table)_numbered AS t;
+                DROP TABLE \(table)_numbered
+                """)
+        }
+        try connection.execute("DROP TABLE _sync_replica_number")
+    }
+
     /// Stores every identifier of the file at `path` as text, in place, as releases before sync
     /// format 7 did: every 16-byte blob of the sync and server tables' ``syncColumns(on:)``.
     static func storeIdentifiersAsText(at path: String) throws {
+        try storeReplicasByIdentifier(at: path)
         let connection = try SQLiteConnection(path: path)
         for (table, column) in try syncColumns(on: connection) {
             try connection.execute("UPDATE \(table) SET \(column) = \(identifierText(column)) WHERE typeof(\(column)) = 'blob' AND length(\(column)) = 16")
@@ -251,9 +298,15 @@ import TestSupport
         // Every table of the older layout is as it was but for the authenticator column; the later
         // formats' tables were added.
         let layoutAfter = try StoreFormatTests.syncLayout(at: a.path)
-        #expect(layoutAfter.filter { row in ["_sync_edge_removal", "_sync_unique_", "_sync_kept", "_sync_field_stamps"].allSatisfy { !(row[1].textValue ?? "").hasPrefix($0) } }.map { row in
+        let rebuilt = ["_sync_edge", "_sync_object", "_sync_replica_number", "_sync_unique_", "_sync_kept", "_sync_field_stamps"]
+        #expect(layoutAfter.filter { row in rebuilt.allSatisfy { !(row[1].textValue ?? "").hasPrefix($0) } }.map { row in
             row.map { value in value.textValue.map { SQLValue.text($0.replacingOccurrences(of: ", authenticator BLOB", with: "")) } ?? value }
-        } == layoutBefore.filter { $0[1] != .text("_sync_field") })
+        } == layoutBefore.filter { row in ["_sync_field", "_sync_edge", "_sync_edge_target", "_sync_object"].allSatisfy { row[1] != .text($0) } })
+        // The creation and edge tables are rebuilt with replica numbers (format 9).
+        let connection = try SQLiteConnection(path: a.path)
+        #expect(try ["_sync_object", "_sync_edge", "_sync_edge_removal"].map { try connection.declaredType(of: "replica", in: $0) }
+            == ["INTEGER", "INTEGER", "INTEGER"])
+        #expect(layoutAfter.contains { $0[1] == .text("_sync_edge_target") })
         #expect(layoutAfter.contains { $0[1] == .text("_sync_field_stamps") })
         #expect(try reopened.localChangeSets(status: .pending).allSatisfy { try ChangeSetAuthenticator.isAuthentic($0, key: reopened.replicaKey()) })
         #expect(layoutAfter.map { $0[1].textValue ?? "" }.filter { $0.hasPrefix("_sync_edge_removal") }
@@ -337,6 +390,54 @@ import TestSupport
         try b.context.save()
         _ = try reopened.apply(try b.replica.changeSets(missingFrom: try reopened.versionVector()))
         #expect(try reopened.record("Team", id: rovers.objectID)?.value(of: "score") == .integer(3))
+    }
+
+    @Test func aStoreOfFormatEightHasTheReplicasOfItsCreationsAndEdgesNumbered() throws {
+        // Two replicas' creations and edges, and an edge a delete removed.
+        let a = try TestReplica(name: "format-8")
+        let b = try TestReplica(name: "peer")
+        let (team, member) = try StoreFormatTests.savedTeam(in: a)
+        _ = try b.replica.apply(try a.replica.changeSets(missingFrom: VersionVector()))
+        let (_, recruit) = try StoreFormatTests.savedTeam(in: b)
+        _ = try a.replica.apply(try b.replica.changeSets(missingFrom: try a.replica.versionVector()))
+        a.context.delete(member)
+        try a.context.save()
+        let connection = try SQLiteConnection(path: a.path)
+        func storedEdges() throws -> [EdgeTable.StoredEdge] {
+            try EdgeTable.edges(from: ObjectKey(entity: "Member", id: member.objectID), "team", on: connection)
+                + EdgeTable.edges(from: ObjectKey(entity: "Member", id: recruit.objectID), "team", on: connection)
+        }
+        func describe(_ edges: [EdgeTable.StoredEdge]) -> [String] {
+            edges.map { "\($0.source) \($0.target) \($0.added) removed: \($0.isRemoved) \(String(describing: $0.removalRoot))" }
+        }
+        let edgesBefore = describe(try storedEdges())
+        #expect(try storedEdges().map(\.isRemoved) == [true, false])
+        let digest = try a.digest()
+        let history = try a.replica.heldHistory()
+        try StoreFormatTests.storeReplicasByIdentifier(at: a.path)
+        try connection.run("UPDATE _sync_format SET version = 8")
+        #expect(try connection.rows("SELECT DISTINCT typeof(replica) FROM _sync_edge").map(\.first) == [.text("blob")])
+
+        let reopened = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
+        #expect(try SyncFormatTable.storedVersion(on: connection) == SyncFormatTable.currentVersion)
+        #expect(try connection.rows("SELECT count(*) FROM _sync_replica_number").first?.first == .integer(2))
+        #expect(try connection.rows("SELECT typeof(replica) FROM _sync_object UNION SELECT typeof(replica) FROM _sync_edge")
+            .map(\.first) == [.text("integer")])
+        #expect(describe(try storedEdges()) == edgesBefore)
+        #expect(try reopened.heldHistory() == history)
+        #expect(try TestReplica.digest(of: a.path) == digest)
+        // Merges go on from the numbered tables: the peer's move of its member converges.
+        let comets = Team()
+        comets.name = "Comets"
+        b.context.insert(comets)
+        recruit.team = comets
+        try b.context.save()
+        _ = try reopened.apply(try b.replica.changeSets(missingFrom: try reopened.versionVector()))
+        _ = try b.replica.apply(try reopened.changeSets(missingFrom: try b.replica.versionVector()))
+        #expect(try TestReplica.digest(of: a.path) == b.digest())
+        let context = try reopened.store.makeContext()
+        #expect(try context.object(Member.self, id: recruit.objectID)?.team?.objectID == comets.objectID)
+        #expect(try reopened.record("Team", id: team.objectID) != nil)
     }
 
     @Test func aMigrationThatFailsLeavesTheStoreAsItWas() throws {

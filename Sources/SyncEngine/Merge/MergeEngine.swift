@@ -100,6 +100,8 @@ final class MergeEngine {
     /// ``ObjectMetadataTable`` and ``EdgeTable`` rows not written yet (see ``connection``).
     var pendingObjectRows = ObjectMetadataTable.PendingRows()
     var pendingEdgeRows = EdgeTable.PendingRows()
+    /// The numbers the store gives the replicas whose stamps this batch writes (``ReplicaNumberTable``).
+    private var replicaNumbers = ReplicaNumbers()
     /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
     private var pendingJournal = JournalBatch()
     /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
@@ -226,7 +228,7 @@ final class MergeEngine {
         }
         let stamp = current.stamp
         // A merged creation's row is written when the batch materializes.
-        pendingObjectRows.append(object, creation: stamp, hasRow: false)
+        pendingObjectRows.append(object, creation: stamp, replicaNumber: try replicaNumber(of: stamp.replica), hasRow: false)
         let created = ObjectInfo(creation: stamp, hasRow: false, mayBeDeleted: false)
         created.createdBy = current.dot
         created.storedFieldStamps = FieldStamps()
@@ -240,6 +242,12 @@ final class MergeEngine {
         try resolveHeldSets()
         if let known = objects[object] { return known }
         return try loadObjects(object.entity, [object.id])[object.id]
+    }
+
+    /// The store's number of `replica`, numbering it first if the store has not yet.
+    func replicaNumber(of replica: ReplicaID) throws -> SQLValue {
+        // The numbering table is written by no buffered row: no need to write them first.
+        try replicaNumbers.number(of: replica, on: storeConnection)
     }
 
     func requireInfo(_ object: ObjectKey, for what: @autoclosure () -> String) throws -> ObjectInfo {
@@ -417,7 +425,7 @@ final class MergeEngine {
                 }
             }
         }
-        pendingEdgeRows.append(from: source, name, to: target, added: stamp)
+        pendingEdgeRows.append(from: source, name, to: target, added: stamp, replicaNumber: try replicaNumber(of: stamp.replica))
         try touchEdge(source, targetKey, relationship)
     }
 
@@ -453,8 +461,10 @@ final class MergeEngine {
         let root = deletionRoot(of: source) ?? deletionRoot(of: ObjectKey(entity: relationship.target, id: target))
         let (source, target) = redirected(source, target, relationship)
         let targetKey = ObjectKey(entity: relationship.target, id: target)
+        let removerNumber = try replicaNumber(of: current.dot.replica)
         for dot in observed {
-            try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, root: root, on: connection)
+            try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, removerNumber: removerNumber, root: root,
+                                      on: connection)
         }
         return (source, targetKey, relationship)
     }

@@ -4,6 +4,7 @@ import LocalStoreCore
 
 /// `_sync_edge`: one row per edge addition (`link`) through a canonical relationship, marked
 /// removed by the `unlink`s that saw it (with the delete root of an unlink a delete caused).
+/// Both stamps name their replica by ``ReplicaNumberTable``'s number.
 ///
 /// `_sync_edge_removal`: the further removals of an addition that a delete already removed, each
 /// by another delete. Every one stands on its own delete, so the addition returns only when all
@@ -12,8 +13,8 @@ enum EdgeTable {
     static let createStatements = [
         """
         CREATE TABLE IF NOT EXISTS _sync_edge (entity TEXT NOT NULL, id BLOB NOT NULL, relationship TEXT NOT NULL,
-            target BLOB NOT NULL, replica BLOB NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
-            removed_replica BLOB, removed_seq INTEGER, removed_root BLOB,
+            target BLOB NOT NULL, replica INTEGER NOT NULL, seq INTEGER NOT NULL, hlc INTEGER NOT NULL,
+            removed_replica INTEGER, removed_seq INTEGER, removed_root BLOB,
             PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (entity, relationship, target)",
@@ -23,12 +24,37 @@ enum EdgeTable {
     static let removalStatements = [
         """
         CREATE TABLE IF NOT EXISTS _sync_edge_removal (entity TEXT NOT NULL, id BLOB NOT NULL, relationship TEXT NOT NULL,
-            target BLOB NOT NULL, replica BLOB NOT NULL, seq INTEGER NOT NULL,
-            removed_replica BLOB NOT NULL, removed_seq INTEGER NOT NULL, removed_root BLOB NOT NULL,
+            target BLOB NOT NULL, replica INTEGER NOT NULL, seq INTEGER NOT NULL,
+            removed_replica INTEGER NOT NULL, removed_seq INTEGER NOT NULL, removed_root BLOB NOT NULL,
             PRIMARY KEY (entity, id, relationship, target, replica, seq, removed_replica, removed_seq, removed_root)) WITHOUT ROWID
         """,
         "CREATE INDEX IF NOT EXISTS _sync_edge_removal_root ON _sync_edge_removal (removed_replica, removed_seq, removed_root)",
     ]
+
+    /// Turns the tables of an earlier format, which held replica identifiers, into this layout,
+    /// numbering the replicas they name.
+    static func numberLegacyReplicas(on connection: SQLiteConnection) throws {
+        guard try connection.declaredType(of: "replica", in: "_sync_edge") != "INTEGER" else { return }
+        try ReplicaNumberTable.numberEvery(in: """
+            SELECT replica FROM _sync_edge UNION SELECT removed_replica FROM _sync_edge
+            UNION SELECT replica FROM _sync_edge_removal UNION SELECT removed_replica FROM _sync_edge_removal
+            """, on: connection)
+        // The indexes go first: renamed with their tables, they would keep the names the new ones take.
+        try connection.execute("DROP INDEX IF EXISTS _sync_edge_target")
+        try connection.execute("DROP INDEX IF EXISTS _sync_edge_removal_root")
+        for table in ["_sync_edge", "_sync_edge_removal"] { try connection.execute("ALTER TABLE \(table) RENAME TO \(table)_legacy") }
+        for statement in createStatements { try connection.execute(statement) }
+        let replica = ReplicaNumberTable.number(ofReplica: "e.replica"), removedReplica = ReplicaNumberTable.number(ofReplica: "e.removed_replica")
+        try connection.execute("""
+            INSERT INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc, removed_replica, removed_seq, removed_root)
+            SELECT entity, id, relationship, target, \(replica), seq, hlc, \(removedReplica), removed_seq, removed_root FROM _sync_edge_legacy AS e
+            """)
+        try connection.execute("""
+            INSERT INTO _sync_edge_removal (entity, id, relationship, target, replica, seq, removed_replica, removed_seq, removed_root)
+            SELECT entity, id, relationship, target, \(replica), seq, \(removedReplica), removed_seq, removed_root FROM _sync_edge_removal_legacy AS e
+            """)
+        for table in ["_sync_edge", "_sync_edge_removal"] { try connection.execute("DROP TABLE \(table)_legacy") }
+    }
 
     /// One stored edge addition.
     struct StoredEdge {
@@ -43,15 +69,21 @@ enum EdgeTable {
         var furtherRemovalRoots: [DeleteRoot] = []
     }
 
-    private static let columns = "id, target, hlc, replica, seq, removed_replica, removed_seq, removed_root, entity, relationship"
+    /// The columns ``edges(_:_:on:)`` reads: the stamps with their replicas' identifiers, then
+    /// the addition's replica number (to find its further removals).
+    private static let columns = """
+        e.id, e.target, e.hlc, \(ReplicaNumberTable.replica(numbered: "e.replica")), e.seq,
+        \(ReplicaNumberTable.replica(numbered: "e.removed_replica")), e.removed_seq, e.removed_root, e.entity, e.relationship, e.replica
+        """
 
     /// Additions kept in memory and written with multi-row INSERTs (an addition stored before is kept).
     struct PendingRows {
         private var inserts = PendingInserts("INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc)", columnCount: 7)
 
-        mutating func append(from source: ObjectKey, _ relationship: String, to target: UUID, added stamp: Stamp) {
+        /// An addition made with `stamp`, whose replica has the number `replicaNumber`.
+        mutating func append(from source: ObjectKey, _ relationship: String, to target: UUID, added stamp: Stamp, replicaNumber: SQLValue) {
             inserts.append([.text(source.entity), source.id.storedValue, .text(relationship), target.storedValue,
-                            stamp.replicaValue, stamp.seqValue, stamp.hlcValue])
+                            replicaNumber, stamp.seqValue, stamp.hlcValue])
         }
 
         mutating func flush(on connection: SQLiteConnection) throws {
@@ -70,7 +102,7 @@ enum EdgeTable {
             statement = try connection.cachedStatement(
                 "INSERT OR IGNORE INTO _sync_edge (entity, id, relationship, target, replica, seq, hlc) VALUES (?, ?, ?, ?, ?, ?, ?)")
             self.stamp = stamp
-            replica = stamp.replicaValue
+            replica = .integer(try ReplicaNumberTable.number(of: stamp.replica, on: connection))
         }
 
         func insert(from source: ObjectKey, _ relationship: String, to target: UUID) throws {
@@ -88,18 +120,20 @@ enum EdgeTable {
 
     /// Every addition from `source` through `relationship`, removed or not.
     static func edges(from source: ObjectKey, _ relationship: String, on connection: SQLiteConnection) throws -> [StoredEdge] {
-        try edges("SELECT \(columns) FROM _sync_edge WHERE entity = ? AND id = ? AND relationship = ?",
+        try edges("SELECT \(columns) FROM _sync_edge AS e WHERE entity = ? AND id = ? AND relationship = ?",
                   source.values + [.text(relationship)], on: connection)
     }
 
     /// Every addition into `target` through `relationship` of `sourceEntity`, removed or not.
     static func edges(to target: UUID, _ relationship: String, of sourceEntity: String, on connection: SQLiteConnection) throws -> [StoredEdge] {
-        try edges("SELECT \(columns) FROM _sync_edge WHERE entity = ? AND relationship = ? AND target = ?",
+        try edges("SELECT \(columns) FROM _sync_edge AS e WHERE entity = ? AND relationship = ? AND target = ?",
                   [.text(sourceEntity), .text(relationship), target.storedValue], on: connection)
     }
 
+    /// The edges `sql` reads, in the order of the table's key with replicas by identifier (as
+    /// every store orders them, whatever numbers it gave its replicas).
     private static func edges(_ sql: String, _ arguments: [SQLValue], on connection: SQLiteConnection) throws -> [StoredEdge] {
-        try connection.rows(sql, arguments).compactMap { row in
+        var edges = try connection.rows(sql, arguments).compactMap { row -> StoredEdge? in
             guard let source = UUID(stored: row[0]), let target = UUID(stored: row[1]),
                   let added = Stamp(hlc: row[2], replica: row[3], seq: row[4]) else { return nil }
             let removalRoot = DeleteRoot(replica: row[5], seq: row[6], root: row[7])
@@ -107,30 +141,41 @@ enum EdgeTable {
             if removalRoot != nil {
                 edge.furtherRemovalRoots = try connection.rows(
                     """
-                    SELECT removed_replica, removed_seq, removed_root FROM _sync_edge_removal
+                    SELECT \(ReplicaNumberTable.replica(numbered: "r.removed_replica")), removed_seq, removed_root FROM _sync_edge_removal AS r
                     WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
                     """,
-                    [row[8], row[0], row[9], row[1], added.replicaValue, added.seqValue]
+                    [row[8], row[0], row[9], row[1], row[10], added.seqValue]
                 ).compactMap { DeleteRoot(replica: $0[0], seq: $0[1], root: $0[2]) }
             }
             return edge
         }
+        // Rows differ in order only where one pair of ends has additions of several replicas.
+        edges.sort { left, right in
+            if left.source != right.source { return left.source.precedesInStorageOrder(right.source) }
+            if left.target != right.target { return left.target.precedesInStorageOrder(right.target) }
+            if left.added.replica != right.added.replica { return left.added.replica.precedesInStorageOrder(right.added.replica) }
+            return left.added.seq < right.added.seq
+        }
+        return edges
     }
 
     /// Marks the addition `added` of the edge as removed by the change set `remover` (with the
     /// root of the delete that caused the unlink, if one did). An addition already removed stays
     /// so, unless a delete removed it and this unlink is not a delete's: then this one stands.
+    /// `removerNumber` is the number of `remover`'s replica.
     static func markRemoved(
-        from source: ObjectKey, _ relationship: String, to target: UUID, added: Dot, by remover: Dot, root: UUID?, on connection: SQLiteConnection
+        from source: ObjectKey, _ relationship: String, to target: UUID, added: Dot, by remover: Dot, removerNumber: SQLValue, root: UUID?,
+        on connection: SQLiteConnection
     ) throws {
         let rootValue = root.map(\.storedValue) ?? .null
+        let removerValues = [removerNumber, .integer(Int64(remover.seq))]
         try connection.run(
             """
             UPDATE _sync_edge SET removed_replica = ?, removed_seq = ?, removed_root = ?
-            WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
+            WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = \(ReplicaNumberTable.number(ofReplica: "?")) AND seq = ?
             AND (removed_replica IS NULL OR (removed_root IS NOT NULL AND ? IS NULL))
             """,
-            remover.values + [rootValue] + source.values + [.text(relationship), target.storedValue] + added.values + [rootValue])
+            removerValues + [rootValue] + source.values + [.text(relationship), target.storedValue] + added.values + [rootValue])
         guard let root, connection.changes == 0 else { return }
         // Another delete removed the addition already: this delete's removal is kept beside it.
         try connection.run(
@@ -138,20 +183,18 @@ enum EdgeTable {
             INSERT OR IGNORE INTO _sync_edge_removal
                 (entity, id, relationship, target, replica, seq, removed_replica, removed_seq, removed_root)
             SELECT entity, id, relationship, target, replica, seq, ?, ?, ? FROM _sync_edge
-            WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = ? AND seq = ?
+            WHERE entity = ? AND id = ? AND relationship = ? AND target = ? AND replica = \(ReplicaNumberTable.number(ofReplica: "?")) AND seq = ?
             AND removed_root IS NOT NULL AND NOT (removed_replica = ? AND removed_seq = ? AND removed_root = ?)
             """,
-            remover.values + [root.storedValue] + source.values + [.text(relationship), target.storedValue] + added.values
-                + remover.values + [root.storedValue])
+            removerValues + [root.storedValue] + source.values + [.text(relationship), target.storedValue] + added.values
+                + removerValues + [root.storedValue])
     }
 
     /// The edges whose removal came from the deletes of `root`: `(source, relationship, target)`.
     static func edges(removedBy root: DeleteRoot, on connection: SQLiteConnection) throws -> [(source: ObjectKey, relationship: String, target: UUID)] {
-        let removed = try connection.rows(
-            "SELECT entity, id, relationship, target FROM _sync_edge WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?", root.values)
-            + connection.rows(
-                "SELECT entity, id, relationship, target FROM _sync_edge_removal WHERE removed_replica = ? AND removed_seq = ? AND removed_root = ?",
-                root.values)
+        let selection = "WHERE removed_replica = \(ReplicaNumberTable.number(ofReplica: "?")) AND removed_seq = ? AND removed_root = ?"
+        let removed = try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge \(selection)", root.values)
+            + connection.rows("SELECT entity, id, relationship, target FROM _sync_edge_removal \(selection)", root.values)
         return removed.compactMap { row in
             guard let source = ObjectKey(entity: row[0], id: row[1]), case .text(let name) = row[2],
                   let target = UUID(stored: row[3]) else { return nil }
@@ -179,9 +222,12 @@ extension EdgeTable {
                                       on connection: SQLiteConnection) throws -> (edges: Int, bytes: Int64) {
         let selection = """
             FROM _sync_edge AS e WHERE e.removed_replica IS NOT NULL
-            AND EXISTS (SELECT 1 FROM \(stableTable) AS s WHERE s.replica = e.replica AND e.seq <= s.seq)
-            AND EXISTS (SELECT 1 FROM \(stableTable) AS s WHERE s.replica = e.removed_replica AND e.removed_seq <= s.seq)
-            AND (e.removed_root IS NULL OR NOT EXISTS (\(VoidedDeleteTable.voidQuery(replica: "e.removed_replica", seq: "e.removed_seq", root: "e.removed_root"))))
+            AND EXISTS (SELECT 1 FROM \(stableTable) AS s JOIN _sync_replica_number AS n ON n.replica = s.replica
+                WHERE n.number = e.replica AND e.seq <= s.seq)
+            AND EXISTS (SELECT 1 FROM \(stableTable) AS s JOIN _sync_replica_number AS n ON n.replica = s.replica
+                WHERE n.number = e.removed_replica AND e.removed_seq <= s.seq)
+            AND (e.removed_root IS NULL OR NOT EXISTS (\(VoidedDeleteTable.voidQuery(
+                replica: ReplicaNumberTable.replica(numbered: "e.removed_replica"), seq: "e.removed_seq", root: "e.removed_root"))))
             AND e.id NOT IN (SELECT id FROM \(unsettledTable)) AND e.target NOT IN (SELECT id FROM \(unsettledTable))
             """
         return try remove(selection, on: connection)
@@ -208,7 +254,7 @@ extension EdgeTable {
     private static func remove(_ selection: String, on connection: SQLiteConnection) throws -> (edges: Int, bytes: Int64) {
         guard let measured = try connection.rows("""
             SELECT count(*), ifnull(sum(length(e.entity) + length(e.id) + length(e.relationship) + length(e.target)
-                + length(e.replica) + ifnull(length(e.removed_replica), 0) + ifnull(length(e.removed_root), 0) + 24), 0) \(selection)
+                + ifnull(length(e.removed_root), 0) + 28), 0) \(selection)
             """).first, case .integer(let count) = measured[0], count > 0, case .integer(let bytes) = measured[1] else { return (0, 0) }
         try connection.execute("""
             DELETE FROM _sync_edge_removal WHERE (entity, id, relationship, target, replica, seq) IN

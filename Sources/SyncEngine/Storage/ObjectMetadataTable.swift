@@ -2,20 +2,34 @@ import Codecs
 import Foundation
 import LocalStoreCore
 
-/// `_sync_object`: each object's creation stamp, and its column values (a ``Tombstone``'s JSON)
-/// while it has no row in its entity table.
+/// `_sync_object`: each object's creation stamp (its replica by ``ReplicaNumberTable``'s number),
+/// and its column values (a ``Tombstone``'s JSON) while it has no row in its entity table.
 enum ObjectMetadataTable {
     static let createStatements = [
         """
         CREATE TABLE IF NOT EXISTS _sync_object (entity TEXT NOT NULL, id BLOB NOT NULL, hlc INTEGER NOT NULL,
-            replica BLOB NOT NULL, seq INTEGER NOT NULL, tombstone TEXT, PRIMARY KEY (entity, id)) WITHOUT ROWID
+            replica INTEGER NOT NULL, seq INTEGER NOT NULL, tombstone TEXT, PRIMARY KEY (entity, id)) WITHOUT ROWID
         """,
     ]
+
+    /// Turns a table of an earlier format, which held each creation's replica identifier, into
+    /// this layout, numbering the replicas it names.
+    static func numberLegacyReplicas(on connection: SQLiteConnection) throws {
+        guard try connection.declaredType(of: "replica", in: "_sync_object") != "INTEGER" else { return }
+        try ReplicaNumberTable.numberEvery(in: "SELECT replica FROM _sync_object", on: connection)
+        try connection.execute("ALTER TABLE _sync_object RENAME TO _sync_object_legacy")
+        for statement in createStatements { try connection.execute(statement) }
+        try connection.execute("""
+            INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone)
+            SELECT entity, id, hlc, \(ReplicaNumberTable.number(ofReplica: "o.replica")), seq, tombstone FROM _sync_object_legacy AS o
+            """)
+        try connection.execute("DROP TABLE _sync_object_legacy")
+    }
 
     /// A query of the `(replica, seq)` of the change sets that created the objects `objects` (a
     /// query of `entity, id`) selects.
     static func creatingChangeSetsQuery(of objects: String) -> String {
-        "SELECT o.replica, o.seq FROM _sync_object AS o WHERE (o.entity, o.id) IN (\(objects))"
+        "SELECT n.replica, o.seq FROM _sync_object AS o JOIN _sync_replica_number AS n ON n.number = o.replica WHERE (o.entity, o.id) IN (\(objects))"
     }
 
     /// Of the objects in `table` (columns `entity, id`), removes from it those that are not
@@ -48,7 +62,7 @@ enum ObjectMetadataTable {
     /// many and their bytes.
     static func remove(objectsIn table: String, on connection: SQLiteConnection) throws -> (objects: Int, bytes: Int64) {
         let removed = try SyncTables.removeRows(from: "_sync_object", "WHERE (entity, id) IN (SELECT entity, id FROM \(table))",
-                                                size: "length(entity) + length(id) + length(replica) + ifnull(length(tombstone), 0) + 16", on: connection)
+                                                size: "length(entity) + length(id) + ifnull(length(tombstone), 0) + 18", on: connection)
         return (removed.rows, removed.bytes)
     }
 
@@ -74,9 +88,10 @@ enum ObjectMetadataTable {
     struct PendingRows {
         private var inserts = PendingInserts("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone)", columnCount: 6)
 
-        /// An object created with `stamp`; `hasRow: false` stores an empty tombstone (no values yet).
-        mutating func append(_ object: ObjectKey, creation stamp: Stamp, hasRow: Bool) {
-            inserts.append([.text(object.entity), object.id.storedValue, stamp.hlcValue, stamp.replicaValue, stamp.seqValue,
+        /// An object created with `stamp`, whose replica has the number `replicaNumber`; `hasRow:
+        /// false` stores an empty tombstone (no values yet).
+        mutating func append(_ object: ObjectKey, creation stamp: Stamp, replicaNumber: SQLValue, hasRow: Bool) {
+            inserts.append([.text(object.entity), object.id.storedValue, stamp.hlcValue, replicaNumber, stamp.seqValue,
                             hasRow ? .null : .text("{}")])
         }
 
@@ -97,7 +112,7 @@ enum ObjectMetadataTable {
         init(creation stamp: Stamp, on connection: SQLiteConnection) throws {
             statement = try connection.cachedStatement("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone) VALUES (?, ?, ?, ?, ?, NULL)")
             self.stamp = stamp
-            replica = stamp.replicaValue
+            replica = .integer(try ReplicaNumberTable.number(of: stamp.replica, on: connection))
         }
 
         /// Inserts `object`'s row; false when the object already has one.
@@ -121,7 +136,7 @@ enum ObjectMetadataTable {
     static func objects(_ entity: String, _ ids: some Collection<UUID>, on connection: SQLiteConnection, _ body: (StoredObject) -> Void) throws {
         try connection.forEachRow(
             """
-            SELECT id, hlc, replica, seq, tombstone IS NULL,
+            SELECT id, hlc, \(ReplicaNumberTable.replica(numbered: "o.replica")), seq, tombstone IS NULL,
                 EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
             FROM _sync_object AS o WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))
             """, [.text(entity)] + ids.map { $0.storedValue }

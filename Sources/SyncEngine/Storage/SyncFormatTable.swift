@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 8
+    static let currentVersion: Int64 = 9
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -49,6 +49,12 @@ enum SyncFormatTable {
             // A server's forgotten identifiers name the compaction that forgot them, so that they
             // can be released once no replica holds their objects.
             try ServerForgottenObjectTable.tagLegacyIdentifiers(on: connection)
+        case 8:
+            // The tables with a row per live object name replicas by a small number of the file's
+            // own, not by their 16 bytes. (A file that step 0 created has that layout already.)
+            for statement in ReplicaNumberTable.createStatements { try connection.execute(statement) }
+            try ObjectMetadataTable.numberLegacyReplicas(on: connection)
+            try EdgeTable.numberLegacyReplicas(on: connection)
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

@@ -14,6 +14,8 @@ import LocalStoreCore
 /// - ``VersionVectorTable``: the store's version vector.
 /// - ``ChangeSetTable``: every change set applied here (local ones with their ``OutboxStatus``),
 ///   its vector as JSON and its operations as ``StoredOperations``' blob (JSON text in older rows).
+/// - ``ReplicaNumberTable``: the small number that stands for a replica in the tables with a
+///   row per live object.
 /// - ``ObjectMetadataTable``: each object's creation stamp, and its column values while it is
 ///   deleted (so a delete voided by a deny rule can bring it back with its last values).
 /// - ``FieldStampTable``: the stamp of the last write to each column (absent: the creation stamp).
@@ -40,7 +42,7 @@ enum SyncTables {
     }
 
     /// Creates every table and index that does not exist yet.
-    static let statements = SyncStateTable.createStatements + VersionVectorTable.createStatements
+    static let statements = SyncStateTable.createStatements + VersionVectorTable.createStatements + ReplicaNumberTable.createStatements
         + ChangeSetTable.createStatements + ObjectMetadataTable.createStatements + FieldStampTable.createStatements
         + EdgeTable.createStatements + PositionTable.createStatements + DeleteTable.createStatements
         + VoidedDeleteTable.createStatements + ConflictTable.createStatements + UniqueMergeTable.createStatements
