@@ -3,8 +3,8 @@ import Foundation
 import LocalStoreCore
 
 extension MergeEngine {
-    /// Applies a `set`: the write wins if its `(HLC, replica ID)` is larger than the stamp of the
-    /// attribute's last write (or of the object's creation); a concurrent loser goes to the journal.
+    /// Applies a `set` of the current change set: by ``LastWriterWinsResolver`` (see
+    /// ``applyLastWriterWins(_:to:in:known:)``), or by the attribute's merge policy.
     ///
     /// Stamps and row values are read once per object and batch, and written back by
     /// ``flushPendingWrites(keepingJournal:)``: a batch often writes many attributes of each object.
@@ -19,31 +19,15 @@ extension MergeEngine {
         }
         try requireSetAfterCreation(object, attribute)
         let incoming = current.stamp
+        guard attribute.policy != .lastWriterWins, attribute.policy != .custom || attribute.customMerge != nil else {
+            let write = LastWriterWinsSet(stamp: incoming, vector: current.vector, position: (0, 0), attribute: attribute, values: values)
+            try applyLastWriterWins([write], to: object, in: entity, known: known)
+            return
+        }
         if known.mayBeDeleted { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
         if !mergedDuplicates.isEmpty { try journalWriteToMergedDuplicate(object, attribute: name, values: values) }
         let previous = try fieldStamp(object, known, name) ?? known.creation
-        if attribute.policy != .lastWriterWins, attribute.policy != .custom || attribute.customMerge != nil {
-            try mergeByPolicy(values, into: attribute, of: object, in: entity, known: known, incoming: incoming, previous: previous)
-            return
-        }
-        if incoming > previous {
-            if !covers(previous.dot) {
-                try journal(
-                    .attribute, entity: object.entity, object: object.id, property: name,
-                    winner: side(values: values, incoming),
-                    loser: try currentSide(of: attribute, object: object, known: known, previous),
-                    cause: incoming.dot, detail: .concurrentAttributeWrites)
-            }
-            notePendingWrite(object, known)
-            known.pendingFieldStamps[name] = incoming
-            try write(values, to: attribute, of: object, in: entity, known: known)
-        } else {
-            try journal(
-                .attribute, entity: object.entity, object: object.id, property: name,
-                winner: try currentSide(of: attribute, object: object, known: known, previous),
-                loser: side(values: values, incoming),
-                cause: incoming.dot, detail: .concurrentAttributeWrites)
-        }
+        try mergeByPolicy(values, into: attribute, of: object, in: entity, known: known, incoming: incoming, previous: previous)
     }
 
     /// The entity, attribute and object a `set` of `values` names, once they are checked against the schema.
@@ -80,14 +64,12 @@ extension MergeEngine {
     /// An update arriving after a concurrent delete of its object loses to it, as `delete` journals
     /// an update that arrived first: the journal gets the entry whichever came first.
     func journalUpdateOfDeleted(_ object: ObjectKey, attribute name: String, values: [SQLValue], incoming: Stamp) throws {
-        var journaled: Set<Dot> = []
-        for root in try DeleteTable.roots(deleting: object, on: connection) {
-            guard !voided.contains(root), !covers(root.dot), journaled.insert(root.dot).inserted else { continue }
+        guard keepsJournal else { return }
+        for delete in LastWriterWinsResolver.deletes(try deletesInForce(of: object), unseenBy: current.vector) {
             try journal(
                 .updateVersusDelete, entity: object.entity, object: object.id, property: name,
-                winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
-                loser: side(values: values, incoming),
-                cause: incoming.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(name): the delete won")
+                winner: side(nil, delete.stamp), loser: side(values: values, incoming),
+                cause: incoming.dot, detail: MergeEngine.updateOfDeletedDetail(object, attribute: name))
         }
     }
 

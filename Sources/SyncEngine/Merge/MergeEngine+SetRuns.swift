@@ -15,8 +15,8 @@ import LocalStoreCore
 ///
 /// - a last-writer-wins `set` reads and writes only its own object's stamps and values, and the
 ///   writes of one object are still judged in change set order;
-/// - each write is judged as part of its own change set (``MergeEngine/current`` is switched
-///   to it), so coverage and stamps are those of its change set;
+/// - each write is judged with its own change set's stamp and vector
+///   (``LastWriterWinsResolver/Write``), so coverage and stamps are those of its change set;
 /// - journal entries are held with the position of the write that made them and handed to the
 ///   journal in change set and operation order, so they are numbered and packed as they would
 ///   have been;
@@ -66,9 +66,6 @@ struct SetRun: ~Copyable {
 }
 
 extension MergeEngine {
-    /// Objects whose writes are judged together (see ``resolveHeldSets()``).
-    static let objectsPerSetRunBlock = 256
-
     /// Whether `changeSet` only sets last-writer-wins attributes the schema has: such change sets
     /// are held and resolved object by object (see ``SetRun``). Anything else, or a set the
     /// schema refuses, takes the usual path, which reports it.
@@ -87,37 +84,30 @@ extension MergeEngine {
         guard !setRun.changeSets.isEmpty, !setRun.isResolving else { return }
         setRun.isResolving = true
         let run = setRun.changeSets
-        let resumed = current
         let (objectKeys, firstWrite, writes) = MergeEngine.writesByObject(of: run)
         try loadUnknownObjects(objectKeys)
-        // A block of objects at a time, and in it change set by change set: the block's state
-        // stays in cache while every change set of the run is judged on it, and the change set
-        // being judged changes once per block and change set, not once per write.
-        var blockWrites: [(changeSet: Int32, operation: Int32, slot: Int32)] = []
-        for blockStart in stride(from: 0, to: objectKeys.count, by: MergeEngine.objectsPerSetRunBlock) {
-            let block = blockStart..<min(blockStart + MergeEngine.objectsPerSetRunBlock, objectKeys.count)
-            let known = block.map { objects[objectKeys[$0]] }
-            blockWrites.removeAll(keepingCapacity: true)
-            for slot in block {
-                for (changeSetIndex, operationIndex) in writes[firstWrite[slot]..<firstWrite[slot + 1]] {
-                    blockWrites.append((changeSetIndex, operationIndex, Int32(slot)))
+        // Object by object: each object's writes from every change set of the run are judged
+        // together, on its state read once (``LastWriterWinsResolver``).
+        var objectWrites: [LastWriterWinsSet] = []
+        for (slot, object) in objectKeys.enumerated() {
+            objectWrites.removeAll(keepingCapacity: true)
+            let prefetched = objects[object]
+            var target: (entity: SyncSchema.Entity, known: ObjectInfo)?
+            for (changeSetIndex, operationIndex) in writes[firstWrite[slot]..<firstWrite[slot + 1]] {
+                let changeSet = run[Int(changeSetIndex)]
+                guard case .set(_, _, let name, let values) = changeSet.operations[Int(operationIndex)] else { continue }
+                let (entity, attribute, known) = try atOperation(Int(operationIndex), of: changeSet) {
+                    try setTarget(object, attribute: name, values: values, known: prefetched)
                 }
+                target = (entity, known)
+                objectWrites.append(LastWriterWinsSet(stamp: changeSet.stamp, vector: changeSet.vector,
+                                                      position: (changeSetIndex, operationIndex), attribute: attribute, values: values))
             }
-            // Each object's writes are in change set order already: a stable sort keeps them so.
-            blockWrites.sort { $0.changeSet != $1.changeSet ? $0.changeSet < $1.changeSet : $0.slot < $1.slot }
-            var currentIndex: Int32 = -1
-            for (changeSetIndex, operationIndex, slot) in blockWrites {
-                if changeSetIndex != currentIndex {
-                    current = run[Int(changeSetIndex)]
-                    currentIndex = changeSetIndex
-                }
-                setRun.position = (changeSetIndex, operationIndex)
-                guard case .set(_, _, let attribute, let values) = current.operations[Int(operationIndex)] else { continue }
-                let object = objectKeys[Int(slot)]
-                try atOperation(Int(operationIndex)) { try set(object, attribute: attribute, values: values, known: known[Int(slot) - blockStart]) }
+            guard let target, let first = objectWrites.first else { continue }
+            try atOperation(Int(first.position.operation), of: run[Int(first.position.changeSet)]) {
+                try applyLastWriterWins(objectWrites, to: object, in: target.entity, known: target.known)
             }
         }
-        current = resumed
         // Still resolving: the store access does not resolve the run again.
         for changeSet in run { try VersionVectorTable.advance(to: changeSet.dot, on: connection) }
         var resolved = SetRun()

@@ -167,6 +167,6 @@ extension MergeEngine {
         try journal(
             .uniqueMerged, entity: object.entity, object: object.id, property: attribute,
             winner: side("\"\(survivor.storageText)\"", current.stamp), loser: side(values: values, current.stamp), cause: current.dot,
-            detail: "\(object.entity).\(attribute) of \(object.id) was written after \(object.id) was merged into \(survivor) for equal unique values; the write is kept on the merged object only")
+            detail: MergeEngine.writeToMergedDuplicateDetail(object, attribute: attribute, survivor: survivor))
     }
 }

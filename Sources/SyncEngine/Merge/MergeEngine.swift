@@ -184,12 +184,13 @@ final class MergeEngine {
         return seq >= dot.seq
     }
 
-    /// Runs `body`, naming the current change set and the operation in a ``SyncError`` it throws.
-    func atOperation<T>(_ index: Int, _ body: () throws -> T) throws -> T {
+    /// Runs `body`, naming the change set (the current one unless given) and the operation in a
+    /// ``SyncError`` it throws.
+    func atOperation<T>(_ index: Int, of changeSet: ChangeSet? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SyncError {
-            throw SyncError(error.code, "change set \(current.dot), operation \(index): \(error.message)")
+            throw SyncError(error.code, "change set \((changeSet ?? current).dot), operation \(index): \(error.message)")
         }
     }
 
@@ -363,7 +364,7 @@ final class MergeEngine {
                 .updateVersusDelete, entity: object.entity, object: object.id, property: attribute.name,
                 winner: side(nil, current.stamp),
                 loser: try currentSide(of: attribute, object: object, known: known, stamp),
-                cause: current.dot, detail: "\(object.entity) \(object.id) was deleted concurrently with an update of \(attribute.name): the delete won")
+                cause: current.dot, detail: MergeEngine.updateOfDeletedDetail(object, attribute: attribute.name))
         }
     }
 

@@ -1,0 +1,76 @@
+import Codecs
+import Foundation
+import LocalStoreCore
+
+extension MergeEngine {
+    /// A `set` of a last-writer-wins attribute, with what ``LastWriterWinsResolver`` judges it by.
+    struct LastWriterWinsSet {
+        /// The stamp and vector of the write's change set.
+        var stamp: Stamp
+        var vector: VersionVector
+        /// The write's change set in the held run and its operation there (journal entries of a
+        /// run are numbered in that order, see ``SetRun``); unused outside a run.
+        var position: (changeSet: Int32, operation: Int32)
+        var attribute: SyncSchema.Attribute
+        var values: [SQLValue]
+    }
+
+    /// Judges `writes` (in change set order) on `object` by ``LastWriterWinsResolver`` and writes
+    /// the outcome: the journal entries first, while the object still holds what a `held` side
+    /// shows, then the winning values and stamps, kept in `known` until
+    /// ``flushPendingWrites(keepingJournal:)``.
+    func applyLastWriterWins(_ writes: [LastWriterWinsSet], to object: ObjectKey, in entity: SyncSchema.Entity, known: ObjectInfo) throws {
+        if known.storedFieldStamps == nil { try loadFieldStamps(object.entity, of: [object.id: known]) }
+        var state = LastWriterWinsResolver.Object(creation: known.creation, storedStamps: known.storedFieldStamps ?? FieldStamps(),
+                                                  pendingStamps: known.pendingFieldStamps)
+        if keepsJournal {
+            if known.mayBeDeleted { state.deletes = try deletesInForce(of: object) }
+            if !mergedDuplicates.isEmpty { state.survivor = mergedDuplicates[object] }
+        }
+        let outcome = LastWriterWinsResolver(keepsJournal: keepsJournal)
+            .judge(writes.map { LastWriterWinsResolver.Write(stamp: $0.stamp, vector: $0.vector, attribute: $0.attribute.name) }, on: state)
+        for entry in outcome.entries {
+            let write = writes[entry.write]
+            func side(_ side: LastWriterWinsResolver.Side) throws -> JournalSide {
+                switch side.value {
+                case .none: return JournalSide(value: .none, stamp: side.stamp)
+                case .written(let index): return self.side(values: writes[index].values, side.stamp)
+                case .held: return try currentSide(of: write.attribute, object: object, known: known, side.stamp)
+                case .survivor(let survivor): return self.side("\"\(survivor.storageText)\"", side.stamp)
+                }
+            }
+            setRun.position = write.position
+            let (kind, detail): (ConflictEntry.Kind, JournalDetail) = switch entry.reason {
+            case .concurrentWrites: (.attribute, .concurrentAttributeWrites)
+            case .deletedConcurrently: (.updateVersusDelete, MergeEngine.updateOfDeletedDetail(object, attribute: write.attribute.name))
+            case .mergedDuplicate:
+                (.uniqueMerged, MergeEngine.writeToMergedDuplicateDetail(object, attribute: write.attribute.name, survivor: state.survivor ?? object.id))
+            }
+            try journal(kind, entity: object.entity, object: object.id, property: write.attribute.name,
+                        winner: try side(entry.winner), loser: try side(entry.loser), cause: write.stamp.dot, detail: detail)
+        }
+        for index in outcome.winners {
+            let winner = writes[index]
+            notePendingWrite(object, known)
+            known.pendingFieldStamps[winner.attribute.name] = winner.stamp
+            try write(winner.values, to: winner.attribute, of: object, in: entity, known: known)
+        }
+    }
+
+    /// The deletes in force (not void) that remove `object`, each with the stamp of its change set.
+    func deletesInForce(of object: ObjectKey) throws -> [(dot: Dot, stamp: Stamp)] {
+        try DeleteTable.roots(deleting: object, on: connection).filter { !voided.contains($0) }.map { root in
+            (root.dot, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq))
+        }
+    }
+
+    /// The sentence of an `update_vs_delete` entry.
+    static func updateOfDeletedDetail(_ object: ObjectKey, attribute: String) -> JournalDetail {
+        .text("\(object.entity) \(object.id) was deleted concurrently with an update of \(attribute): the delete won")
+    }
+
+    /// The sentence of a `unique_merged` entry for a write to a merged duplicate.
+    static func writeToMergedDuplicateDetail(_ object: ObjectKey, attribute: String, survivor: UUID) -> JournalDetail {
+        .text("\(object.entity).\(attribute) of \(object.id) was written after \(object.id) was merged into \(survivor) for equal unique values; the write is kept on the merged object only")
+    }
+}
