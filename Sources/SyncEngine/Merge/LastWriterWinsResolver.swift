@@ -95,7 +95,7 @@ struct LastWriterWinsResolver {
     var keepsJournal: Bool
 
     /// Judges `writes`, in change set order, on `object`.
-    func judge(_ writes: [Write], on object: Object) -> Outcome {
+    func judge(_ writes: some Collection<Write>, on object: Object) -> Outcome {
         var outcome = Outcome()
         // The stamp each attribute has as the writes go, and the write that set it, once one did:
         // an object has few attributes, so a short list beats hashing their names.

@@ -20,7 +20,8 @@ extension MergeEngine {
         try requireSetAfterCreation(object, attribute)
         let incoming = current.stamp
         guard attribute.policy != .lastWriterWins, attribute.policy != .custom || attribute.customMerge != nil else {
-            let write = LastWriterWinsSet(stamp: incoming, vector: current.vector, position: (0, 0), attribute: attribute, values: values)
+            let write = LastWriterWinsSet(judged: LastWriterWinsResolver.Write(stamp: incoming, vector: current.vector, attribute: name),
+                                          position: (0, 0), attribute: attribute, values: values)
             try applyLastWriterWins([write], to: object, in: entity, known: known)
             return
         }

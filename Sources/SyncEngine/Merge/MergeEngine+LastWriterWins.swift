@@ -5,9 +5,8 @@ import LocalStoreCore
 extension MergeEngine {
     /// A `set` of a last-writer-wins attribute, with what ``LastWriterWinsResolver`` judges it by.
     struct LastWriterWinsSet {
-        /// The stamp and vector of the write's change set.
-        var stamp: Stamp
-        var vector: VersionVector
+        /// The write's change set's stamp and vector, and the attribute's name.
+        var judged: LastWriterWinsResolver.Write
         /// The write's change set in the held run and its operation there (journal entries of a
         /// run are numbered in that order, see ``SetRun``); unused outside a run.
         var position: (changeSet: Int32, operation: Int32)
@@ -27,8 +26,7 @@ extension MergeEngine {
             if known.mayBeDeleted { state.deletes = try deletesInForce(of: object) }
             if !mergedDuplicates.isEmpty { state.survivor = mergedDuplicates[object] }
         }
-        let outcome = LastWriterWinsResolver(keepsJournal: keepsJournal)
-            .judge(writes.map { LastWriterWinsResolver.Write(stamp: $0.stamp, vector: $0.vector, attribute: $0.attribute.name) }, on: state)
+        let outcome = LastWriterWinsResolver(keepsJournal: keepsJournal).judge(writes.lazy.map(\.judged), on: state)
         for entry in outcome.entries {
             let write = writes[entry.write]
             func side(_ side: LastWriterWinsResolver.Side) throws -> JournalSide {
@@ -47,12 +45,12 @@ extension MergeEngine {
                 (.uniqueMerged, MergeEngine.writeToMergedDuplicateDetail(object, attribute: write.attribute.name, survivor: state.survivor ?? object.id))
             }
             try journal(kind, entity: object.entity, object: object.id, property: write.attribute.name,
-                        winner: try side(entry.winner), loser: try side(entry.loser), cause: write.stamp.dot, detail: detail)
+                        winner: try side(entry.winner), loser: try side(entry.loser), cause: write.judged.stamp.dot, detail: detail)
         }
         for index in outcome.winners {
             let winner = writes[index]
             notePendingWrite(object, known)
-            known.pendingFieldStamps[winner.attribute.name] = winner.stamp
+            known.pendingFieldStamps[winner.attribute.name] = winner.judged.stamp
             try write(winner.values, to: winner.attribute, of: object, in: entity, known: known)
         }
     }

@@ -94,17 +94,16 @@ extension MergeEngine {
             let prefetched = objects[object]
             var target: (entity: SyncSchema.Entity, known: ObjectInfo)?
             for (changeSetIndex, operationIndex) in writes[firstWrite[slot]..<firstWrite[slot + 1]] {
-                let changeSet = run[Int(changeSetIndex)]
-                guard case .set(_, _, let name, let values) = changeSet.operations[Int(operationIndex)] else { continue }
-                let (entity, attribute, known) = try atOperation(Int(operationIndex), of: changeSet) {
+                guard case .set(_, _, let name, let values) = run[Int(changeSetIndex)].operations[Int(operationIndex)] else { continue }
+                let (entity, attribute, known) = try atOperation(Int(operationIndex), of: run[Int(changeSetIndex)].dot) {
                     try setTarget(object, attribute: name, values: values, known: prefetched)
                 }
                 target = (entity, known)
-                objectWrites.append(LastWriterWinsSet(stamp: changeSet.stamp, vector: changeSet.vector,
-                                                      position: (changeSetIndex, operationIndex), attribute: attribute, values: values))
+                let judged = LastWriterWinsResolver.Write(stamp: run[Int(changeSetIndex)].stamp, vector: run[Int(changeSetIndex)].vector, attribute: name)
+                objectWrites.append(LastWriterWinsSet(judged: judged, position: (changeSetIndex, operationIndex), attribute: attribute, values: values))
             }
             guard let target, let first = objectWrites.first else { continue }
-            try atOperation(Int(first.position.operation), of: run[Int(first.position.changeSet)]) {
+            try atOperation(Int(first.position.operation), of: first.judged.stamp.dot) {
                 try applyLastWriterWins(objectWrites, to: object, in: target.entity, known: target.known)
             }
         }

@@ -184,13 +184,13 @@ final class MergeEngine {
         return seq >= dot.seq
     }
 
-    /// Runs `body`, naming the change set (the current one unless given) and the operation in a
-    /// ``SyncError`` it throws.
-    func atOperation<T>(_ index: Int, of changeSet: ChangeSet? = nil, _ body: () throws -> T) throws -> T {
+    /// Runs `body`, naming the change set (`dot`, the current one's unless given) and the
+    /// operation in a ``SyncError`` it throws.
+    func atOperation<T>(_ index: Int, of dot: Dot? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SyncError {
-            throw SyncError(error.code, "change set \((changeSet ?? current).dot), operation \(index): \(error.message)")
+            throw SyncError(error.code, "change set \(dot ?? current.dot), operation \(index): \(error.message)")
         }
     }
 
