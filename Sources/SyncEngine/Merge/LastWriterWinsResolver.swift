@@ -97,20 +97,22 @@ struct LastWriterWinsResolver {
     /// Judges `writes`, in change set order, on `object`.
     func judge(_ writes: some Collection<Write>, on object: Object) -> Outcome {
         var outcome = Outcome()
+        outcome.winners.reserveCapacity(writes.count)
+        if keepsJournal { outcome.entries.reserveCapacity(writes.count) }
         // The stamp each attribute has as the writes go, and the write that set it, once one did:
         // an object has few attributes, so a short list beats hashing their names.
         var won: [(attribute: String, stamp: Stamp, write: Int)] = []
         for (index, write) in writes.enumerated() {
-            if keepsJournal {
+            if keepsJournal, !object.deletes.isEmpty {
                 for delete in LastWriterWinsResolver.deletes(object.deletes, unseenBy: write.vector) {
                     outcome.entries.append(Entry(write: index, reason: .deletedConcurrently,
                                                  winner: Side(value: .none, stamp: delete.stamp), loser: Side(value: .written(index), stamp: write.stamp)))
                 }
-                if let survivor = object.survivor {
-                    outcome.entries.append(Entry(write: index, reason: .mergedDuplicate,
-                                                 winner: Side(value: .survivor(survivor), stamp: write.stamp),
-                                                 loser: Side(value: .written(index), stamp: write.stamp)))
-                }
+            }
+            if keepsJournal, let survivor = object.survivor {
+                outcome.entries.append(Entry(write: index, reason: .mergedDuplicate,
+                                             winner: Side(value: .survivor(survivor), stamp: write.stamp),
+                                             loser: Side(value: .written(index), stamp: write.stamp)))
             }
             let earlier = won.firstIndex { $0.attribute == write.attribute }
             let held = earlier.map { Side(value: .written(won[$0].write), stamp: won[$0].stamp) }

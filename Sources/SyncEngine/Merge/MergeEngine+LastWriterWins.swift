@@ -26,7 +26,7 @@ extension MergeEngine {
             if known.mayBeDeleted { state.deletes = try deletesInForce(of: object) }
             if !mergedDuplicates.isEmpty { state.survivor = mergedDuplicates[object] }
         }
-        let outcome = LastWriterWinsResolver(keepsJournal: keepsJournal).judge(writes.lazy.map(\.judged), on: state)
+        let outcome = LastWriterWinsResolver(keepsJournal: keepsJournal).judge(writes.lazy.map { $0.judged }, on: state)
         for entry in outcome.entries {
             let write = writes[entry.write]
             func side(_ side: LastWriterWinsResolver.Side) throws -> JournalSide {
