@@ -105,6 +105,16 @@ struct ChangeSetProjection: Sendable {
         return known
     }
 
+    /// Whether the schema knows every operation of `changeSet` but its `set`s, as they are
+    /// (``knownPart(of:)`` would be `nil` for a change set whose sets are known too).
+    func knowsEveryOperationButSets(of changeSet: ChangeSet) -> Bool {
+        guard keepsUnknown || translates else { return true }
+        return changeSet.operations.allSatisfy { operation in
+            if case .set = operation { return true }
+            return knows(operation)
+        }
+    }
+
     /// The objects `changeSet` creates whose entity the schema does not know (under any name):
     /// operations linking to them are kept too.
     func objectsLeftOut(of changeSet: ChangeSet) -> [UUID] {

@@ -192,23 +192,36 @@ struct ChangeSetValidator: Sendable {
     /// Checks one slice of a change set's operations, `changeSet` holding them; `offset` is the
     /// index of its first operation in the whole change set, and `created` the objects the
     /// change set's earlier slices created (a counter may be set only by its creating change set).
-    func validate(_ changeSet: ChangeSet, startingAt offset: Int, created: inout Set<UUID>, last: inout Attribute?) throws {
+    ///
+    /// - Returns: What the check found of the operations besides violations.
+    @discardableResult
+    func validate(_ changeSet: ChangeSet, startingAt offset: Int, created: inout Set<UUID>, last: inout Attribute?) throws -> Findings {
+        var findings = Findings(onlyLastWriterWinsSets: !changeSet.operations.isEmpty)
         for (sliceIndex, operation) in changeSet.operations.enumerated() {
             let index = offset + sliceIndex
             if case .create(let entity, let id) = operation, entitiesWithCounters.contains(entity) { created.insert(id) }
             if case .increment(let entity, let id, let name, _) = operation {
                 try checkIncrement(entity, name, id, at: index, of: changeSet)
+                findings.onlyLastWriterWinsSets = false
                 continue
             }
-            guard case .set(let entity, let id, let name, let values) = operation else { continue }
+            guard case .set(let entity, let id, let name, let values) = operation else {
+                findings.onlyLastWriterWinsSets = false
+                continue
+            }
             let attribute: Attribute
             if let last, last.name == name, last.entity == entity {
                 attribute = last
             } else {
-                guard let known = attributes[entity]?[name] else { continue }
+                guard let known = attributes[entity]?[name] else {
+                    findings.setsNameKnownAttributes = false
+                    findings.onlyLastWriterWinsSets = false
+                    continue
+                }
                 attribute = known
                 last = known
             }
+            if attribute.policy != .lastWriterWins { findings.onlyLastWriterWinsSets = false }
             guard attribute.policy != .counter || created.contains(id) else {
                 throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) sets \(entity).\(name) of \(id.storageText), a counter (merge: .counter): after its creation a counter takes only increment operations")
             }
@@ -219,6 +232,17 @@ struct ChangeSetValidator: Sendable {
                 throw ChangeSetValidator.violation(column, value, attribute: attribute, id: id, at: index, of: changeSet)
             }
         }
+        return findings
+    }
+
+    /// What ``validate(_:startingAt:created:last:)`` found of a change set's operations.
+    struct Findings {
+        /// Whether every `set` named an attribute the schema has (a `set` of one it does not have
+        /// is not checked).
+        var setsNameKnownAttributes = true
+        /// Whether every operation is a `set` of a last-writer-wins attribute the schema has: the
+        /// merge resolves such change sets together, object by object (``SetRun``).
+        var onlyLastWriterWinsSets: Bool
     }
 
     /// An `increment` must name a counter; an unknown attribute is left to the merge, which reports it.

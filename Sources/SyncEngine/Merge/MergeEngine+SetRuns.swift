@@ -50,11 +50,27 @@ struct SetRun: ~Copyable {
     /// The held entries in change set and operation order (entries of one write in the order
     /// they were made), each with its bytes.
     func forEachJournalEntryInOrder(_ body: (_ changeSet: Int, _ entry: UnsafeRawBufferPointer) throws -> Void) rethrows {
-        let order = journalEntries.indices.sorted { left, right in
-            let (a, b) = (journalEntries[left], journalEntries[right])
-            if a.changeSet != b.changeSet { return a.changeSet < b.changeSet }
-            if a.operation != b.operation { return a.operation < b.operation }
-            return left < right
+        // Entries come object by object; grouped by change set (a stable counting sort), those of
+        // one change set are usually in operation order already: the objects' first writes keep
+        // the order of the change set that wrote them first.
+        var start = [Int](repeating: 0, count: changeSets.count + 1)
+        for entry in journalEntries { start[Int(entry.changeSet) + 1] += 1 }
+        for index in changeSets.indices { start[index + 1] += start[index] }
+        var next = start
+        var order = [Int](repeating: 0, count: journalEntries.count)
+        for (index, entry) in journalEntries.enumerated() {
+            order[next[Int(entry.changeSet)]] = index
+            next[Int(entry.changeSet)] += 1
+        }
+        for changeSet in changeSets.indices {
+            let group = start[changeSet]..<start[changeSet + 1]
+            let inOrder = group.dropFirst().allSatisfy { journalEntries[order[$0 - 1]].operation <= journalEntries[order[$0]].operation }
+            if !inOrder {
+                order[group].sort { left, right in
+                    let (a, b) = (journalEntries[left].operation, journalEntries[right].operation)
+                    return a != b ? a < b : left < right
+                }
+            }
         }
         try journalBytes.withBytes { bytes in
             for index in order {
@@ -84,27 +100,33 @@ extension MergeEngine {
         guard !setRun.changeSets.isEmpty, !setRun.isResolving else { return }
         setRun.isResolving = true
         let run = setRun.changeSets
-        let (objectKeys, firstWrite, writes) = MergeEngine.writesByObject(of: run)
-        try loadUnknownObjects(objectKeys)
+        let writes = try writesByObject(of: run)
+        try loadUnknownObjects(writes.objects)
         // Object by object: each object's writes from every change set of the run are judged
         // together, on its state read once (``LastWriterWinsResolver``).
+        // What each write is judged by, per change set, read out of the change sets once.
+        let stamps = run.map(\.stamp)
+        let vectors = run.map(\.vector)
         var objectWrites: [LastWriterWinsSet] = []
-        for (slot, object) in objectKeys.enumerated() {
+        for (slot, object) in writes.objects.enumerated() {
             objectWrites.removeAll(keepingCapacity: true)
-            let prefetched = objects[object]
-            var target: (entity: SyncSchema.Entity, known: ObjectInfo)?
-            for (changeSetIndex, operationIndex) in writes[firstWrite[slot]..<firstWrite[slot + 1]] {
-                guard case .set(_, _, let name, let values) = run[Int(changeSetIndex)].operations[Int(operationIndex)] else { continue }
-                let (entity, attribute, known) = try atOperation(Int(operationIndex), of: run[Int(changeSetIndex)].dot) {
-                    try setTarget(object, attribute: name, values: values, known: prefetched)
+            var known = objects[object]
+            for write in writes.first[slot]..<writes.first[slot + 1] {
+                let (changeSetIndex, operationIndex) = writes.positions[write]
+                let attribute = writes.attributes[Int(writes.attributeSlots[write])]
+                let values = writes.values[write]
+                if known == nil || attribute.columns.count != values.count {
+                    known = try atOperation(Int(operationIndex), of: stamps[Int(changeSetIndex)].dot) {
+                        try setTarget(object, attribute: attribute.name, values: values, known: known).known
+                    }
                 }
-                target = (entity, known)
-                let judged = LastWriterWinsResolver.Write(stamp: run[Int(changeSetIndex)].stamp, vector: run[Int(changeSetIndex)].vector, attribute: name)
+                let judged = LastWriterWinsResolver.Write(stamp: stamps[Int(changeSetIndex)], vector: vectors[Int(changeSetIndex)], attribute: attribute.name)
                 objectWrites.append(LastWriterWinsSet(judged: judged, position: (changeSetIndex, operationIndex), attribute: attribute, values: values))
             }
-            guard let target, let first = objectWrites.first else { continue }
+            guard let known, let first = objectWrites.first else { continue }
+            let entity = writes.entities[Int(writes.attributeSlots[writes.first[slot]])]
             try atOperation(Int(first.position.operation), of: first.judged.stamp.dot) {
-                try applyLastWriterWins(objectWrites, to: object, in: target.entity, known: target.known)
+                try applyLastWriterWins(objectWrites, to: object, in: entity, known: known)
             }
         }
         // Still resolving: the store access does not resolve the run again.
@@ -116,46 +138,85 @@ extension MergeEngine {
         }
     }
 
-    /// The objects the run writes, in the order of their first write, and each one's writes
-    /// (change set and operation indices, in change set order) as the range
-    /// `writes[firstWrite[slot]..<firstWrite[slot + 1]]`: two arrays, not an array per object.
-    private static func writesByObject(of run: [ChangeSet])
-        -> (objects: [ObjectKey], firstWrite: [Int], writes: [(changeSet: Int32, operation: Int32)]) {
-        var slotOfObject: [ObjectKey: Int] = [:]
+    /// The writes of a run grouped by object: flat arrays, not an array per object.
+    private struct RunWrites {
+        /// The objects the run writes, in the order of their first write.
         var objects: [ObjectKey] = []
-        var slotOfWrite: [Int] = []
-        slotOfWrite.reserveCapacity(run.reduce(0) { $0 + $1.operations.count })
+        /// The writes of `objects[slot]` are `first[slot]..<first[slot + 1]` of the arrays below,
+        /// in change set order.
+        var first: [Int] = []
+        /// Each write's change set in the run and its operation there.
+        var positions: [(changeSet: Int32, operation: Int32)] = []
+        /// Each write's attribute, as an index into `attributes`.
+        var attributeSlots: [Int32] = []
+        /// Each write's values.
+        var values: [[SQLValue]] = []
+        /// The attributes the run writes, and the entity of each.
+        var attributes: [SyncSchema.Attribute] = []
+        var entities: [SyncSchema.Entity] = []
+    }
+
+    /// Reads the run's operations once (``holdsAsSetRun(_:)`` found each a `set` of a
+    /// last-writer-wins attribute the schema has): each operation's payload is copied out of its
+    /// change set here only, and its attribute looked up by name only when it is not the one
+    /// the operation before it named.
+    private func writesByObject(of run: [ChangeSet]) throws -> RunWrites {
+        let count = run.reduce(0) { $0 + $1.operations.count }
+        var slotOfObject: [ObjectKey: Int] = [:]
+        var result = RunWrites()
+        var objectOfWrite: [Int32] = []
+        var attributeOfWrite: [Int32] = []
+        var valuesOfWrite: [[SQLValue]] = []
+        objectOfWrite.reserveCapacity(count)
+        attributeOfWrite.reserveCapacity(count)
+        valuesOfWrite.reserveCapacity(count)
+        var lastAttribute: (entity: String, name: String, slot: Int32)?
         for changeSet in run {
-            // Operations are read in place: copying each out of the array retained its values.
-            changeSet.operations.withUnsafeBufferPointer { operations in
-                for index in operations.indices {
-                    guard case .set(let entity, let id, _, _) = operations[index] else { continue }
-                    let object = ObjectKey(entity: entity, id: id)
-                    if let slot = slotOfObject[object] {
-                        slotOfWrite.append(slot)
-                    } else {
-                        slotOfObject[object] = objects.count
-                        slotOfWrite.append(objects.count)
-                        objects.append(object)
-                    }
+            for index in changeSet.operations.indices {
+                guard case .set(let entity, let id, let name, let values) = changeSet.operations[index] else { continue }
+                let object = ObjectKey(entity: entity, id: id)
+                if let slot = slotOfObject[object] {
+                    objectOfWrite.append(Int32(slot))
+                } else {
+                    slotOfObject[object] = result.objects.count
+                    objectOfWrite.append(Int32(result.objects.count))
+                    result.objects.append(object)
                 }
+                if lastAttribute == nil || lastAttribute?.name != name || lastAttribute?.entity != entity {
+                    let (schemaEntity, attribute) = try atOperation(index, of: changeSet.dot) { try attributeOfSet(entity, name) }
+                    let slot = result.attributes.firstIndex { $0 === attribute } ?? {
+                        result.attributes.append(attribute)
+                        result.entities.append(schemaEntity)
+                        return result.attributes.count - 1
+                    }()
+                    lastAttribute = (entity, name, Int32(slot))
+                }
+                attributeOfWrite.append(lastAttribute!.slot)
+                valuesOfWrite.append(values)
             }
         }
-        var firstWrite = [Int](repeating: 0, count: objects.count + 1)
-        for slot in slotOfWrite { firstWrite[slot + 1] += 1 }
-        for slot in objects.indices { firstWrite[slot + 1] += firstWrite[slot] }
-        var next = firstWrite
-        var writes = [(changeSet: Int32, operation: Int32)](repeating: (0, 0), count: slotOfWrite.count)
+        // Counting sort by object, stable: each object's writes stay in change set order.
+        var first = [Int](repeating: 0, count: result.objects.count + 1)
+        for slot in objectOfWrite { first[Int(slot) + 1] += 1 }
+        for slot in result.objects.indices { first[slot + 1] += first[slot] }
+        var next = first
+        result.positions = [(changeSet: Int32, operation: Int32)](repeating: (0, 0), count: objectOfWrite.count)
+        result.attributeSlots = [Int32](repeating: 0, count: objectOfWrite.count)
+        result.values = [[SQLValue]](repeating: [], count: objectOfWrite.count)
         var write = 0
         for (changeSetIndex, changeSet) in run.enumerated() {
             for operationIndex in changeSet.operations.indices {
-                let slot = slotOfWrite[write]
-                writes[next[slot]] = (Int32(changeSetIndex), Int32(operationIndex))
-                next[slot] += 1
+                guard case .set = changeSet.operations[operationIndex] else { continue }
+                let target = next[Int(objectOfWrite[write])]
+                result.positions[target] = (Int32(changeSetIndex), Int32(operationIndex))
+                result.attributeSlots[target] = attributeOfWrite[write]
+                swap(&result.values[target], &valuesOfWrite[write])
+                next[Int(objectOfWrite[write])] += 1
                 write += 1
             }
         }
-        return (objects, firstWrite, writes)
+        result.first = first
+        return result
     }
 
     /// Reads, a few hundred per statement, what the engine does not know yet of `objectKeys`;

@@ -147,9 +147,10 @@ final class MergeEngine {
     /// Applies one change set's operations to the metadata and the rows of existing objects.
     ///
     /// A change set of last-writer-wins sets only is held, with the ones after it, and resolved
-    /// object by object when anything else comes (see `MergeEngine+SetRuns.swift`).
-    func apply(_ changeSet: ChangeSet) throws {
-        if sliced == nil, holdsAsSetRun(changeSet) {
+    /// object by object when anything else comes (see `MergeEngine+SetRuns.swift`);
+    /// `onlyLastWriterWinsSets` says whether it is one, when validation found out already.
+    func apply(_ changeSet: ChangeSet, onlyLastWriterWinsSets: Bool? = nil) throws {
+        if sliced == nil, onlyLastWriterWinsSets ?? holdsAsSetRun(changeSet) {
             begin(changeSet)
             setRun.changeSets.append(changeSet)
             return

@@ -21,7 +21,8 @@ extension SyncReplica {
     func merge(_ changeSet: ChangeSet, of batch: ValidatedBatch, with engine: MergeEngine, keptObjects: inout Set<UUID>?,
                on connection: SQLiteConnection) throws {
         let applicable = try knownOperations(of: changeSet, applicable: batch.applicablePart(of: changeSet), keptObjects: &keptObjects, on: connection)
-        try engine.apply(applicable)
+        // A change set of sets only has no links to kept objects to leave out: validation's finding holds.
+        try engine.apply(applicable, onlyLastWriterWinsSets: batch.runsOfSets.contains(changeSet.dot))
         if applicable.operations.count != changeSet.operations.count {
             try KeptChangeSetTable.record(changeSet.dot, schemaVersionHash: store.schemaDocument.versionHash, on: connection)
         }

@@ -163,16 +163,41 @@ public struct ValidatedBatch: Sendable {
          projection: ChangeSetProjection? = nil) throws {
         try ChangeSet.checkStorableRanges(changeSets)
         var knownParts: [Dot: ChangeSet] = [:]
-        if let projection {
-            for changeSet in changeSets {
-                if let known = projection.knownPart(of: changeSet) { knownParts[changeSet.dot] = known }
+        // A batch sets the same few attributes again and again: comparing two short names costs
+        // less than hashing them (see ``ChangeSetValidator/validate(_:startingAt:created:last:)``).
+        var last: ChangeSetValidator.Attribute?
+        var runsOfSets: Set<Dot> = []
+        for changeSet in changeSets {
+            var created: Set<UUID> = []
+            var findings: ChangeSetValidator.Findings
+            if let projection {
+                // Almost every change set is known and valid as it is, which one pass over its
+                // operations finds; only one that is not is projected, then checked as projected.
+                if let found = try? validator.validate(changeSet, startingAt: 0, created: &created, last: &last),
+                   found.setsNameKnownAttributes, projection.knowsEveryOperationButSets(of: changeSet) {
+                    findings = found
+                } else if let known = projection.knownPart(of: changeSet) {
+                    knownParts[changeSet.dot] = known
+                    created = []
+                    findings = try validator.validate(known, startingAt: 0, created: &created, last: &last)
+                } else {
+                    created = []
+                    findings = try validator.validate(changeSet, startingAt: 0, created: &created, last: &last)
+                }
+            } else {
+                findings = try validator.validate(changeSet, startingAt: 0, created: &created, last: &last)
             }
+            if findings.onlyLastWriterWinsSets { runsOfSets.insert(changeSet.dot) }
         }
-        try validator.validate(knownParts.isEmpty ? changeSets : changeSets.map { knownParts[$0.dot] ?? $0 })
+        self.runsOfSets = runsOfSets
         self.changeSets = changeSets
         self.schemaVersionHash = schemaVersionHash
         self.knownParts = knownParts
     }
+
+    /// The change sets whose applicable part (``applicablePart(of:)``) sets last-writer-wins
+    /// attributes only: the merge holds them and resolves them together (``SetRun``).
+    let runsOfSets: Set<Dot>
 
     /// What a replica applies of `changeSet`: itself, or its translated or known part.
     func applicablePart(of changeSet: ChangeSet) -> ChangeSet {
