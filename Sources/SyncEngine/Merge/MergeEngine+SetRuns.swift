@@ -102,11 +102,11 @@ extension MergeEngine {
         let run = setRun.changeSets
         let writes = try writesByObject(of: run)
         try loadUnknownObjects(writes.objects)
-        // Object by object: each object's writes from every change set of the run are judged
-        // together, on its state read once (``LastWriterWinsResolver``).
         // What each write is judged by, per change set, read out of the change sets once.
         let stamps = run.map(\.stamp)
         let vectors = run.map(\.vector)
+        // Object by object: each object's writes from every change set of the run are judged
+        // together, on its state read once (``LastWriterWinsResolver``).
         var objectWrites: [LastWriterWinsSet] = []
         for (slot, object) in writes.objects.enumerated() {
             objectWrites.removeAll(keepingCapacity: true)
