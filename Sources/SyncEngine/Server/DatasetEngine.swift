@@ -169,24 +169,17 @@ public struct ValidatedBatch: Sendable {
         var runsOfSets: Set<Dot> = []
         for changeSet in changeSets {
             var created: Set<UUID> = []
-            var findings: ChangeSetValidator.Findings
-            if let projection {
-                // Almost every change set is known and valid as it is, which one pass over its
-                // operations finds; only one that is not is projected, then checked as projected.
-                if let found = try? validator.validate(changeSet, startingAt: 0, created: &created, last: &last),
-                   found.setsNameKnownAttributes, projection.knowsEveryOperationButSets(of: changeSet) {
-                    findings = found
-                } else if let known = projection.knownPart(of: changeSet) {
-                    knownParts[changeSet.dot] = known
-                    created = []
-                    findings = try validator.validate(known, startingAt: 0, created: &created, last: &last)
-                } else {
-                    created = []
-                    findings = try validator.validate(changeSet, startingAt: 0, created: &created, last: &last)
-                }
-            } else {
-                findings = try validator.validate(changeSet, startingAt: 0, created: &created, last: &last)
+            // Almost every change set is known and valid as it is, which one pass over its
+            // operations finds; only one that is not is projected, then checked as projected.
+            if let projection, let found = try? validator.validate(changeSet, startingAt: 0, created: &created, last: &last),
+               found.setsNameKnownAttributes, projection.knowsEveryOperationButSets(of: changeSet) {
+                if found.onlyLastWriterWinsSets { runsOfSets.insert(changeSet.dot) }
+                continue
             }
+            created = []
+            let known = projection?.knownPart(of: changeSet)
+            if let known { knownParts[changeSet.dot] = known }
+            let findings = try validator.validate(known ?? changeSet, startingAt: 0, created: &created, last: &last)
             if findings.onlyLastWriterWinsSets { runsOfSets.insert(changeSet.dot) }
         }
         self.runsOfSets = runsOfSets
