@@ -175,8 +175,7 @@ final class LocalCapture {
     private func recordIncrement(_ object: ObjectKey, attribute name: String, delta: Int64) throws {
         let increment = try engine.recordIncrement(object, attribute: name, delta: delta)
         guard increment.saturatedTotal != nil else { return }
-        let (_, _, clamped) = try engine.counterTotal(after: increment)
-        try engine.write([.integer(Int64(clamped))], to: increment.attribute, of: object, in: increment.entity, known: increment.known)
+        try engine.addDelta(of: increment)
         rewritten.insert(object.id)
     }
 

@@ -75,32 +75,26 @@ extension MergeEngine {
     /// objects, earliest link first (then by identifier). A to-one source counts only when its
     /// chosen edge (§3.4) points at `target`, with that edge's stamp; a to-many source with its
     /// earliest live edge to `target`.
-    private func rankedSources(at target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(id: UUID, added: Stamp)] {
+    private func rankedSources(at target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [RelationshipResolver.Claim] {
         if let ranked = rankedSourcesByTarget[target]?[relationship.name] { return ranked }
         let ranked = try rankSources(at: target, relationship)
         rankedSourcesByTarget[target, default: [:]][relationship.name] = ranked
         return ranked
     }
 
-    private func rankSources(at target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(id: UUID, added: Stamp)] {
-        var claims: [UUID: Stamp] = [:]
+    private func rankSources(at target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [RelationshipResolver.Claim] {
+        var claims: [RelationshipResolver.Claim] = []
         for edge in try liveEdges(to: target, relationship) {
             let source = ObjectKey(entity: relationship.entity, id: edge.source)
             guard try isAlive(source) else { continue }
             if relationship.kind == .toOne {
                 guard let chosen = try bestEdge(from: source, relationship), chosen.target == target.id else { continue }
-                claims[edge.source] = chosen.added
+                claims.append(RelationshipResolver.Claim(id: edge.source, added: chosen.added))
             } else {
-                claims[edge.source] = min(claims[edge.source] ?? edge.added, edge.added)
+                claims.append(RelationshipResolver.Claim(id: edge.source, added: edge.added))
             }
         }
-        return Self.earliestFirst(claims)
-    }
-
-    private static func earliestFirst(_ claims: [UUID: Stamp]) -> [(id: UUID, added: Stamp)] {
-        claims.map { (id: $0.key, added: $0.value) }.sorted {
-            $0.added != $1.added ? $0.added < $1.added : $0.id.precedesInStorageOrder($1.id)
-        }
+        return RelationshipResolver.earliestFirst(claims)
     }
 
     /// For the canonical to-one `relationship` of `source`, which chose `chosen`: `chosen`, or
@@ -122,11 +116,8 @@ extension MergeEngine {
         var hidden: [(owner: ObjectKey, relationship: String, maximum: Int, member: ObjectKey, added: Stamp)] = []
         var shown = Set(members)
         if let maximum = relationship.maxCount, members.count > maximum {
-            var claims: [UUID: Stamp] = [:]
-            for edge in try liveEdges(from: owner, relationship) where shown.contains(edge.target) {
-                claims[edge.target] = min(claims[edge.target] ?? edge.added, edge.added)
-            }
-            for claim in Self.earliestFirst(claims).dropFirst(maximum) {
+            let claims = try liveEdges(from: owner, relationship).filter { shown.contains($0.target) }.map { RelationshipResolver.Claim(id: $0.target, added: $0.added) }
+            for claim in RelationshipResolver.hidden(RelationshipResolver.earliestFirst(claims), maximum: maximum) {
                 shown.remove(claim.id)
                 hidden.append((owner, relationship.name, maximum, ObjectKey(entity: relationship.target, id: claim.id), claim.added))
             }
@@ -158,13 +149,13 @@ extension MergeEngine {
     func shownPartners(_ partners: Set<UUID>, of object: ObjectKey, _ relationship: SyncSchema.Relationship, entity: SyncSchema.Entity) throws -> Set<UUID> {
         guard isBoundedAtMerge(relationship), let maximum = relationship.maxCount else { return partners }
         var shown = partners
-        var hiddenHere: [(id: UUID, added: Stamp)] = []
+        var hiddenHere: [RelationshipResolver.Claim] = []
         for (rank, claim) in try rankedPartners(of: object, relationship).enumerated() where partners.contains(claim.id) {
             let partner = ObjectKey(entity: object.entity, id: claim.id)
             if rank >= maximum {
                 shown.remove(claim.id)
                 hiddenHere.append(claim)
-            } else if partner != object, !(try rankedPartners(of: partner, relationship).prefix(maximum).contains(where: { $0.id == object.id })) {
+            } else if partner != object, !RelationshipResolver.shows(object.id, in: try rankedPartners(of: partner, relationship), maximum: maximum) {
                 shown.remove(claim.id)
             }
         }
@@ -179,12 +170,12 @@ extension MergeEngine {
 
     /// The live partners of `object` through the self-inverse `relationship`, earliest link first
     /// (then by identifier), each with the stamp of its earliest live edge.
-    private func rankedPartners(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(id: UUID, added: Stamp)] {
-        var claims: [UUID: Stamp] = [:]
+    private func rankedPartners(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [RelationshipResolver.Claim] {
+        var claims: [RelationshipResolver.Claim] = []
         for edge in try incidentEdges(of: object, relationship) where try isAlive(edge.other) {
-            claims[edge.other.id] = min(claims[edge.other.id] ?? edge.added, edge.added)
+            claims.append(RelationshipResolver.Claim(id: edge.other.id, added: edge.added))
         }
-        return Self.earliestFirst(claims)
+        return RelationshipResolver.earliestFirst(claims)
     }
 
     /// Journals a hidden member when this batch hides it: it showed before, or its link arrived in

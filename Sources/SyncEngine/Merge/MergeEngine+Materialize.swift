@@ -103,13 +103,13 @@ extension MergeEngine {
 
     /// For a one-to-one, the source whose latest live edge points at `target` with the largest stamp.
     func chosenSource(of target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> UUID? {
-        var best: EdgeRecord?
+        var latestClaims: [(source: UUID, claim: RelationshipResolver.Claim)] = []
         for edge in try liveEdges(to: target, relationship) {
             let source = ObjectKey(entity: relationship.entity, id: edge.source)
-            guard try isAlive(source), let sourceBest = try bestEdge(from: source, relationship), sourceBest.target == target.id else { continue }
-            if best == nil || sourceBest.added > best!.added { best = sourceBest }
+            guard try isAlive(source), let sourceBest = try bestEdge(from: source, relationship) else { continue }
+            latestClaims.append((edge.source, RelationshipResolver.Claim(id: sourceBest.target, added: sourceBest.added)))
         }
-        return best?.source
+        return RelationshipResolver.keepingSource(of: target.id, latestClaims)
     }
 
     /// The partner a self-inverse to-one holds. Each object's candidate is its live edge to a
@@ -118,24 +118,25 @@ extension MergeEngine {
     /// ends always agree, and the result depends only on the edges in force.
     func chosenPartner(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> UUID? {
         guard let candidate = try bestIncidentEdge(of: object, relationship) else { return nil }
-        if candidate.other == object { return object.id }
-        return try bestIncidentEdge(of: candidate.other, relationship)?.other == object ? candidate.other.id : nil
+        if candidate.id == object.id { return object.id }
+        return try bestIncidentEdge(of: ObjectKey(entity: object.entity, id: candidate.id), relationship)?.id == object.id ? candidate.id : nil
     }
 
-    private func bestIncidentEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> (other: ObjectKey, added: Stamp)? {
-        var best: (other: ObjectKey, added: Stamp)?
+    private func bestIncidentEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> RelationshipResolver.Claim? {
+        var claims: [RelationshipResolver.Claim] = []
         for edge in try incidentEdges(of: object, relationship) where try isAlive(edge.other) {
-            if best == nil || edge.added > best!.added { best = edge }
+            claims.append(RelationshipResolver.Claim(id: edge.other.id, added: edge.added))
         }
-        return best
+        return RelationshipResolver.latest(claims)
     }
 
+    /// The live edge from `source` to a live target that its to-one keeps (``RelationshipResolver/latest(_:)``).
     func bestEdge(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> EdgeRecord? {
-        var best: EdgeRecord?
+        var claims: [RelationshipResolver.Claim] = []
         for edge in try liveEdges(from: source, relationship) where try isAlive(ObjectKey(entity: relationship.target, id: edge.target)) {
-            if best == nil || edge.added > best!.added { best = edge }
+            claims.append(RelationshipResolver.Claim(id: edge.target, added: edge.added))
         }
-        return best
+        return RelationshipResolver.latest(claims).map { EdgeRecord(source: source.id, target: $0.id, added: $0.added) }
     }
 
     private func writeRelationships(of object: ObjectKey, entity: SyncSchema.Entity) throws {
@@ -209,19 +210,8 @@ extension MergeEngine {
         }
     }
 
-    /// `members` sorted by their position keys, then by the stamp that placed them; members without a key go last, by identifier.
+    /// `members` in the order `owner`'s ordered `relationship` shows them (``RelationshipResolver/ordered(_:keys:)``).
     func ordered(_ members: [UUID], owner: ObjectKey, relationship: String) throws -> [UUID] {
-        let keys = try PositionTable.positions(in: owner, relationship, on: connection)
-        return members.sorted { left, right in
-            switch (keys[left], keys[right]) {
-            case (let l?, let r?):
-                if l.key != r.key { return l.key < r.key }
-                if l.stamp != r.stamp { return l.stamp < r.stamp }
-                return left.storageText < right.storageText
-            case (.some, .none): return true
-            case (.none, .some): return false
-            case (.none, .none): return left.storageText < right.storageText
-            }
-        }
+        RelationshipResolver.ordered(members, keys: try PositionTable.positions(in: owner, relationship, on: connection))
     }
 }

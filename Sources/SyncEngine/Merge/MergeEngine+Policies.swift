@@ -31,23 +31,20 @@ extension MergeEngine {
         }
     }
 
-    /// An `increment` of a counter: adds `delta` to the exact total and shows it clamped to the
-    /// column's range (`_sync_counter` keeps the total while it is outside). The same on every
-    /// replica, because addition commutes and each change set applies once.
+    /// An `increment` of a counter, by ``CounterResolver``: adds `delta` to the exact total and
+    /// shows it clamped to the column's range (`_sync_counter` keeps the total while it is outside).
     func increment(_ object: ObjectKey, attribute name: String, delta: Int64) throws {
         let increment = try recordIncrement(object, attribute: name, delta: delta)
         if increment.known.mayBeDeleted {
             try journalUpdateOfDeleted(object, attribute: name, values: [.integer(delta)], incoming: increment.incoming)
         }
-        let (shown, total, clamped) = try counterTotal(after: increment)
-        let value = SQLValue.integer(Int64(clamped))
-        if value != shown { try write([value], to: increment.attribute, of: object, in: increment.entity, known: increment.known) }
-        if clamped != total && increment.saturatedTotal == nil {
-            try journal(
-                .counterSaturated, entity: object.entity, object: object.id, property: name,
-                winner: side(values: [value], increment.incoming), loser: side(String(total), increment.incoming), cause: increment.incoming.dot,
-                detail: "the counter \(object.entity).\(name) adds up to \(total), outside its \(increment.attribute.columnType.rawValue) range: it shows \(clamped) until increments bring it back")
-        }
+        let outcome = try addDelta(of: increment)
+        guard outcome.saturates else { return }
+        let shown = outcome.counter.shown
+        try journal(
+            .counterSaturated, entity: object.entity, object: object.id, property: name,
+            winner: side(values: [.integer(shown)], increment.incoming), loser: side(String(outcome.total), increment.incoming), cause: increment.incoming.dot,
+            detail: "the counter \(object.entity).\(name) adds up to \(outcome.total), outside its \(increment.attribute.columnType.rawValue) range: it shows \(shown) until increments bring it back")
     }
 
     /// An `increment` of a counter, once its stamp is recorded.
@@ -83,23 +80,24 @@ extension MergeEngine {
                                 incoming: incoming, saturatedTotal: saturatedTotal)
     }
 
-    /// The counter's shown value before `increment`, its exact total after, and the value it shows
-    /// then (the total clamped to the column's range); `_sync_counter` keeps the total while it is
-    /// outside the range.
-    @inline(__always)
-    func counterTotal(after increment: CounterIncrement) throws -> (shown: SQLValue, total: Int128, clamped: Int128) {
+    /// Asks ``CounterResolver`` what `increment` makes of the counter and writes it: the shown
+    /// value when it changes, the exact total beside the row while it is outside the range.
+    @discardableResult
+    func addDelta(of increment: CounterIncrement) throws -> CounterResolver.Outcome {
         let object = increment.object, name = increment.attribute.name
         let shown = try currentValues(of: increment.attribute, object: object, known: increment.known)
         guard case .integer(let shownValue)? = shown.first else {
             throw SyncError(.schemaMismatch, "increments \(object.entity).\(name) of \(object.id.storageText), whose value \(shown.first?.description ?? "none") is not an integer")
         }
-        let total = (increment.saturatedTotal ?? Int128(shownValue)) + Int128(increment.delta)
-        let range = CounterTable.range(of: increment.attribute.columnType)
-        let clamped = Swift.min(Swift.max(total, range.lowerBound), range.upperBound)
-        if clamped != total || increment.saturatedTotal != nil {
-            try CounterTable.setTotal(clamped == total ? nil : total, of: object, name, on: connection)
+        let before = CounterResolver.Counter(shown: shownValue, saturatedTotal: increment.saturatedTotal)
+        let outcome = CounterResolver(range: CounterTable.range(of: increment.attribute.columnType)).adding(increment.delta, to: before)
+        if outcome.counter.saturatedTotal != before.saturatedTotal {
+            try CounterTable.setTotal(outcome.counter.saturatedTotal, of: object, name, on: connection)
             hasCounterTable = true
         }
-        return (shown[0], total, clamped)
+        if outcome.counter.shown != before.shown {
+            try write([.integer(outcome.counter.shown)], to: increment.attribute, of: object, in: increment.entity, known: increment.known)
+        }
+        return outcome
     }
 }

@@ -126,7 +126,7 @@ final class MergeEngine {
     /// The ranked sources at each bounded target, per relationship, for the materialization in
     /// progress: every member of a group asks for the same ranking, which the edges (unchanged
     /// while rows are written) decide.
-    var rankedSourcesByTarget: [ObjectKey: [String: [(id: UUID, added: Stamp)]]] = [:]
+    var rankedSourcesByTarget: [ObjectKey: [String: [RelationshipResolver.Claim]]] = [:]
     /// Per affected object and relationship with a `minCount`, its member count before materializing.
     var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
     /// Duplicates that uniqueness merges removed, with their survivors (`MergeEngine+Unique.swift`).
