@@ -33,6 +33,17 @@ import Testing
         #expect(RelationshipResolver.latest([fromB, fromA]) == fromB)
     }
 
+    /// Two concurrent writes of one place: the larger stamp wins whichever arrives first, so every
+    /// replica journals the same pair.
+    @Test func concurrentWritesOfOnePlaceJournalTheSamePairInEitherOrder() {
+        typealias Rival = RelationshipResolver.Rival
+        let early = Rival(value: "m", stamp: Self.stamp(20, Self.b)), late = Rival(Self.c, Self.stamp(20, Self.c))
+        let first = RelationshipResolver.rivals(early, late), second = RelationshipResolver.rivals(late, early)
+        #expect(first.winner == late && first.loser == early)
+        #expect(second.winner == late && second.loser == early)
+        #expect(late.value == "00000000-0000-0000-0000-00000000000C")
+    }
+
     /// A one-to-one: sources a and b both claim target c; b claimed it last, so c keeps b. Source
     /// d's latest claim is another object, so its older edge to c does not count.
     @Test func aOneToOneTargetKeepsTheSourceThatClaimedItLast() {

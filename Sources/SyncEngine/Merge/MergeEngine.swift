@@ -409,21 +409,15 @@ final class MergeEngine {
             try journalCompetingPartners(source, targetKey, relationship, stamp: stamp)
         } else if relationship.kind == .toOne {
             for edge in try liveEdges(from: source, relationship) where edge.target != target && !covers(edge.added.dot) {
-                let (winner, loser) = stamp > edge.added ? ((target, stamp), (edge.target, edge.added)) : ((edge.target, edge.added), (target, stamp))
-                try journal(
-                    .toOne, entity: source.entity, object: source.id, property: name,
-                    winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
-                    cause: stamp.dot, detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won")
+                try journalRivals(.toOne, on: source, name, incoming: .init(target, stamp), held: .init(edge.target, edge.added),
+                                  detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won")
             }
             if let inverse = schema.inverse(of: relationship), inverse.kind == .toOne {
                 // One-to-one: sources claiming the same target concurrently conflict on the target's side.
                 for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
                 where edge.source != source.id && !covers(edge.added.dot) {
-                    let (winner, loser) = stamp > edge.added ? ((source.id, stamp), (edge.source, edge.added)) : ((edge.source, edge.added), (source.id, stamp))
-                    try journal(
-                        .toOne, entity: targetKey.entity, object: target, property: inverse.name,
-                        winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
-                        cause: stamp.dot, detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won")
+                    try journalRivals(.toOne, on: targetKey, inverse.name, incoming: .init(source.id, stamp), held: .init(edge.source, edge.added),
+                                      detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won")
                 }
             }
         }
@@ -438,14 +432,21 @@ final class MergeEngine {
         for (end, partner) in [(source, target), (target, source)] {
             for edge in try incidentEdges(of: end, relationship).sorted(by: { $0.added < $1.added })
             where edge.other != partner && !covers(edge.added.dot) {
-                let (winner, loser) = stamp > edge.added ? ((partner.id, stamp), (edge.other.id, edge.added)) : ((edge.other.id, edge.added), (partner.id, stamp))
-                try journal(
-                    .toOne, entity: end.entity, object: end.id, property: relationship.name,
-                    winner: side("\"\(winner.0.storageText)\"", winner.1), loser: side("\"\(loser.0.storageText)\"", loser.1),
-                    cause: stamp.dot, detail: "\(end.entity).\(relationship.name) (its own inverse) was set to different objects concurrently: the larger (HLC, replica) won")
+                try journalRivals(.toOne, on: end, relationship.name, incoming: .init(partner.id, stamp), held: .init(edge.other.id, edge.added),
+                                  detail: "\(end.entity).\(relationship.name) (its own inverse) was set to different objects concurrently: the larger (HLC, replica) won")
             }
             if source == target { break }
         }
+    }
+
+    /// Journals two concurrent writes of one place of `object` (`to_one`, `move`), the winner
+    /// decided by ``RelationshipResolver/rivals(_:_:)``; the incoming write's change set is the cause.
+    private func journalRivals(_ kind: ConflictEntry.Kind, on object: ObjectKey, _ property: String,
+                               incoming: RelationshipResolver.Rival, held: RelationshipResolver.Rival, detail: String) throws {
+        let (winner, loser) = RelationshipResolver.rivals(incoming, held)
+        try journal(kind, entity: object.entity, object: object.id, property: property,
+                    winner: side("\"\(winner.value)\"", winner.stamp), loser: side("\"\(loser.value)\"", loser.stamp),
+                    cause: incoming.stamp.dot, detail: detail)
     }
 
     private func unlink(_ source: ObjectKey, relationship name: String, target: UUID, observed: [Dot]) throws {
@@ -537,12 +538,8 @@ final class MergeEngine {
         let write = try positionWrite(owner, relationship: name, member: member, key: key)
         let incoming = write.incoming
         if let existing = write.existing, let previous = existing.stamp, !covers(previous.dot) {
-            let (winner, loser) = incoming > previous
-                ? ((write.key, incoming), (existing.key, previous)) : ((existing.key, previous), (write.key, incoming))
-            try journal(
-                .move, entity: write.owner.entity, object: write.owner.id, property: name,
-                winner: side("\"\(winner.0)\"", winner.1), loser: side("\"\(loser.0)\"", loser.1), cause: incoming.dot,
-                detail: "member \(write.member) of \(write.owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")
+            try journalRivals(.move, on: write.owner, name, incoming: .init(value: write.key, stamp: incoming), held: .init(value: existing.key, stamp: previous),
+                              detail: "member \(write.member) of \(write.owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")
         }
         guard try store(write) else { return }
         affected.insert(write.owner)

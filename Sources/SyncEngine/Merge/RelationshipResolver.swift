@@ -26,6 +26,20 @@ enum RelationshipResolver {
         return best
     }
 
+    /// One of two writes of the same place (a to-one's target, a member's position): what it
+    /// writes there, and the stamp of its change set.
+    struct Rival: Equatable {
+        var value: String
+        var stamp: Stamp
+    }
+
+    /// Two writes of one place whose change sets had not seen each other (CONTRACT.md §3.4, §3.5,
+    /// §3.7): the larger stamp wins, and the pair is journaled (`to_one`, `move`) on every replica,
+    /// whichever write it applied first.
+    static func rivals(_ incoming: Rival, _ held: Rival) -> (winner: Rival, loser: Rival) {
+        incoming.stamp > held.stamp ? (incoming, held) : (held, incoming)
+    }
+
     /// The source a one-to-one's target keeps (CONTRACT.md §3.4): each source keeps its
     /// ``latest(_:)`` claim, and of the sources whose claim is `target`, the target keeps the one
     /// that claimed it last. The others hold nothing, so both sides always agree.
@@ -74,5 +88,12 @@ enum RelationshipResolver {
             case (.none, .none): return left.storageText < right.storageText
             }
         }
+    }
+}
+
+extension RelationshipResolver.Rival {
+    /// An object named as a rival write's value: its identifier's text.
+    init(_ object: UUID, _ stamp: Stamp) {
+        self.init(value: object.storageText, stamp: stamp)
     }
 }
