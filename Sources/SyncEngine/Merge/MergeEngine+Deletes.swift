@@ -34,12 +34,12 @@ extension MergeEngine {
             }
             for root in touchedRoots.sorted() where reconsidered.contains(root) && !voided.contains(root) {
                 let outcome = try cascade(of: root)
-                if outcome.denied {
+                if let denial = outcome.denial {
                     // A void root keeps its cascade records (they delete nothing while it is void),
                     // so a later change around those objects still leads back to it.
                     try setVoided(root, true)
                     _ = try replaceImplicitDeletes(of: root, with: outcome.implicit)
-                    if !voidedBefore.contains(root) { try journalVoided(root, deniedBy: outcome.denyingEdge) }
+                    if !voidedBefore.contains(root) { try journalVoided(root, deniedBy: denial) }
                     changed = true
                 } else if try replaceImplicitDeletes(of: root, with: outcome.implicit) {
                     changed = true
@@ -48,66 +48,14 @@ extension MergeEngine {
         }
     }
 
-    private struct CascadeOutcome {
-        var implicit: Set<ObjectKey> = []
-        var denied = false
-        var denyingEdge: (object: ObjectKey, relationship: String, other: ObjectKey)?
-    }
-
-    /// What the root deletes, assuming it stands, and whether a deny rule refuses it.
-    private func cascade(of root: DeleteRoot) throws -> CascadeOutcome {
-        let explicit = Set(try DeleteTable.objects(deletedBy: root, .explicit, on: connection))
-        let deleterVector = try vector(of: root.dot)
-        var outcome = CascadeOutcome()
-        var killed = explicit
-        var queue = explicit.sorted()
-        // The edges the delete rules judge: those the deleter had not seen (for the objects it
-        // deleted), and every edge of objects deleted by cascade.
-        var judged: [(object: ObjectKey, relationship: SyncSchema.Relationship, other: ObjectKey, added: Stamp)] = []
-        var index = 0
-        while index < queue.count {
-            let object = queue[index]
-            index += 1
-            guard let entity = schema.entity(object.entity) else { continue }
-            for relationship in entity.relationships {
-                for (other, added) in try incidentEdges(of: object, relationship).sorted(by: { $0.other < $1.other }) {
-                    if explicit.contains(object) && deleterVector.covers(added.dot) { continue }
-                    judged.append((object, relationship, other, added))
-                    if relationship.deleteRule == .cascade && killed.insert(other).inserted {
-                        outcome.implicit.insert(other)
-                        queue.append(other)
-                    }
-                }
-            }
-        }
-        // A deny rule voids the delete once any reference the deleter had not seen was added — even
-        // if it was removed since: the void is decided by which change sets exist, so it never comes
-        // undone when more arrive, and every replica agrees whatever order they arrive in.
-        for object in killed.sorted() {
-            guard let entity = schema.entity(object.entity) else { continue }
-            for relationship in entity.relationships where relationship.deleteRule == .deny {
-                // Objects deleted by cascade were never judged by the deleter: their current references count too.
-                let current = explicit.contains(object) ? [] : Set(try incidentEdges(of: object, relationship).map(\.added))
-                for (other, added) in try everyEdge(of: object, relationship) where !killed.contains(other) {
-                    if deleterVector.covers(added.dot) && !current.contains(added) { continue }
-                    outcome.denied = true
-                    outcome.denyingEdge = (object, relationship.name, other)
-                    return outcome
-                }
-            }
-        }
-        // Nullify is judged against the whole cascade, so the order edges were walked in cannot matter.
-        for edge in judged where !killed.contains(edge.other) {
-            switch edge.relationship.deleteRule {
-            case .deny:
-                break
-            case .nullify, .noAction:
-                if try isAlive(edge.other, ignoring: root) {
-                    try journalDroppedReference(from: edge.other, to: edge.object, relationship: edge.relationship, added: edge.added, root: root)
-                }
-            case .cascade:
-                break
-            }
+    /// What `root` deletes, assuming it stands, and whether a deny rule refuses it, by
+    /// ``DeleteRuleResolver``; journals the references a standing root drops.
+    private func cascade(of root: DeleteRoot) throws -> DeleteRuleResolver.Outcome {
+        let resolver = DeleteRuleResolver(explicit: Set(try DeleteTable.objects(deletedBy: root, .explicit, on: connection)),
+                                          deleterVector: try vector(of: root.dot))
+        let outcome = try resolver.judge(on: self)
+        for reference in outcome.dropped where try isAlive(reference.other, ignoring: root) {
+            try journalDroppedReference(from: reference.other, to: reference.object, relationship: reference.relationship, added: reference.added, root: root)
         }
         return outcome
     }
@@ -151,11 +99,11 @@ extension MergeEngine {
         }
     }
 
-    private func journalVoided(_ root: DeleteRoot, deniedBy edge: (object: ObjectKey, relationship: String, other: ObjectKey)?) throws {
+    private func journalVoided(_ root: DeleteRoot, deniedBy denial: DeleteRuleResolver.Reference) throws {
         let rootEntity = try DeleteTable.rootEntity(of: root, on: connection) ?? ""
-        let reason = edge.map { "\($0.object.entity).\($0.relationship) (delete rule deny) gained \($0.other.entity) \($0.other.id) concurrently" } ?? "a deny rule"
+        let reason = "\(denial.object.entity).\(denial.relationship.name) (delete rule deny) gained \(denial.other.entity) \(denial.other.id) concurrently"
         try journal(
-            .voidedDelete, entity: rootEntity, object: root.root, property: edge?.relationship, winner: nil,
+            .voidedDelete, entity: rootEntity, object: root.root, property: denial.relationship.name, winner: nil,
             loser: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
             cause: root.dot, detail: "the delete of \(rootEntity) \(root.root) is void: \(reason)")
     }
@@ -205,5 +153,11 @@ extension MergeEngine {
     /// Adds the roots of every delete of `object` to those the next round re-judges.
     func touchRoots(of object: ObjectKey) throws {
         touchedRoots.formUnion(try DeleteTable.roots(deleting: object, on: connection))
+    }
+}
+
+extension MergeEngine: DeleteRuleResolver.Graph {
+    func relationships(of entity: String) -> [SyncSchema.Relationship] {
+        schema.entity(entity)?.relationships ?? []
     }
 }
