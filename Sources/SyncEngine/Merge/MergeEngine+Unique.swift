@@ -91,34 +91,13 @@ extension MergeEngine {
     }
 
     /// Merges the objects that collide with `object`, directly or through one another, into the
-    /// earliest created of them.
+    /// earliest created of them (``UniquenessResolver``).
     private func mergeCollisions(of object: ObjectKey) throws {
-        var group: [ObjectKey] = [object]
-        var index = 0
-        while index < group.count {
-            let member = group[index]
-            index += 1
-            for (key, value) in try UniqueMergeTable.creationValues(of: member, on: connection) {
-                for id in try UniqueMergeTable.objects(of: member.entity, key: key, value: value, on: connection) {
-                    let other = ObjectKey(entity: member.entity, id: id)
-                    guard !group.contains(other), try createdConcurrently(member, other) else { continue }
-                    group.append(other)
-                }
-            }
+        guard let group = try UniquenessResolver.group(of: object, in: self) else { return }
+        let survivorCreation = try requireInfo(group.survivor, for: "a uniqueness merge").creation
+        for duplicate in group.duplicates where mergedDuplicates[duplicate] != group.survivor.id {
+            try merge(duplicate, into: group.survivor, survivorCreation: survivorCreation)
         }
-        guard group.count > 1 else { return }
-        var creations: [ObjectKey: Stamp] = [:]
-        for member in group { creations[member] = try requireInfo(member, for: "a uniqueness merge").creation }
-        guard let survivor = group.min(by: { creations[$0]! < creations[$1]! }) else { return }
-        for member in group.sorted() where member != survivor && mergedDuplicates[member] != survivor.id {
-            try merge(member, into: survivor, survivorCreation: creations[survivor]!)
-        }
-    }
-
-    /// Whether neither object's creating change set had seen the other's creation.
-    private func createdConcurrently(_ first: ObjectKey, _ second: ObjectKey) throws -> Bool {
-        guard let one = try info(first)?.creation, let other = try info(second)?.creation else { return false }
-        return try !vector(of: one.dot).covers(other.dot) && !vector(of: other.dot).covers(one.dot)
     }
 
     private func merge(_ duplicate: ObjectKey, into survivor: ObjectKey, survivorCreation: Stamp) throws {
@@ -168,5 +147,22 @@ extension MergeEngine {
             .uniqueMerged, entity: object.entity, object: object.id, property: attribute,
             winner: side("\"\(survivor.storageText)\"", current.stamp), loser: side(values: values, current.stamp), cause: current.dot,
             detail: MergeEngine.writeToMergedDuplicateDetail(object, attribute: attribute, survivor: survivor))
+    }
+}
+
+extension MergeEngine: UniquenessResolver.Creations {
+    func objectsSharingAKeyValue(with object: ObjectKey) throws -> [ObjectKey] {
+        var objects: [ObjectKey] = []
+        for (key, value) in try UniqueMergeTable.creationValues(of: object, on: connection) {
+            for id in try UniqueMergeTable.objects(of: object.entity, key: key, value: value, on: connection) {
+                objects.append(ObjectKey(entity: object.entity, id: id))
+            }
+        }
+        return objects
+    }
+
+    func creation(of object: ObjectKey) throws -> (stamp: Stamp, vector: VersionVector)? {
+        guard let stamp = try info(object)?.creation else { return nil }
+        return (stamp, try vector(of: stamp.dot))
     }
 }
