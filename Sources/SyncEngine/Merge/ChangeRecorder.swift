@@ -53,7 +53,7 @@ final class ChangeRecorder: SaveObserver {
             return .set(entity: object.entity, id: object.id, attribute: name, values: values)
         }
         guard attribute.policy == .counter else {
-            let merged = MergeEngine.merged(previous, values, by: attribute, incomingWinsTie: true)
+            let merged = MergePolicyResolver.merged(previous, values, by: attribute, incomingWinsTie: true)
             if merged != values { policyRewrites.append(PolicyRewrite(object: object, attribute: name, values: merged)) }
             return .set(entity: object.entity, id: object.id, attribute: name, values: merged)
         }

@@ -15,20 +15,8 @@ extension MergeEngine {
             notePendingWrite(object, known)
             known.pendingFieldStamps[attribute.name] = incoming
         }
-        let merged = MergeEngine.merged(currentValues, values, by: attribute, incomingWinsTie: incoming > previous)
+        let merged = MergePolicyResolver.merged(currentValues, values, by: attribute, incomingWinsTie: incoming > previous)
         if merged != currentValues { try write(merged, to: attribute, of: object, in: entity, known: known) }
-    }
-
-    /// What `.max`, `.min` or `.custom` make of `current` and `incoming`. A custom merge that
-    /// cannot read the values (a value written by another version of the type) falls back to the
-    /// larger stamp, as without a policy.
-    static func merged(_ current: [SQLValue], _ incoming: [SQLValue], by attribute: SyncSchema.Attribute, incomingWinsTie: Bool) -> [SQLValue] {
-        switch attribute.policy {
-        case .max: return current.precedesInSQLiteOrder(incoming) ? incoming : current
-        case .min: return incoming.precedesInSQLiteOrder(current) ? incoming : current
-        case .custom: return attribute.customMerge?(current, incoming) ?? (incomingWinsTie ? incoming : current)
-        case .lastWriterWins, .counter: return incomingWinsTie ? incoming : current
-        }
     }
 
     /// An `increment` of a counter, by ``CounterResolver``: adds `delta` to the exact total and
