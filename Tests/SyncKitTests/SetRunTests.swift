@@ -62,10 +62,9 @@ import Testing
             }
             return setsOnly
         }
-        let engine = try MergeEngine(schema: objectByObject.replica.schema, connection: try SQLiteConnection(path: objectByObject.path),
-                                     keepsJournal: true)
-        #expect(batch.allSatisfy { !engine.holdsAsSetRun($0) }, "a change set that creates is not a run of sets")
-        #expect(withoutLabels.allSatisfy { engine.holdsAsSetRun($0) }, "without the labels every change set is a run of sets")
+        #expect(try objectByObject.replica.validate(batch).runsOfSets.isEmpty, "a change set that creates is not a run of sets")
+        #expect(try objectByObject.replica.validate(withoutLabels).runsOfSets == Set(withoutLabels.map(\.dot)),
+                "without the labels every change set is a run of sets")
 
         _ = try operationByOperation.replica.apply(batch)
         _ = try objectByObject.replica.apply(withoutLabels)
@@ -114,10 +113,10 @@ import Testing
         #expect(try b.replica.versionVector() == a.replica.versionVector())
     }
 
-    /// Validation tells the merge which change sets are runs of sets, so the engine does not read
-    /// every operation again: its finding must be the engine's own test, for each kind of change
-    /// set (sets of last-writer-wins attributes only; with a create; with a set of a `.max`
-    /// attribute; with a counter's increment; a delete).
+    /// Validation tells the merge which change sets are runs of sets (the engine holds exactly
+    /// those and reads their operations as sets): only the change sets of last-writer-wins sets,
+    /// not one with a create, a set of a `.max` attribute, a counter's increment or a delete;
+    /// a batch's validation and a single change set's (record edits, replays) agree.
     @Test func validationFindsTheRunsOfSetsTheEngineHolds() throws {
         let clock = FakeClock()
         let a = try TestReplica(clock: clock, name: "a", entities: [Tally.self])
@@ -144,10 +143,10 @@ import Testing
         let batch = try a.replica.changeSets(missingFrom: VersionVector())
         #expect(batch.count == 7)
         let validated = try b.replica.validate(batch)
-        let engine = try MergeEngine(schema: b.replica.schema, connection: try SQLiteConnection(path: b.path), keepsJournal: true)
-        let held = Set(batch.filter { engine.holdsAsSetRun($0) }.map(\.dot))
-        #expect(validated.runsOfSets == held)
-        #expect(held == [batch[2].dot, batch[5].dot], "the two saves of last-writer-wins attributes only")
+        #expect(validated.runsOfSets == [batch[2].dot, batch[5].dot], "the two saves of last-writer-wins attributes only")
+        // A single change set's validation, as record edits and replays use it, finds the same.
+        let validator = ChangeSetValidator(b.replica.schema.document)
+        #expect(try batch.filter { try validator.validate($0).onlyLastWriterWinsSets }.map(\.dot) == [batch[2].dot, batch[5].dot])
 
         _ = try b.replica.apply(batch)
         #expect(try b.replica.records("Tally") == a.replica.records("Tally"))

@@ -175,6 +175,17 @@ struct ChangeSetValidator: Sendable {
         entitiesWithCounters = Set(attributes.filter { $0.value.values.contains { $0.policy == .counter } }.keys)
     }
 
+    /// Checks one change set whole (a record edit's, a replay's), and says what the merge needs to
+    /// know of it.
+    ///
+    /// - Throws: ``SyncError`` `.schemaMismatch` for the first violation, as the check of a
+    ///   batch does.
+    func validate(_ changeSet: ChangeSet) throws -> Findings {
+        var created: Set<UUID> = []
+        var last: Attribute?
+        return try validate(changeSet, startingAt: 0, created: &created, last: &last)
+    }
+
     /// Checks every `set` of every change set in `changeSets`.
     ///
     /// - Throws: ``SyncError`` `.schemaMismatch` for the first violation, naming the change set,

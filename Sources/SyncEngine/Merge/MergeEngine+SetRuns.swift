@@ -82,19 +82,6 @@ struct SetRun: ~Copyable {
 }
 
 extension MergeEngine {
-    /// Whether `changeSet` only sets last-writer-wins attributes the schema has: such change sets
-    /// are held and resolved object by object (see ``SetRun``). Anything else, or a set the
-    /// schema refuses, takes the usual path, which reports it.
-    func holdsAsSetRun(_ changeSet: ChangeSet) -> Bool {
-        guard !changeSet.operations.isEmpty else { return false }
-        for operation in changeSet.operations {
-            guard case .set(let entity, _, let name, _) = operation,
-                  let (_, attribute) = try? attributeOfSet(entity, name),
-                  attribute.policy == .lastWriterWins else { return false }
-        }
-        return true
-    }
-
     /// Resolves the held run of sets, object by object (see ``SetRun``); nothing when none is held.
     func resolveHeldSets() throws {
         guard !setRun.changeSets.isEmpty, !setRun.isResolving else { return }
@@ -156,8 +143,8 @@ extension MergeEngine {
         var entities: [SyncSchema.Entity] = []
     }
 
-    /// Reads the run's operations once (``holdsAsSetRun(_:)`` found each a `set` of a
-    /// last-writer-wins attribute the schema has): each operation's payload is copied out of its
+    /// Reads the run's operations once (validation found each a `set` of a last-writer-wins
+    /// attribute the schema has, ``ChangeSetValidator/Findings``): each operation's payload is copied out of its
     /// change set here only, and its attribute looked up by name only when it is not the one
     /// the operation before it named.
     private func writesByObject(of run: [ChangeSet]) throws -> RunWrites {

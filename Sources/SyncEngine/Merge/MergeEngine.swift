@@ -148,9 +148,10 @@ final class MergeEngine {
     ///
     /// A change set of last-writer-wins sets only is held, with the ones after it, and resolved
     /// object by object when anything else comes (see `MergeEngine+SetRuns.swift`);
-    /// `onlyLastWriterWinsSets` says whether it is one, when validation found out already.
-    func apply(_ changeSet: ChangeSet, onlyLastWriterWinsSets: Bool? = nil) throws {
-        if sliced == nil, onlyLastWriterWinsSets ?? holdsAsSetRun(changeSet) {
+    /// `onlyLastWriterWinsSets` says whether it is one, as its validation found
+    /// (``ChangeSetValidator/Findings``).
+    func apply(_ changeSet: ChangeSet, onlyLastWriterWinsSets: Bool) throws {
+        if sliced == nil, onlyLastWriterWinsSets {
             begin(changeSet)
             setRun.changeSets.append(changeSet)
             return

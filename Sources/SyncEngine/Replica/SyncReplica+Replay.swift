@@ -29,8 +29,8 @@ extension SyncReplica {
                     return nil
                 }
                 let replayed = try ChangeSetTable.commitLocal(separated.kept, wallClock: wallClock(), on: connection)
-                try validator.validate([replayed])
-                try engine.apply(replayed)
+                let findings = try validator.validate(replayed)
+                try engine.apply(replayed, onlyLastWriterWinsSets: findings.onlyLastWriterWinsSets)
                 try engine.materialize()
                 if engine.recordsStoreChange {
                     storeChange = engine.storeChangeRecord.storeChange(origin: .recordEdit)

@@ -255,8 +255,8 @@ public final class SyncReplica: Sendable {
                 let changeSet = try ChangeSetTable.commitLocal(operations, wallClock: wallClock(), on: connection)
                 // Values given without Swift types are checked as peers will check them: a value
                 // they refuse would stay in the outbox for good.
-                try validator.validate([changeSet])
-                try engine.apply(changeSet)
+                let findings = try validator.validate(changeSet)
+                try engine.apply(changeSet, onlyLastWriterWinsSets: findings.onlyLastWriterWinsSets)
                 try engine.materialize()
                 try editor.checkSaveRules()
                 if engine.recordsStoreChange {
