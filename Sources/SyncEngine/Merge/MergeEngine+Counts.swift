@@ -103,9 +103,9 @@ extension MergeEngine {
         guard let chosen, let inverse = schema.inverse(of: relationship), inverse.kind != .toOne, let maximum = inverse.maxCount else { return chosen }
         let owner = ObjectKey(entity: relationship.target, id: chosen)
         let ranked = try rankedSources(at: owner, relationship)
-        guard let rank = ranked.firstIndex(where: { $0.id == source.id }), rank >= maximum else { return chosen }
+        guard let claim = RelationshipResolver.hidden(ranked, maximum: maximum).first(where: { $0.id == source.id }) else { return chosen }
         let shownBefore = try EntityTable.members(of: source.id, in: entity.table, storage: relationship.storage, on: connection)
-        try noteHidden(owner: owner, inverse.name, maximum: maximum, member: source, added: ranked[rank].added, wasShown: shownBefore == [chosen])
+        try noteHidden(owner: owner, inverse.name, maximum: maximum, member: source, added: claim.added, wasShown: shownBefore == [chosen])
         return nil
     }
 
@@ -126,9 +126,9 @@ extension MergeEngine {
             for member in members where shown.contains(member) {
                 let target = ObjectKey(entity: relationship.target, id: member)
                 let ranked = try rankedSources(at: target, relationship)
-                guard let rank = ranked.firstIndex(where: { $0.id == owner.id }), rank >= maximum else { continue }
+                guard let claim = RelationshipResolver.hidden(ranked, maximum: maximum).first(where: { $0.id == owner.id }) else { continue }
                 shown.remove(member)
-                hidden.append((target, inverse.name, maximum, owner, ranked[rank].added))
+                hidden.append((target, inverse.name, maximum, owner, claim.added))
             }
         }
         guard !hidden.isEmpty else { return members }
