@@ -97,6 +97,9 @@ struct LimitTests {
                 clients.append(client)
             }
             #expect(server.statistics.openConnections == 3)
+            // A client can read its response before the server's worker has handed the connection
+            // back to the event loop, which does not shed a connection a worker still holds.
+            #expect(waitUntil(timeout: 10) { server.statistics.activeRequests == 0 })
 
             let newcomer = try RawHTTPClient(port: server.port)
             newcomer.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -489,9 +489,14 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func handBackToLoop() {
-        core.requestLeftWorker()
-        let accepted = core.loop.execute { [self] in resumeAfterProcessing() }
+        // The request counts as active until the loop has the connection back: until then the
+        // loop treats the connection as busy (it is never shed), whatever the worker has sent.
+        let accepted = core.loop.execute { [self] in
+            core.requestLeftWorker()
+            resumeAfterProcessing()
+        }
         if !accepted {
+            core.requestLeftWorker()
             closeAbandonedByLoop()
         }
     }

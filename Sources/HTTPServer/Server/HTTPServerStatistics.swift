@@ -16,7 +16,8 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     public var bodiesRefusedForMemory: Int
     /// Bytes currently reserved for request bodies still being received.
     public var bufferedBodyBytes: Int
-    /// Requests currently queued for or running on a worker thread (including admission checks).
+    /// Requests currently queued for or running on a worker thread (including admission checks),
+    /// until the event loop has taken their connection back from the worker.
     public var activeRequests: Int
     /// Exchanges completed since start, including server-generated error responses.
     public var completedRequests: Int
