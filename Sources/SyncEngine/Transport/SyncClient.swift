@@ -391,14 +391,20 @@ public final class SyncClient: Sendable {
                         throw error.error
                     }
                 }
-                try await local { try replica.mark(dots, as: .acknowledged) }
-                report.pushed += result.applied.count
-                report.alreadyOnServer += result.alreadyApplied.count
-                report.pushBatches += 1
+                try await acknowledge(dots, pushedAs: result, in: &report)
                 start += batch.count
                 if let pending = try? await local({ try replica.unacknowledgedCount() }) { updateStatus { $0.pendingCount = pending } }
             }
         }
+    }
+
+    /// Marks the change sets `dots`, which the server stored, acknowledged, and counts the push in `report`.
+    private func acknowledge(_ dots: [Dot], pushedAs result: HTTPTransport.PushResult, in report: inout SyncReport) async throws(SyncClientError) {
+        let replica = replica
+        try await local { try replica.mark(dots, as: .acknowledged) }
+        report.pushed += result.applied.count
+        report.alreadyOnServer += result.alreadyApplied.count
+        report.pushBatches += 1
     }
 
     /// Pushes `batch` in one request, or a single change set too large for one through an upload
@@ -469,10 +475,7 @@ public final class SyncClient: Sendable {
                 missing = Array(missing[..<start]) + SyncClient.sendable(missing[start...], to: sendable, leavingOut: unrelayed)
                 continue
             }
-            try await local { try replica.mark(batch.map(\.dot), as: .acknowledged) }
-            report.pushed += result.applied.count
-            report.alreadyOnServer += result.alreadyApplied.count
-            report.pushBatches += 1
+            try await acknowledge(batch.map(\.dot), pushedAs: result, in: &report)
             start += batch.count
         }
     }
