@@ -212,7 +212,7 @@ struct ChangeSetValidator: Sendable {
             let index = offset + sliceIndex
             if case .create(let entity, let id) = operation, entitiesWithCounters.contains(entity) { created.insert(id) }
             if case .increment(let entity, let id, let name, _) = operation {
-                try checkIncrement(entity, name, id, at: index, of: changeSet)
+                try checkIncrement(entity, name, id, at: index, of: changeSet, last: &last)
                 findings.onlyLastWriterWinsSets = false
                 continue
             }
@@ -257,8 +257,18 @@ struct ChangeSetValidator: Sendable {
     }
 
     /// An `increment` must name a counter; an unknown attribute is left to the merge, which reports it.
-    private func checkIncrement(_ entity: String, _ name: String, _ id: UUID, at index: Int, of changeSet: ChangeSet) throws {
-        guard let attribute = attributes[entity]?[name], attribute.policy != .counter else { return }
+    /// `last` is the attribute the operation before named, as for sets.
+    private func checkIncrement(_ entity: String, _ name: String, _ id: UUID, at index: Int, of changeSet: ChangeSet,
+                                last: inout Attribute?) throws {
+        let attribute: Attribute
+        if let last, last.name == name, last.entity == entity {
+            attribute = last
+        } else {
+            guard let known = attributes[entity]?[name] else { return }
+            attribute = known
+            last = known
+        }
+        guard attribute.policy != .counter else { return }
         throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) increments \(entity).\(name) of \(id.storageText), which is not a counter (merge: .\(attribute.policy.rawValue)); only a counter takes increments")
     }
 

@@ -117,6 +117,15 @@ extension MergeEngine {
         return side(values: try currentValues(of: attribute, object: object, known: known), stamp)
     }
 
+    /// The value of column `offset` of `object`'s row now, including this batch's writes: what
+    /// ``currentValues(of:object:known:)`` gives for an attribute of one column, without making
+    /// an array (a counter is read at every increment). The object must have a row.
+    func currentRowValue(at offset: Int, object: ObjectKey, known: ObjectInfo) throws -> SQLValue {
+        if !known.pendingRowValues.isEmpty, let value = known.pendingRowValues[offset] { return value }
+        if known.storedRowValues == nil { try loadRowValues(of: object, known) }
+        return known.storedRowValues?[offset] ?? .null
+    }
+
     /// The values `object`'s attribute has now, including this batch's writes.
     func currentValues(of attribute: SyncSchema.Attribute, object: ObjectKey, known: ObjectInfo) throws -> [SQLValue] {
         guard known.hasRow else {
