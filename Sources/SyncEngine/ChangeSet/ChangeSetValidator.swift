@@ -191,8 +191,7 @@ struct ChangeSetValidator: Sendable {
     /// - Throws: ``SyncError`` `.schemaMismatch` for the first violation, naming the change set,
     ///   the operation's index in it, the entity, attribute, object and the offending value.
     func validate(_ changeSets: [ChangeSet]) throws {
-        // A batch sets the same few attributes again and again: comparing two short names costs
-        // less than hashing them.
+        // The attribute the operation before named, kept across change sets (``attribute(_:_:last:)``).
         var last: Attribute?
         for changeSet in changeSets {
             var created: Set<UUID> = []
@@ -220,17 +219,10 @@ struct ChangeSetValidator: Sendable {
                 findings.onlyLastWriterWinsSets = false
                 continue
             }
-            let attribute: Attribute
-            if let last, last.name == name, last.entity == entity {
-                attribute = last
-            } else {
-                guard let known = attributes[entity]?[name] else {
-                    findings.setsNameKnownAttributes = false
-                    findings.onlyLastWriterWinsSets = false
-                    continue
-                }
-                attribute = known
-                last = known
+            guard let attribute = attribute(entity, name, last: &last) else {
+                findings.setsNameKnownAttributes = false
+                findings.onlyLastWriterWinsSets = false
+                continue
             }
             if attribute.policy != .lastWriterWins { findings.onlyLastWriterWinsSets = false }
             guard attribute.policy != .counter || created.contains(id) else {
@@ -256,19 +248,20 @@ struct ChangeSetValidator: Sendable {
         var onlyLastWriterWinsSets: Bool
     }
 
+    /// The schema's attribute `entity.name`, nil if it has none. `last` is the one the operation
+    /// before named: a batch names the same few again and again, and comparing two short names
+    /// costs less than hashing them.
+    private func attribute(_ entity: String, _ name: String, last: inout Attribute?) -> Attribute? {
+        if let last, last.name == name, last.entity == entity { return last }
+        guard let known = attributes[entity]?[name] else { return nil }
+        last = known
+        return known
+    }
+
     /// An `increment` must name a counter; an unknown attribute is left to the merge, which reports it.
-    /// `last` is the attribute the operation before named, as for sets.
     private func checkIncrement(_ entity: String, _ name: String, _ id: UUID, at index: Int, of changeSet: ChangeSet,
                                 last: inout Attribute?) throws {
-        let attribute: Attribute
-        if let last, last.name == name, last.entity == entity {
-            attribute = last
-        } else {
-            guard let known = attributes[entity]?[name] else { return }
-            attribute = known
-            last = known
-        }
-        guard attribute.policy != .counter else { return }
+        guard let attribute = attribute(entity, name, last: &last), attribute.policy != .counter else { return }
         throw SyncError(.schemaMismatch, "\(ChangeSetValidator.place(index, of: changeSet)) increments \(entity).\(name) of \(id.storageText), which is not a counter (merge: .\(attribute.policy.rawValue)); only a counter takes increments")
     }
 
