@@ -117,10 +117,12 @@ extension MergeEngine {
         return side(values: try currentValues(of: attribute, object: object, known: known), stamp)
     }
 
-    /// The value of column `offset` of `object`'s row now, including this batch's writes: what
-    /// ``currentValues(of:object:known:)`` gives for an attribute of one column, without making
-    /// an array (a counter is read at every increment). The object must have a row.
-    func currentRowValue(at offset: Int, object: ObjectKey, known: ObjectInfo) throws -> SQLValue {
+    /// The value `object`'s attribute has now in its first column, including this batch's writes:
+    /// the first of ``currentValues(of:object:known:)``, without making an array (a counter, one
+    /// column, is read at every increment); nil for an attribute without columns.
+    func currentFirstValue(of attribute: SyncSchema.Attribute, object: ObjectKey, known: ObjectInfo) throws -> SQLValue? {
+        guard let offset = attribute.columnOffsets.first, let column = attribute.columns.first else { return nil }
+        guard known.hasRow else { return try detachedColumns(of: object)[column] ?? .null }
         if !known.pendingRowValues.isEmpty, let value = known.pendingRowValues[offset] { return value }
         if known.storedRowValues == nil { try loadRowValues(of: object, known) }
         return known.storedRowValues?[offset] ?? .null

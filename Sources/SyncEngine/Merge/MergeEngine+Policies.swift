@@ -73,10 +73,7 @@ extension MergeEngine {
     @discardableResult
     func addDelta(of increment: CounterIncrement) throws -> CounterResolver.Outcome {
         let object = increment.object, name = increment.attribute.name
-        let offsets = increment.attribute.columnOffsets
-        let shown = increment.known.hasRow && offsets.count == 1
-            ? try currentRowValue(at: offsets[0], object: object, known: increment.known)
-            : try currentValues(of: increment.attribute, object: object, known: increment.known).first
+        let shown = try currentFirstValue(of: increment.attribute, object: object, known: increment.known)
         guard case .integer(let shownValue)? = shown else {
             throw SyncError(.schemaMismatch, "increments \(object.entity).\(name) of \(object.id.storageText), whose value \(shown?.description ?? "none") is not an integer")
         }
