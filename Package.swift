@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "CommandLineArguments"),
         .executableTarget(name: "syncd", dependencies: ["SyncServer", "SyncEngine", "Codecs", "CommandLineArguments", "PostgreSQLClient"]),
         .executableTarget(name: "sync", dependencies: ["SyncEngine", "LocalStoreCore", "Codecs", "CommandLineArguments"]),
-        .executableTarget(name: "bench", dependencies: ["SyncKit", "Codecs", "CSQLite", "CommandLineArguments"]),
+        .executableTarget(name: "bench", dependencies: ["SyncKit", "SQLiteDatabase", "Codecs", "CSQLite", "CommandLineArguments"]),
         // Test support, not shipped: a child process that CrashSafetyTests kills mid-save and mid-merge.
         .executableTarget(name: "SyncCrashHelper", dependencies: ["SyncKit"]),
 

@@ -16,6 +16,9 @@ package final class SQLiteConnection {
     private var statementCache: [String: SQLiteStatement] = [:]
     /// How long a statement waits for another connection's lock (see ``setBusyTimeout(milliseconds:)``).
     package private(set) var busyTimeoutMilliseconds: Int32
+    /// The checkpointer SQLite calls after each commit (``WALCheckpointer/install(on:)``), held
+    /// so that it lives as long as the connection that calls it.
+    var walCommitObserver: WALCheckpointer?
 
     /// Process-wide SQLite settings, made once before the first connection opens (SQLite takes
     /// them only before it initializes): no memory statistics, so allocations on different
@@ -128,6 +131,13 @@ package final class SQLiteConnection {
         setBusyTimeout(milliseconds: milliseconds)
         defer { setBusyTimeout(milliseconds: previous) }
         return try body()
+    }
+
+    /// Returns once the background checkpoints this connection's commits asked for have run
+    /// (at once without a ``WALCheckpointer``): for work that needs the WAL to itself, such as a
+    /// truncating checkpoint.
+    package func waitForBackgroundCheckpoints() {
+        walCommitObserver?.waitUntilIdle()
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.

@@ -2,6 +2,7 @@ import Codecs
 import CSQLite
 import Foundation
 import LocalStore
+import SQLiteDatabase
 
 // The baseline: the store workloads written directly against the SQLite C API, the way a
 // careful hand-written data layer would do them. It works on the tables LocalStore created
@@ -66,6 +67,8 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 /// One raw SQLite connection configured like a LocalStore connection.
 final class RawDatabase {
     private let handle: OpaquePointer
+    /// LocalStore's WAL checkpoints, which run on a connection and queue of their own.
+    private let checkpointer: WALCheckpointer
 
     init(path: String) throws {
         var handle: OpaquePointer?
@@ -75,13 +78,19 @@ final class RawDatabase {
         }
         self.handle = handle
         // The settings and pragmas LocalStore gives each of its connections (SQLiteConnection's
-        // initializer and ObjectStore.configure), the 16 MiB page cache included.
+        // initializer and ObjectStore.configure), the 16 MiB page cache included, and its
+        // background checkpoints (ObjectStore.openConnection).
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
+        checkpointer = WALCheckpointer(path: path)
+        checkpointer.install(onDatabase: handle)
         try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(ObjectStore.walSizeLimit)")
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        sqlite3_close_v2(handle)
+        checkpointer.waitUntilIdle()
+    }
 
     func execute(_ sql: String) throws {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw failure(sql) }

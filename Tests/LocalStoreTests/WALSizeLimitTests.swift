@@ -1,6 +1,7 @@
 import Foundation
 import LocalStore
 @testable import LocalStoreCore
+@testable import SQLiteDatabase
 import TestSupport
 import Testing
 
@@ -28,8 +29,9 @@ import Testing
         let afterImport = try Self.walBytes(of: file.path)
         #expect(afterImport > 4 * ObjectStore.walSizeLimit, "\(afterImport)")
 
-        // The commit's automatic checkpoint copied them into the file; the next write starts the
-        // WAL over and cuts it back.
+        // The store's background checkpointer copies them into the file; the next write starts
+        // the WAL over and cuts it back.
+        store.waitForCheckpoints()
         let board = Board()
         board.name = "after"
         context.insert(board)
@@ -37,5 +39,23 @@ import Testing
         let afterNextSave = try Self.walBytes(of: file.path)
         #expect(afterNextSave <= ObjectStore.walSizeLimit, "\(afterNextSave)")
         #expect(try context.fetchCount(FetchDescriptor<Board>()) == 20_001)
+    }
+}
+
+/// The connections of a store file leave the WAL's checkpoints to the store's checkpointer; an
+/// in-memory store has no WAL and no checkpointer.
+@Suite struct StoreCheckpointerTests {
+    @Test func everyConnectionOfAStoreFileUsesTheStoresCheckpointer() throws {
+        let file = TemporaryStoreFile(prefix: "store-checkpointer")
+        let store = try ObjectStore(path: file.path, entities: IdentifierFixture.entities)
+        let first = try store.openConnection(), second = try store.openConnection()
+        let checkpointer = try #require(first.walCommitObserver)
+        #expect(second.walCommitObserver === checkpointer)
+        #expect(checkpointer.path == file.path)
+    }
+
+    @Test func anInMemoryStoreHasNoCheckpointer() throws {
+        let store = try ObjectStore.inMemory(entities: IdentifierFixture.entities)
+        #expect(try store.openConnection().walCommitObserver == nil)
     }
 }

@@ -32,6 +32,9 @@ public final class ObjectStore: Sendable {
     /// For an in-memory store, a connection held open for the store's lifetime: SQLite frees a
     /// shared in-memory database when its last connection closes. Never used otherwise.
     nonisolated(unsafe) private let inMemoryDatabaseKeeper: SQLiteConnection?
+    /// Checkpoints the WAL of the store's connections in the background (``WALCheckpointer``);
+    /// `nil` for an in-memory store, which has no WAL.
+    private let checkpointer: WALCheckpointer?
 
     /// Opens or creates the store at `path` for `entities`, migrating an existing file.
     ///
@@ -49,6 +52,7 @@ public final class ObjectStore: Sendable {
         typedSchema = schema
         schemaDocument = try SchemaDocument(schema)
         self.inMemoryDatabaseKeeper = inMemoryDatabaseKeeper
+        checkpointer = ObjectStore.checkpointer(for: path)
         try ObjectStore.open(path, migratingTo: schemaDocument, policy: .automatic)
     }
 
@@ -80,6 +84,7 @@ public final class ObjectStore: Sendable {
         typedSchema = nil
         schemaDocument = schema
         inMemoryDatabaseKeeper = nil
+        checkpointer = ObjectStore.checkpointer(for: path)
         try ObjectStore.open(path, migratingTo: schema, policy: policy)
     }
 
@@ -91,6 +96,7 @@ public final class ObjectStore: Sendable {
         self.path = path
         typedSchema = nil
         inMemoryDatabaseKeeper = nil
+        checkpointer = ObjectStore.checkpointer(for: path)
         let connection = try SQLiteConnection(path: path)
         try ObjectStore.configure(connection)
         guard let stored = try Migrator.storedDocument(on: connection) else {
@@ -208,11 +214,30 @@ public final class ObjectStore: Sendable {
         changeHub.subscribe(bufferingPolicy: bufferingPolicy)
     }
 
-    /// Opens a new connection to the store file.
+    /// Opens a new connection to the store file; its commits leave the WAL's checkpoints to the
+    /// store's background checkpointer.
     package func openConnection() throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
         try ObjectStore.configure(connection)
+        checkpointer?.install(on: connection)
         return connection
+    }
+
+    /// A checkpointer for a store file; none for an in-memory database (a `file:` URI with
+    /// `mode=memory`), which has no WAL.
+    private static func checkpointer(for path: String) -> WALCheckpointer? {
+        path.hasPrefix("file:") && path.contains("mode=memory") ? nil : WALCheckpointer(path: path)
+    }
+
+    /// Returns once the WAL checkpoints the store's commits asked for so far have run.
+    package func waitForCheckpoints() {
+        checkpointer?.waitUntilIdle()
+    }
+
+    deinit {
+        // The store's last connection is gone: nothing of it may still be reading or writing the
+        // file once the store is released (a migration may move it, a test remove it).
+        checkpointer?.waitUntilIdle()
     }
 
     /// Creates a context: a unit of work with its own connection and identity map.

@@ -58,12 +58,16 @@ enum StoreFileSpace {
     /// Empties the WAL into the file and truncates it, waiting ``readerWaitMilliseconds`` at most
     /// for readers; best effort.
     static func truncateWAL(on connection: SQLiteConnection) {
+        // A background checkpoint still copying (the `VACUUM`'s commit asks for one) would make
+        // this one give up.
+        connection.waitForBackgroundCheckpoints()
         connection.withBusyTimeout(milliseconds: readerWaitMilliseconds) {
             _ = try? connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
 
     private static func giveBackFreePages(on connection: SQLiteConnection, policy: Policy) {
+        connection.waitForBackgroundCheckpoints()
         do {
             let free = try integer("PRAGMA freelist_count", on: connection)
             let mode = try integer("PRAGMA auto_vacuum", on: connection)
