@@ -14,13 +14,25 @@ import Testing
         try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber).intValue
     }
 
-    /// A WAL-mode database at `path` with an empty table, with the checkpointer installed.
-    static func database(at path: String, checkpointer: WALCheckpointer) throws -> SQLiteConnection {
-        let connection = try SQLiteConnection(path: path)
-        _ = try connection.rows("PRAGMA journal_mode = WAL")
-        try connection.execute("CREATE TABLE filler (value BLOB)")
-        checkpointer.install(on: connection)
-        return connection
+    /// A WAL-mode database with an empty table and a checkpointer installed on its connection,
+    /// running its checkpoints on ``queue``, which a test may suspend.
+    struct Fixture {
+        let file: TemporaryStoreFile
+        let queue = DispatchQueue(label: "checkpoints under test")
+        let checkpointer: WALCheckpointer
+        let connection: SQLiteConnection
+
+        init(_ prefix: String, backgroundPages: Int32, synchronousPages: Int32) throws {
+            file = TemporaryStoreFile(prefix: prefix)
+            checkpointer = WALCheckpointer(path: file.path, backgroundPages: backgroundPages, synchronousPages: synchronousPages, queue: queue)
+            connection = try SQLiteConnection(path: file.path)
+            _ = try connection.rows("PRAGMA journal_mode = WAL")
+            try connection.execute("CREATE TABLE filler (value BLOB)")
+            checkpointer.install(on: connection)
+        }
+
+        /// Bytes of the database file.
+        func fileBytes() throws -> Int { try WALCheckpointerTests.fileBytes(file.path) }
     }
 
     /// About `pages` pages of new rows, in one transaction.
@@ -32,38 +44,33 @@ import Testing
     }
 
     @Test func aCommitPastTheThresholdLeavesTheCopyToTheBackground() throws {
-        let file = TemporaryStoreFile(prefix: "checkpoint-background")
-        let queue = DispatchQueue(label: "checkpoints under test")
-        let checkpointer = WALCheckpointer(path: file.path, backgroundPages: 20, synchronousPages: 1_000_000, queue: queue)
-        let connection = try Self.database(at: file.path, checkpointer: checkpointer)
-        queue.suspend()
-        try Self.writePages(200, on: connection)
+        let database = try Fixture("checkpoint-background", backgroundPages: 20, synchronousPages: 1_000_000)
+        database.queue.suspend()
+        let written = Result { try Self.writePages(200, on: database.connection) }
+        let bytesBeforeTheCheckpoint = Result { try database.fileBytes() }
+        // Resumed whatever happened: a suspended queue must not be released.
+        database.queue.resume()
+        try written.get()
         // The commit asked for a checkpoint and went on: nothing reached the file yet.
-        #expect(try Self.fileBytes(file.path) < 20 * 4096)
-        queue.resume()
-        checkpointer.waitUntilIdle()
-        #expect(try Self.fileBytes(file.path) >= 200 * 3000)
+        #expect(try bytesBeforeTheCheckpoint.get() < 20 * 4096)
+        database.checkpointer.waitUntilIdle()
+        #expect(try database.fileBytes() >= 200 * 3000)
     }
 
     @Test func aCommitBelowTheThresholdAsksForNoCheckpoint() throws {
-        let file = TemporaryStoreFile(prefix: "checkpoint-below")
-        let checkpointer = WALCheckpointer(path: file.path, backgroundPages: 500, synchronousPages: 1_000_000)
-        let connection = try Self.database(at: file.path, checkpointer: checkpointer)
-        try Self.writePages(200, on: connection)
-        checkpointer.waitUntilIdle()
-        #expect(try Self.fileBytes(file.path) < 20 * 4096)
+        let database = try Fixture("checkpoint-below", backgroundPages: 500, synchronousPages: 1_000_000)
+        try Self.writePages(200, on: database.connection)
+        database.checkpointer.waitUntilIdle()
+        #expect(try database.fileBytes() < 20 * 4096)
     }
 
     @Test func aCommitPastTheBoundCheckpointsItself() throws {
-        let file = TemporaryStoreFile(prefix: "checkpoint-bound")
-        let queue = DispatchQueue(label: "checkpoints under test")
-        let checkpointer = WALCheckpointer(path: file.path, backgroundPages: 50, synchronousPages: 50, queue: queue)
-        let connection = try Self.database(at: file.path, checkpointer: checkpointer)
+        let database = try Fixture("checkpoint-bound", backgroundPages: 50, synchronousPages: 50)
         // The background never runs: what reaches the file, the commit copied.
-        queue.suspend()
-        defer { queue.resume() }
-        try Self.writePages(200, on: connection)
-        #expect(try Self.fileBytes(file.path) >= 200 * 3000)
+        database.queue.suspend()
+        defer { database.queue.resume() }
+        try Self.writePages(200, on: database.connection)
+        #expect(try database.fileBytes() >= 200 * 3000)
     }
 
     /// Without a checkpointer, SQLite's own checkpoint (at 1,000 pages) leaves 200 pages in the WAL:
