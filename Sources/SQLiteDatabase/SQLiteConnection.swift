@@ -27,13 +27,14 @@ package final class SQLiteConnection {
         _ = csqlite_disable_memory_statistics()
     }()
 
-    /// Opens (or creates) the database at `path`. `readOnly` opens without write access.
-    package init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+    /// Opens (or creates) the database at `path`. `readOnly` opens without write access;
+    /// without `creatingIfMissing`, a missing file is an error rather than a new database.
+    package init(path: String, readOnly: Bool = false, creatingIfMissing: Bool = true, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         SQLiteConnection.configured
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         var handle: OpaquePointer?
-        var flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (creatingIfMissing ? SQLITE_OPEN_CREATE : 0))) | SQLITE_OPEN_NOMUTEX
         // `file:` names are URIs (an in-memory store's `file:…?mode=memory&cache=shared`); plain
         // paths keep their meaning even when they contain `?` or `%`.
         if path.hasPrefix("file:") { flags |= SQLITE_OPEN_URI }

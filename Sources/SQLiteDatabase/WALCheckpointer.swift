@@ -67,11 +67,12 @@ package final class WALCheckpointer: Sendable {
     }
 
     /// One passive checkpoint on a connection opened for it. Best effort: a database that cannot
-    /// be opened now keeps its log until the next commit asks again, or the bound is reached.
+    /// be opened now keeps its log until the next commit asks again, or the bound is reached; a
+    /// file removed meanwhile is not made again.
     private func checkpoint() {
         // Cleared before the copy: a commit during it asks for another one, for its own pages.
         isQueued.store(false, ordering: .releasing)
-        guard let connection = try? SQLiteConnection(path: path, busyTimeoutMilliseconds: 0) else { return }
+        guard let connection = try? SQLiteConnection(path: path, creatingIfMissing: false, busyTimeoutMilliseconds: 0) else { return }
         // The checkpoint syncs the log before copying and the file after, as the stores'
         // `synchronous = NORMAL` asks of the checkpoints their commits run.
         try? connection.execute("PRAGMA synchronous = NORMAL")

@@ -73,6 +73,19 @@ import Testing
         #expect(try database.fileBytes() >= 200 * 3000)
     }
 
+    /// A store file removed while its checkpoint waits (a test's temporary file, an app
+    /// deleting a store) is not made again, empty, by the checkpoint.
+    @Test func aCheckpointOfARemovedFileMakesNoNewFile() throws {
+        let database = try Fixture("checkpoint-removed", backgroundPages: 20, synchronousPages: 1_000_000)
+        database.queue.suspend()
+        let written = Result { try Self.writePages(200, on: database.connection) }
+        TemporaryStoreFile.remove(database.file.path)
+        database.queue.resume()
+        try written.get()
+        database.checkpointer.waitUntilIdle()
+        #expect(!FileManager.default.fileExists(atPath: database.file.path))
+    }
+
     /// Without a checkpointer, SQLite's own checkpoint (at 1,000 pages) leaves 200 pages in the WAL:
     /// the tests above see the checkpointer's work, not SQLite's.
     @Test func withoutACheckpointerTheSamePagesStayInTheLog() throws {

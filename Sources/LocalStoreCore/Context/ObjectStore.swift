@@ -235,8 +235,8 @@ public final class ObjectStore: Sendable {
     }
 
     deinit {
-        // The store's last connection is gone: nothing of it may still be reading or writing the
-        // file once the store is released (a migration may move it, a test remove it).
+        // No checkpoint of the store's may still be reading or writing the file once the store
+        // is released: a migration may move the file, an app or a test remove it.
         checkpointer?.waitUntilIdle()
     }
 
