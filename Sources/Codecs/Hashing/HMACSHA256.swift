@@ -9,8 +9,14 @@ package enum HMACSHA256 {
         // Keys longer than a block are hashed first; shorter ones are padded with zeros (RFC 2104 §2).
         var blockKey = key.count > blockSize ? SHA256.hash(key) : Array(key)
         blockKey += [UInt8](repeating: 0, count: blockSize - blockKey.count)
-        let inner = SHA256.hash(blockKey.map { $0 ^ 0x36 } + Array(message))
-        return SHA256.hash(blockKey.map { $0 ^ 0x5c } + inner)
+        // The message, which may be megabytes, is hashed where it is rather than appended to the key.
+        var inner = SHA256()
+        inner.update(blockKey.map { $0 ^ 0x36 })
+        inner.update(message)
+        var outer = SHA256()
+        outer.update(blockKey.map { $0 ^ 0x5c })
+        outer.update(inner.finish())
+        return outer.finish()
     }
 
     /// Whether `code` is `message`'s authentication code under `key`, compared in time that does

@@ -21,11 +21,12 @@ package struct SHA256 {
         return hasher.finish()
     }
 
-    private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    /// The eight words of the hash so far (FIPS 180-4 §5.3.3 before any block).
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
+        (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
     /// Bytes not yet hashed: less than one 64-byte block.
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
-    private var words = [UInt32](repeating: 0, count: 64)
 
     /// A hash of no bytes yet: ``update(_:)`` adds bytes, ``finish()`` gives the digest. A large
     /// upload is hashed a part at a time this way, never whole in memory.
@@ -33,26 +34,30 @@ package struct SHA256 {
         pending.reserveCapacity(64)
     }
 
-    /// Adds `bytes` to the hashed message.
+    /// Adds `bytes` to the hashed message. Contiguous bytes (arrays, `Data`, buffers) are read
+    /// where they are; others are copied once.
     package mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        length &+= UInt64(bytes.count)
-        var index = bytes.startIndex
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+        if done == nil { Array(bytes).withUnsafeBytes { update($0) } }
+    }
+
+    /// Adds the bytes of `buffer` to the hashed message.
+    package mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        length &+= UInt64(buffer.count)
+        var offset = 0
         if !pending.isEmpty {
-            while index != bytes.endIndex && pending.count < 64 {
-                pending.append(bytes[index])
-                index = bytes.index(after: index)
-            }
+            let taken = min(64 - pending.count, buffer.count)
+            pending.append(contentsOf: UnsafeRawBufferPointer(start: base, count: taken))
+            offset = taken
             guard pending.count == 64 else { return }
-            compress(pending, at: 0)
+            pending.withUnsafeBytes { compress(blocksAt: $0.baseAddress!, count: 1) }
             pending.removeAll(keepingCapacity: true)
         }
-        let rest = bytes[index...]
-        let whole = rest.count / 64 * 64
-        if whole > 0 {
-            let blocks = Array(rest.prefix(whole))
-            for offset in stride(from: 0, to: whole, by: 64) { compress(blocks, at: offset) }
-        }
-        pending.append(contentsOf: rest.dropFirst(whole))
+        let blocks = (buffer.count - offset) / 64
+        if blocks > 0 { compress(blocksAt: base + offset, count: blocks) }
+        offset += blocks * 64
+        pending.append(contentsOf: UnsafeRawBufferPointer(start: base + offset, count: buffer.count - offset))
     }
 
     /// The 32-byte digest of the bytes added.
@@ -62,33 +67,42 @@ package struct SHA256 {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        for offset in stride(from: 0, to: tail.count, by: 64) { compress(tail, at: offset) }
+        tail.withUnsafeBytes { compress(blocksAt: $0.baseAddress!, count: $0.count / 64) }
         pending.removeAll()
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
+        return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
     }
 
-    /// Hashes the 64-byte block of `message` at `chunk`.
-    private mutating func compress(_ message: [UInt8], at chunk: Int) {
-        for index in 0..<16 {
-            let base = chunk + index * 4
-            words[index] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8 | UInt32(message[base + 3])
+    /// Hashes the `count` 64-byte blocks at `blocks`. The message schedule lives on the stack and
+    /// the words are read straight from the bytes: hashing a change set of megabytes is a loop
+    /// over memory, with no array to copy or check.
+    private mutating func compress(blocksAt blocks: UnsafeRawPointer, count: Int) {
+        SHA256.roundConstants.withUnsafeBufferPointer { constants in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+                for block in 0..<count {
+                    let start = blocks + block * 64
+                    for index in 0..<16 {
+                        words[index] = UInt32(bigEndian: start.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+                    }
+                    for index in 16..<64 {
+                        let s0 = words[index - 15].rotatedRight(7) ^ words[index - 15].rotatedRight(18) ^ (words[index - 15] &>> 3)
+                        let s1 = words[index - 2].rotatedRight(17) ^ words[index - 2].rotatedRight(19) ^ (words[index - 2] &>> 10)
+                        words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+                    }
+                    var (a, b, c, d, e, f, g, h) = state
+                    for index in 0..<64 {
+                        let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                        let choice = (e & f) ^ (~e & g)
+                        let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ words[index]
+                        let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                        let majority = (a & b) ^ (a & c) ^ (b & c)
+                        let temp2 = sum0 &+ majority
+                        (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+                    }
+                    state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+                }
+            }
         }
-        for index in 16..<64 {
-            let s0 = words[index - 15].rotatedRight(7) ^ words[index - 15].rotatedRight(18) ^ (words[index - 15] >> 3)
-            let s1 = words[index - 2].rotatedRight(17) ^ words[index - 2].rotatedRight(19) ^ (words[index - 2] >> 10)
-            words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-        for index in 0..<64 {
-            let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choice &+ SHA256.roundConstants[index] &+ words[index]
-            let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = sum0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-        }
-        for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
     }
 
     /// The digest of `text`'s UTF-8 bytes as lowercase hex.
@@ -100,5 +114,6 @@ package struct SHA256 {
 }
 
 extension UInt32 {
-    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { (self >> count) | (self << (32 - count)) }
+    // Masking shifts: the counts are constants below 32, and Swift's checked shifts would test them.
+    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { (self &>> count) | (self &<< (32 &- count)) }
 }
