@@ -40,10 +40,10 @@ import Testing
         /// What the compactions of the compacting runs dropped, summed.
         var compaction = CompactionTally()
 
-        /// Runs `seeds` in order, stopping after five failures.
-        static func running(_ seeds: [UInt64]) -> Tally {
+        /// Runs the seeds `nextSeed` hands out until it has none left, stopping after five failures.
+        static func running(_ nextSeed: () -> UInt64?) -> Tally {
             var tally = Tally()
-            for seed in seeds {
+            while let seed = nextSeed() {
                 do {
                     var simulation = try Simulation(seed: seed, mixedVersions: true)
                     if let problem = try simulation.run() { tally.failures.append("seed \(seed): \(problem)") }
@@ -95,11 +95,19 @@ import Testing
 
     @Test func replicasConvergeForEverySeed() throws {
         // Seeds are independent: two threads share them, so the run takes both cores when it can
-        // (threads of their own, not the concurrency pool's, which other tests wait on).
+        // (threads of their own, not the concurrency pool's, which other tests wait on). Each
+        // thread takes the next seed when it is done with one: seeds differ in length, and halves
+        // fixed in advance would leave one thread finishing alone.
         let seeds = SimulationTests.seeds
+        let nextIndex = Mutex(0)
         let parts = Mutex<[Tally]>([])
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
-            let part = Tally.running(seeds.enumerated().filter { $0.offset % 2 == worker }.map(\.element))
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let part = Tally.running {
+                nextIndex.withLock { index in
+                    defer { index += 1 }
+                    return index < seeds.count ? seeds[index] : nil
+                }
+            }
             parts.withLock { $0.append(part) }
         }
         var tally = Tally()

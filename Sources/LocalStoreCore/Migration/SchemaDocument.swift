@@ -152,21 +152,18 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
 
     /// SHA-256 of the entities' canonical JSON.
     static func hash(of entities: [Entity]) -> String {
-        let json = (try? SchemaDocument.encoder.encode(entities)) ?? Data()
-        if let known = recentHashes.withLock({ $0[json] }) { return known }
-        let hash = SHA256.hexDigest(String(decoding: json, as: UTF8.self))
-        recentHashes.withLock { hashes in
-            // A process sees few schemas (its app's versions, a server's datasets), but every store
-            // it opens, every schema it reads back and every push names one: the digest is worth
-            // keeping. The bound keeps a server fed with arbitrary schemas from growing the cache.
-            if hashes.count >= 64 { hashes.removeAll(keepingCapacity: true) }
-            hashes[json] = hash
+        recentHashes.value(for: entities) {
+            SHA256.hexDigest(String(decoding: (try? SchemaDocument.encoder.encode(entities)) ?? Data(), as: UTF8.self))
         }
-        return hash
     }
 
-    /// The digests of the schemas this process hashed last, by canonical JSON.
-    private static let recentHashes = Mutex<[Data: String]>([:])
+    // A process sees few schemas (its app's versions, a server's datasets), but every store it
+    // opens, every schema it reads back and every push names one, and encoding a schema as JSON
+    // costs far more than comparing it: digests and encodings are worth keeping.
+    /// The digests of the entity lists this process hashed last.
+    private static let recentHashes = RecentResults<[Entity], String>()
+    /// The JSON of the documents this process encoded last.
+    private static let recentEncodings = RecentResults<SchemaDocument, Data>()
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -175,7 +172,9 @@ public struct SchemaDocument: Codable, Hashable, Sendable {
     }()
 
     /// The document as pretty-printed JSON with sorted keys.
-    public func jsonData() throws -> Data { try SchemaDocument.encoder.encode(self) }
+    public func jsonData() throws -> Data {
+        try SchemaDocument.recentEncodings.value(for: self) { try SchemaDocument.encoder.encode(self) }
+    }
 
     /// Reads a document from JSON, checking that its `versionHash` matches its entities.
     public init(jsonData: Data) throws {
@@ -221,4 +220,24 @@ extension SchemaDocument.Entity {
     public func attribute(named name: String) -> SchemaDocument.Attribute? { attributes.first { $0.name == name } }
     /// The relationship called `name`.
     public func relationship(named name: String) -> SchemaDocument.Relationship? { relationships.first { $0.name == name } }
+}
+
+/// The results of a computation for the keys it was asked for last, shared by threads.
+///
+/// Bounded: a server fed with arbitrary schemas must not grow it without end, so it forgets
+/// everything once it holds ``limit`` results.
+private final class RecentResults<Key: Hashable & Sendable, Result: Sendable>: Sendable {
+    private let results = Mutex<[Key: Result]>([:])
+    private let limit = 64
+
+    /// The result for `key`, computed by `compute` unless it is known.
+    func value(for key: Key, compute: () throws -> Result) rethrows -> Result {
+        if let known = results.withLock({ $0[key] }) { return known }
+        let result = try compute()
+        results.withLock { results in
+            if results.count >= limit { results.removeAll(keepingCapacity: true) }
+            results[key] = result
+        }
+        return result
+    }
 }

@@ -10,7 +10,46 @@ struct EdgeRecord {
     var added: Stamp
 }
 
+/// The stored edges read while materializing, by query (see ``MergeEngine/materialize()``).
+///
+/// Materializing asks for the same objects' edges many times: for each object's row, its
+/// relationships, its neighbours' one-to-one components, its counts. Nothing writes an edge while
+/// rows are written, and an edge write through the engine empties the cache
+/// (``MergeEngine/noteEdgeWrite()``), so what it holds is what the table holds.
+struct EdgeReadCache {
+    enum Query: Hashable {
+        case from(ObjectKey, relationship: String)
+        case to(UUID, relationship: String, sourceEntity: String)
+    }
+
+    var edges: [Query: [EdgeTable.StoredEdge]] = [:]
+}
+
 extension MergeEngine {
+    /// Every addition from `source` through `relationship`, removed or not.
+    private func storedEdges(from source: ObjectKey, _ relationship: String) throws -> [EdgeTable.StoredEdge] {
+        try cachedEdges(.from(source, relationship: relationship)) { try EdgeTable.edges(from: source, relationship, on: connection) }
+    }
+
+    /// Every addition into `target` through `relationship` of `sourceEntity`, removed or not.
+    private func storedEdges(to target: UUID, _ relationship: String, of sourceEntity: String) throws -> [EdgeTable.StoredEdge] {
+        try cachedEdges(.to(target, relationship: relationship, sourceEntity: sourceEntity)) {
+            try EdgeTable.edges(to: target, relationship, of: sourceEntity, on: connection)
+        }
+    }
+
+    private func cachedEdges(_ query: EdgeReadCache.Query, read: () throws -> [EdgeTable.StoredEdge]) rethrows -> [EdgeTable.StoredEdge] {
+        if let known = edgeReads?.edges[query] { return known }
+        let edges = try read()
+        edgeReads?.edges[query] = edges
+        return edges
+    }
+
+    /// Empties the edge cache of a materialization in progress: called by every write of an edge.
+    func noteEdgeWrite() {
+        if edgeReads != nil { edgeReads = EdgeReadCache() }
+    }
+
     private func edges(_ stored: [EdgeTable.StoredEdge], includingRemoved: Bool = false) -> [EdgeRecord] {
         stored.compactMap { edge in
             if edge.isRemoved && !includingRemoved {
@@ -24,12 +63,12 @@ extension MergeEngine {
 
     /// Live edge additions from `source` through the canonical `relationship`.
     func liveEdges(from source: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
-        edges(try EdgeTable.edges(from: source, relationship.name, on: connection))
+        edges(try storedEdges(from: source, relationship.name))
     }
 
     /// Live edge additions into `target` through the canonical `relationship`.
     func liveEdges(to target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [EdgeRecord] {
-        edges(try EdgeTable.edges(to: target.id, relationship.name, of: relationship.entity, on: connection))
+        edges(try storedEdges(to: target.id, relationship.name, of: relationship.entity))
     }
 
     /// The objects at the other end of `object`'s `relationship` (either side), with the stamp of each live edge addition.
@@ -48,15 +87,15 @@ extension MergeEngine {
     func everyEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)] {
         if relationship.isSelfInverse {
             return Self.bothEnds(
-                of: object, from: edges(try EdgeTable.edges(from: object, relationship.name, on: connection), includingRemoved: true),
-                to: edges(try EdgeTable.edges(to: object.id, relationship.name, of: relationship.entity, on: connection), includingRemoved: true))
+                of: object, from: edges(try storedEdges(from: object, relationship.name), includingRemoved: true),
+                to: edges(try storedEdges(to: object.id, relationship.name, of: relationship.entity), includingRemoved: true))
         }
         if relationship.isCanonical {
-            return edges(try EdgeTable.edges(from: object, relationship.name, on: connection), includingRemoved: true)
+            return edges(try storedEdges(from: object, relationship.name), includingRemoved: true)
                 .map { (ObjectKey(entity: relationship.target, id: $0.target), $0.added) }
         }
         guard let canonical = schema.inverse(of: relationship) else { return [] }
-        return edges(try EdgeTable.edges(to: object.id, canonical.name, of: canonical.entity, on: connection), includingRemoved: true)
+        return edges(try storedEdges(to: object.id, canonical.name, of: canonical.entity), includingRemoved: true)
             .map { (ObjectKey(entity: relationship.target, id: $0.source), $0.added) }
     }
 

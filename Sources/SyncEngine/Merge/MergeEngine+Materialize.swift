@@ -8,6 +8,8 @@ extension MergeEngine {
     /// edges in force. Returns the identifiers of the objects whose rows were rewritten.
     @discardableResult
     func materialize() throws -> Set<UUID> {
+        edgeReads = EdgeReadCache()
+        defer { edgeReads = nil }
         try flushPendingWrites()
         try resolveDeletes()
         hiddenByMaxCount = [:]

@@ -125,6 +125,7 @@ extension MergeEngine {
                 if relationship.kind == .orderedToMany { orderedOwners.append((owner.name, relationship.name)) }
             }
         }
+        noteEdgeWrite()
         try UniqueMergeTable.moveEdges(of: duplicate, to: survivor.id, pointingAt: pointingAt, on: connection)
         for relationship in entity.relationships where relationship.isSelfInverse {
             try UniqueMergeTable.recanonicalize(selfInverse: relationship.name, of: survivor, on: connection)

@@ -127,6 +127,8 @@ final class MergeEngine {
     /// progress: every member of a group asks for the same ranking, which the edges (unchanged
     /// while rows are written) decide.
     var rankedSourcesByTarget: [ObjectKey: [String: [RelationshipResolver.Claim]]] = [:]
+    /// The edges the materialization in progress read; nil outside ``materialize()``.
+    var edgeReads: EdgeReadCache?
     /// Per affected object and relationship with a `minCount`, its member count before materializing.
     var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
     /// Duplicates that uniqueness merges removed, with their survivors (`MergeEngine+Unique.swift`).
@@ -422,6 +424,7 @@ final class MergeEngine {
                 }
             }
         }
+        noteEdgeWrite()
         pendingEdgeRows.append(from: source, name, to: target, added: stamp, replicaNumber: try replicaNumber(of: stamp.replica))
         try touchEdge(source, targetKey, relationship)
     }
@@ -466,6 +469,7 @@ final class MergeEngine {
         let (source, target) = redirected(source, target, relationship)
         let targetKey = ObjectKey(entity: relationship.target, id: target)
         let removerNumber = try replicaNumber(of: current.dot.replica)
+        noteEdgeWrite()
         for dot in observed {
             try EdgeTable.markRemoved(from: source, name, to: target, added: dot, by: current.dot, removerNumber: removerNumber, root: root,
                                       on: connection)

@@ -247,7 +247,7 @@ private struct NameTable {
     }
 
     private func index(of name: String) -> Int? {
-        for (index, known) in names.prefix(NameTable.linearSearchLimit).enumerated() where known == name { return index }
+        for index in 0..<min(names.count, NameTable.linearSearchLimit) where names[index] == name { return index }
         return names.count > NameTable.linearSearchLimit ? indices[name] : nil
     }
 }
