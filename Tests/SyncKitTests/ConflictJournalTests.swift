@@ -125,22 +125,31 @@ import Testing
     }
 
     @Test(arguments: [
-        ("truncated", "24 bytes cannot fit in the 21 bytes left at byte 364"),
-        ("version", "format version 9"),
+        ("truncated", "24 bytes cannot fit in the 21 bytes left at byte"),
+        ("version", "format version 9 is neither 1 nor 2"),
         ("kind", "200 is not a kind of conflict"),
+        ("name", "refers to name 5, but the row names 5"),
+        ("replica", "refers to replica 7, but the row names 2"),
         ("extra entry count", "holds 3 entries, not 4"),
     ])
     func damagedRowsAreReportedWithTheirNumbers(damage: String, reason: String) throws {
+        let bytes = [UInt8](try sampleBatch().data)
+        // The header: version, cause HLC, five names (Person, name, Team, Member, team), two
+        // replicas (B, and A for the sides of A that are not the cause's: another HLC, another seq).
+        let entriesStart = 1 + 8 + 1 + [6, 4, 4, 6, 4].reduce(0) { $0 + 1 + $1 } + 1 + 32
         func corrupt(_ bytes: [UInt8]) -> [UInt8] {
+            var damaged = bytes
             switch damage {
-            case "truncated": Array(bytes.dropLast(3))
-            case "version": [9] + bytes.dropFirst()
-            case "kind": [bytes[0], 200] + bytes.dropFirst(2)
-            default: bytes
+            case "truncated": damaged.removeLast(3)
+            case "version": damaged[0] = 9
+            case "kind": damaged[entriesStart] = 200
+            case "name": damaged[entriesStart + 1] = 5
+            case "replica": damaged[entriesStart + 3] = 9
+            default: break
             }
+            return damaged
         }
         let database = try Database()
-        let bytes = [UInt8](try sampleBatch().data)
         let count = damage == "extra entry count" ? 4 : 3
         try database.connection.run("INSERT INTO _sync_conflict (first, count, cause_replica, cause_seq, entries) VALUES (1, ?, ?, 7, ?)",
                                     [.integer(Int64(count)), replicaA.storedValue, .blob(Data(corrupt(bytes)))])
@@ -148,6 +157,67 @@ import Testing
         #expect(error.code == .notSyncable)
         #expect(error.message.contains("conflict journal entries 1...\(count) are damaged"), "\(error)")
         #expect(error.message.contains(reason), "\(damage): \(error)")
+    }
+
+    /// A row in the first format, as releases before the second wrote it (three entries caused
+    /// by A:7: an attribute conflict with five columns, a voided delete, a to-one conflict).
+    private static let version1RowHex =
+        "010106506572736f6e123456789abcdef0123456789abcdef001046e616d65010000000000000000000000000000000b037b68e5cf8b01000001010303416e6e"
+        + "0000000000000000000000000000000a076468e5cf8b01000001050001530200000000000004400302c3a9040200ff0107045465616d123456789abcdef01234"
+        + "56789abcdef000000000000000000000000000000000000a07090000000000000000001a7468652064656c657465206f66205465616d20697320766f696403"
+        + "064d656d626572123456789abcdef0123456789abcdef001047465616d010000000000000000000000000000000bac0205000000000000000203227822000000"
+        + "0000000000000000000000000a808080808020000000000000000002046e756c6c001873657420746f20646966666572656e742074617267657473"
+
+    /// The bytes of ``version1RowHex``.
+    static var version1Row: Data {
+        let hex = Array(version1RowHex.utf8)
+        return Data(stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! })
+    }
+
+    @Test func rowsOfTheFirstFormatAreStillReadAndCut() throws {
+        let database = try Database()
+        try database.connection.run("INSERT INTO _sync_conflict (first, count, cause_replica, cause_seq, entries) VALUES (1, 3, ?, 7, ?)",
+                                    [replicaA.storedValue, .blob(ConflictJournalTests.version1Row)])
+        try SyncStateTable.set(.journalNext, to: 4, on: database.connection)
+        let entries = try ConflictJournal.entries(on: database.connection)
+        #expect(entries.map(\.kind) == [.attribute, .voidedDelete, .toOne])
+        #expect(entries[0].winner == .init(value: "Ann", dot: Dot(replica: replicaB, seq: 3), hlc: HLC(rawValue: 1_700_000_000_123)))
+        #expect(entries[0].loser == .init(value: ConflictEntry.Value(columns: [.null, .integer(-42), .real(2.5), .text("é"), .blob(Data([0, 255]))]),
+                                          dot: cause, hlc: HLC(rawValue: 1_700_000_000_100)))
+        #expect(entries[0].detail == "concurrent writes to Person.name: the larger (HLC, replica) won")
+        #expect(entries[1] == ConflictEntry(number: 2, kind: .voidedDelete, entity: "Team", objectID: object, property: nil, winner: nil,
+                                            loser: .init(value: nil, dot: cause, hlc: HLC(rawValue: 9)), cause: cause,
+                                            detail: "the delete of Team is void"))
+        #expect(entries[2].winner == .init(value: "x", dot: Dot(replica: replicaB, seq: 300), hlc: HLC(rawValue: 5)))
+        #expect(entries[2].loser == .init(value: .null, dot: Dot(replica: replicaA, seq: 1 << 40), hlc: HLC(rawValue: 0)))
+        // Cutting off its first entry keeps the row in its format; new entries go into rows of the second.
+        try ConflictJournal.clear(through: 1, on: database.connection)
+        #expect(try ConflictJournal.entries(on: database.connection) == Array(entries.dropFirst()))
+        #expect(try database.connection.rows("SELECT substr(entries, 1, 1) FROM _sync_conflict").first?.first == .blob(Data([1])))
+        try ConflictJournal.write(try sampleBatch(), on: database.connection)
+        #expect(try ConflictJournal.entries(on: database.connection).map(\.number) == [2, 3, 4, 5, 6])
+    }
+
+    /// A stale write that loses is the most frequent entry: its names and replicas are in the
+    /// row's header once, and its loser, the cause, has no stamp of its own.
+    @Test func aLosingWriteOfTheCauseTakesOnlyItsObjectStampAndValues() throws {
+        var batch = JournalBatch()
+        let entries = 1_000
+        for index in 0..<entries {
+            try batch.append(.attribute, entity: "Person", object: UUID(), property: "age",
+                             winner: JournalSide(value: .values([.integer(40)]), stamp: stamp(replicaB, 300, 1_700_000_000_000)),
+                             loser: JournalSide(value: .values([.integer(Int64(index % 50))]), stamp: stamp(replicaA, 7, 1_600_000_000_000)),
+                             cause: cause, detail: .concurrentAttributeWrites)
+        }
+        let data = batch.data
+        let header = 1 + 8 + 1 + (1 + 6) + (1 + 3) + 1 + 16
+        // Code, entity, property, winner and loser references: one byte each; the object; the
+        // winner's seq (2 bytes), HLC and value (tag, SQL tag, varint); the loser's value.
+        let entry = 5 + 16 + (2 + 8 + 3) + 3
+        #expect(data.count == header + entries * entry)
+        let decoded = try data.withUnsafeBytes { try JournalBatch.decode($0, first: 1, count: Int64(entries), cause: cause) }
+        #expect(decoded.entries.last?.entry.loser == .init(value: .integer(Int64((entries - 1) % 50)), dot: cause, hlc: HLC(rawValue: 1_600_000_000_000)))
+        #expect(decoded.entries.last?.entry.winner == .init(value: 40, dot: Dot(replica: replicaB, seq: 300), hlc: HLC(rawValue: 1_700_000_000_000)))
     }
 
     /// A store may keep its journal as one row per entry, in `_sync_journal`.

@@ -340,6 +340,25 @@ import TestSupport
         return try connection.rows("SELECT name FROM sqlite_master ORDER BY name").compactMap(\.first?.textValue).filter { $0.hasPrefix(prefix) }
     }
 
+    /// Format 10 writes journal rows in their second format; a store of format 9 keeps its rows
+    /// of the first, which read as they did.
+    @Test func aStoreOfFormatNineKeepsItsJournalRowsOfTheFirstFormat() throws {
+        let a = try TestReplica(name: "format-9")
+        let connection = try SQLiteConnection(path: a.path)
+        let cause = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!
+        try connection.run("INSERT INTO _sync_conflict (first, count, cause_replica, cause_seq, entries) VALUES (1, 3, ?, 7, ?)",
+                           [cause.storedValue, .blob(ConflictJournalTests.version1Row)])
+        try SyncStateTable.set(.journalNext, to: 4, on: connection)
+        try connection.run("UPDATE _sync_format SET version = 9")
+        let reopened = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
+        #expect(try SyncFormatTable.storedVersion(on: connection) == SyncFormatTable.currentVersion)
+        let entries = try reopened.conflicts()
+        #expect(entries.map(\.kind) == [.attribute, .voidedDelete, .toOne])
+        #expect(entries.map(\.cause) == Array(repeating: Dot(replica: cause, seq: 7), count: 3))
+        #expect(entries[1].detail == "the delete of Team is void")
+        #expect(try connection.rows("SELECT hex(substr(entries, 1, 1)) FROM _sync_conflict").first?.first == .text("01"))
+    }
+
     @Test func aStoreOfFormatOneGainsTheTableOfFurtherEdgeRemovals() throws {
         let names = try migratedNames(from: 1, downgrade: "DROP TABLE _sync_edge_removal; ALTER TABLE _sync_changeset DROP COLUMN authenticator",
                                       prefix: "_sync_edge_removal")

@@ -51,7 +51,8 @@ enum ConflictJournal {
         try ConflictTable.removeRows(endingAtOrBefore: number, on: connection)
         for row in try ConflictTable.rows(startingAtOrBefore: number, on: connection).map(unpack) {
             let dropped = Int(number - row.first + 1)
-            var kept = [JournalBatch.formatVersion]
+            // The row's header (its version, and the names its entries refer to) stays.
+            var kept = Array(row.bytes[..<row.headerEnd])
             kept += row.bytes[row.entries[dropped - 1].end...]
             try ConflictTable.replace(rowStartingAt: row.first, first: number + 1, count: row.entries.count - dropped, entries: Data(kept), on: connection)
         }
@@ -60,16 +61,17 @@ enum ConflictJournal {
     private struct UnpackedRow {
         var first: Int64
         var bytes: [UInt8]
+        var headerEnd: Int
         var entries: [(entry: ConflictEntry, end: Int)]
     }
 
     private static func unpack(_ row: ConflictTable.StoredRow) throws -> UnpackedRow {
         let bytes = [UInt8](row.entries)
         do {
-            let entries = try bytes.withUnsafeBytes {
+            let decoded = try bytes.withUnsafeBytes {
                 try JournalBatch.decode($0, first: row.first, count: row.count, cause: row.cause)
             }
-            return UnpackedRow(first: row.first, bytes: bytes, entries: entries)
+            return UnpackedRow(first: row.first, bytes: bytes, headerEnd: decoded.headerEnd, entries: decoded.entries)
         } catch {
             throw SyncError(.notSyncable, "conflict journal entries \(row.first)...\(row.first + row.count - 1) are damaged: \(error)")
         }

@@ -31,25 +31,32 @@ struct SetRun: ~Copyable {
     var isResolving = false
     /// The write being judged: its change set's index in ``changeSets`` and its operation's index.
     var position: (changeSet: Int32, operation: Int32) = (0, 0)
-    /// The journal entries the run made, encoded one after the other.
+    /// The names and replicas the held entries' heads refer to.
+    private(set) var journalTable = JournalTable()
+    /// The bodies of the held entries, one after the other (``JournalBatch/writeBody(_:object:winner:loser:detail:into:)``).
     private var journalBytes = ByteWriter(reservingCapacity: 0)
-    /// Where each held entry lies in ``journalBytes``, with the write that made it.
-    private(set) var journalEntries: [(changeSet: Int32, operation: Int32, start: Int, end: Int)] = []
+    /// Each held entry: the write that made it, its head and where its body lies in ``journalBytes``.
+    private(set) var journalEntries: [(changeSet: Int32, operation: Int32, head: JournalEntryHead, start: Int, end: Int)] = []
 
-    /// Holds an entry made by the write at ``position``.
+    /// Holds an entry made by the write at ``position``; its cause is that write's change set.
     mutating func holdJournalEntry(
         _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
         loser: JournalSide, detail: JournalDetail
     ) throws {
+        let cause = changeSets[Int(position.changeSet)].stamp
+        var causeHLC: HLC? = cause.hlc
+        let head = JournalBatch.head(kind, entity: entity, property: property, winner: winner, loser: loser, detail: detail,
+                                     cause: cause.dot, causeHLC: &causeHLC, table: &journalTable)
         let start = journalBytes.count
-        try JournalBatch.encodeEntry(kind, entity: entity, object: object, property: property, winner: winner, loser: loser,
-                                     detail: detail, into: &journalBytes)
-        journalEntries.append((position.changeSet, position.operation, start, journalBytes.count))
+        try JournalBatch.writeBody(head, object: object, winner: winner, loser: loser, detail: detail, into: &journalBytes)
+        journalEntries.append((position.changeSet, position.operation, head, start, journalBytes.count))
     }
 
     /// The held entries in change set and operation order (entries of one write in the order
     /// they were made), each with its bytes.
-    func forEachJournalEntryInOrder(_ body: (_ changeSet: Int, _ entry: UnsafeRawBufferPointer) throws -> Void) rethrows {
+    func forEachJournalEntryInOrder(
+        _ body: (_ changeSet: Int, _ head: JournalEntryHead, _ entryBody: UnsafeRawBufferPointer) throws -> Void
+    ) rethrows {
         // Entries come object by object; grouped by change set (a stable counting sort), those of
         // one change set are usually in operation order already: the objects' first writes keep
         // the order of the change set that wrote them first.
@@ -75,7 +82,7 @@ struct SetRun: ~Copyable {
         try journalBytes.withBytes { bytes in
             for index in order {
                 let entry = journalEntries[index]
-                try body(Int(entry.changeSet), UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.end]))
+                try body(Int(entry.changeSet), entry.head, UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.end]))
             }
         }
     }
@@ -120,8 +127,9 @@ extension MergeEngine {
         for changeSet in run { try VersionVectorTable.advance(to: changeSet.dot, on: connection) }
         var resolved = SetRun()
         swap(&resolved, &setRun)
-        try resolved.forEachJournalEntryInOrder { changeSetIndex, entry in
-            try journalEncoded(entry, cause: run[changeSetIndex].dot)
+        let table = resolved.journalTable
+        try resolved.forEachJournalEntryInOrder { changeSetIndex, head, body in
+            try journalHeld(head, body: body, numberedIn: table, cause: run[changeSetIndex].stamp)
         }
     }
 

@@ -320,15 +320,16 @@ final class MergeEngine {
         try pendingJournal.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: detail)
     }
 
-    /// Adds an entry that ``JournalBatch/encodeEntry(_:entity:object:property:winner:loser:detail:into:)`` wrote.
-    func journalEncoded(_ entry: UnsafeRawBufferPointer, cause: Dot) throws {
-        try makeRoomInJournal(for: cause)
-        pendingJournal.appendEncoded(entry, cause: cause)
+    /// Adds an entry held by a run of sets (``JournalBatch/appendHeld(_:body:numberedIn:cause:)``).
+    func journalHeld(_ head: JournalEntryHead, body: UnsafeRawBufferPointer, numberedIn table: JournalTable, cause: Stamp) throws {
+        try makeRoomInJournal(for: cause.dot, hlc: cause.hlc)
+        pendingJournal.appendHeld(head, body: body, numberedIn: table, cause: cause)
     }
 
-    /// Writes the entries kept in memory when the next one, caused by `cause`, cannot join them.
-    private func makeRoomInJournal(for cause: Dot) throws {
-        if pendingJournal.count > 0, pendingJournal.cause != cause || pendingJournal.count >= MergeEngine.journalEntriesPerRow {
+    /// Writes the entries kept in memory when the next one, caused by `cause` (with `hlc`, when
+    /// known), cannot join them.
+    private func makeRoomInJournal(for cause: Dot, hlc: HLC? = nil) throws {
+        if pendingJournal.count > 0, !pendingJournal.accepts(cause: cause, hlc: hlc) || pendingJournal.count >= MergeEngine.journalEntriesPerRow {
             try flushJournal()
         }
     }

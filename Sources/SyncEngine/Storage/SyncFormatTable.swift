@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 9
+    static let currentVersion: Int64 = 10
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -55,6 +55,11 @@ enum SyncFormatTable {
             for statement in ReplicaNumberTable.createStatements { try connection.execute(statement) }
             try ObjectMetadataTable.numberLegacyReplicas(on: connection)
             try EdgeTable.numberLegacyReplicas(on: connection)
+        case 9:
+            // Conflict journal rows are written in their second format (names and replicas once
+            // per row); rows of the first stay as they are and are still read. The version tells
+            // an older release, which reads only the first, that the file is not for it.
+            break
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

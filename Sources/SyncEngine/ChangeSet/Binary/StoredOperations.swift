@@ -227,27 +227,12 @@ enum StoredOperations {
 /// The names (entities, attributes, relationships) a blob has defined, each written once and
 /// then referred to by its index.
 private struct NameTable {
-    private var names: [String] = []
-    private var indices: [String: Int] = [:]
-
-    /// A schema has a handful of names: comparing with each is cheaper than hashing. The
-    /// dictionary serves the rare change set with more.
-    private static let linearSearchLimit = 16
+    private var names = InternTable<String>()
 
     /// Writes `name`'s index, defining it first if it is new.
     mutating func write(_ name: String, to writer: inout ByteWriter) {
-        if let index = index(of: name) {
-            writer.writeVarint(UInt64(index))
-            return
-        }
-        writer.writeVarint(UInt64(names.count))
-        writer.writeString(name)
-        indices[name] = names.count
-        names.append(name)
-    }
-
-    private func index(of name: String) -> Int? {
-        for index in 0..<min(names.count, NameTable.linearSearchLimit) where names[index] == name { return index }
-        return names.count > NameTable.linearSearchLimit ? indices[name] : nil
+        let (index, isNew) = names.intern(name)
+        writer.writeVarint(UInt64(index))
+        if isNew { writer.writeString(name) }
     }
 }
