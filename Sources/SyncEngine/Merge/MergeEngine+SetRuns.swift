@@ -33,56 +33,56 @@ struct SetRun: ~Copyable {
     var position: (changeSet: Int32, operation: Int32) = (0, 0)
     /// The names and replicas the held entries' heads refer to.
     private(set) var journalTable = JournalTable()
-    /// The bodies of the held entries, one after the other (``JournalBatch/writeBody(_:object:winner:loser:detail:into:)``).
-    private var journalBytes = ByteWriter(reservingCapacity: 0)
-    /// Each held entry: the write that made it, its head and where its body lies in ``journalBytes``.
-    private(set) var journalEntries: [(changeSet: Int32, operation: Int32, head: JournalEntryHead, start: Int, end: Int)] = []
+    /// The held entries, per change set of the run (by index; none until one is held).
+    private var heldJournals: [HeldJournal] = []
+
+    /// The entries held for one change set of a run, in the order they were made: object by
+    /// object, which for most runs is the change set's operation order too.
+    private final class HeldJournal {
+        /// Each entry: the operation that made it, its head and where its body ends in ``bodies``.
+        var entries: [(operation: Int32, head: JournalEntryHead, end: Int)] = []
+        /// The bodies, one after the other (``JournalBatch/writeBody(_:object:winner:loser:detail:into:)``).
+        var bodies = ByteWriter(reservingCapacity: 0)
+    }
 
     /// Holds an entry made by the write at ``position``; its cause is that write's change set.
     mutating func holdJournalEntry(
         _ kind: ConflictEntry.Kind, entity: String, object: UUID, property: String?, winner: JournalSide?,
         loser: JournalSide, detail: JournalDetail
     ) throws {
-        let cause = changeSets[Int(position.changeSet)].stamp
+        let changeSet = Int(position.changeSet)
+        let cause = changeSets[changeSet].stamp
         var causeHLC: HLC? = cause.hlc
         let head = JournalBatch.head(kind, entity: entity, property: property, winner: winner, loser: loser, detail: detail,
                                      cause: cause.dot, causeHLC: &causeHLC, table: &journalTable)
-        let start = journalBytes.count
-        try JournalBatch.writeBody(head, object: object, winner: winner, loser: loser, detail: detail, into: &journalBytes)
-        journalEntries.append((position.changeSet, position.operation, head, start, journalBytes.count))
+        while heldJournals.count <= changeSet { heldJournals.append(HeldJournal()) }
+        let held = heldJournals[changeSet]
+        try JournalBatch.writeBody(head, object: object, winner: winner, loser: loser, detail: detail, into: &held.bodies)
+        held.entries.append((position.operation, head, held.bodies.count))
     }
 
     /// The held entries in change set and operation order (entries of one write in the order
-    /// they were made), each with its bytes.
+    /// they were made), each with its body.
     func forEachJournalEntryInOrder(
         _ body: (_ changeSet: Int, _ head: JournalEntryHead, _ entryBody: UnsafeRawBufferPointer) throws -> Void
     ) rethrows {
-        // Entries come object by object; grouped by change set (a stable counting sort), those of
-        // one change set are usually in operation order already: the objects' first writes keep
-        // the order of the change set that wrote them first.
-        var start = [Int](repeating: 0, count: changeSets.count + 1)
-        for entry in journalEntries { start[Int(entry.changeSet) + 1] += 1 }
-        for index in changeSets.indices { start[index + 1] += start[index] }
-        var next = start
-        var order = [Int](repeating: 0, count: journalEntries.count)
-        for (index, entry) in journalEntries.enumerated() {
-            order[next[Int(entry.changeSet)]] = index
-            next[Int(entry.changeSet)] += 1
-        }
-        for changeSet in changeSets.indices {
-            let group = start[changeSet]..<start[changeSet + 1]
-            let inOrder = group.dropFirst().allSatisfy { journalEntries[order[$0 - 1]].operation <= journalEntries[order[$0]].operation }
-            if !inOrder {
-                order[group].sort { left, right in
-                    let (a, b) = (journalEntries[left].operation, journalEntries[right].operation)
+        for (changeSet, held) in heldJournals.enumerated() {
+            let entries = held.entries
+            // Kept per change set in the order made, the bodies are read one after the other and
+            // stream through the cache; picked out of one buffer of the whole run in change set
+            // order, each would wait on memory.
+            var order = Array(entries.indices)
+            if !zip(entries, entries.dropFirst()).allSatisfy({ $0.operation <= $1.operation }) {
+                order.sort { left, right in
+                    let (a, b) = (entries[left].operation, entries[right].operation)
                     return a != b ? a < b : left < right
                 }
             }
-        }
-        try journalBytes.withBytes { bytes in
-            for index in order {
-                let entry = journalEntries[index]
-                try body(Int(entry.changeSet), entry.head, UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.end]))
+            try held.bodies.withBytes { bytes in
+                for index in order {
+                    let start = index == 0 ? 0 : entries[index - 1].end
+                    try body(changeSet, entries[index].head, UnsafeRawBufferPointer(rebasing: bytes[start..<entries[index].end]))
+                }
             }
         }
     }
