@@ -200,24 +200,26 @@ struct JournalBatch: ~Copyable {
         switch side.value {
         case .none:
             writer.writeByte(0)
-        case .values(let values) where values.count == 1:
-            writer.writeByte(3)
-            try writer.writeSQLValue(values[0])
         case .values(let values):
-            writer.writeByte(1)
-            writer.writeVarint(UInt64(values.count))
-            for value in values { try writer.writeSQLValue(value) }
-        case .columns(let row, let offsets) where offsets.count == 1:
-            writer.writeByte(3)
-            try writer.writeSQLValue(row[offsets[0]])
+            try writeColumns(values, values.indices, into: &writer)
         case .columns(let row, let offsets):
-            writer.writeByte(1)
-            writer.writeVarint(UInt64(offsets.count))
-            for offset in offsets { try writer.writeSQLValue(row[offset]) }
+            try writeColumns(row, offsets, into: &writer)
         case .json(let text):
             writer.writeByte(2)
             writer.writeString(text)
         }
+    }
+
+    /// Writes the values of `row` at `offsets`: one value on its own, more with their count.
+    private static func writeColumns(_ row: borrowing [SQLValue], _ offsets: some Collection<Int>, into writer: inout ByteWriter) throws {
+        if offsets.count == 1, let offset = offsets.first {
+            writer.writeByte(3)
+            try writer.writeSQLValue(row[offset])
+            return
+        }
+        writer.writeByte(1)
+        writer.writeVarint(UInt64(offsets.count))
+        for offset in offsets { try writer.writeSQLValue(row[offset]) }
     }
 
     // MARK: Reading

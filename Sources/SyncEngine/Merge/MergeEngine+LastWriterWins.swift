@@ -28,24 +28,25 @@ extension MergeEngine {
         }
         let outcome = LastWriterWinsResolver(keepsJournal: keepsJournal).judge(writes.lazy.map { $0.judged }, on: state)
         for entry in outcome.entries {
-            let write = writes[entry.write]
+            // Fields read in place rather than the write copied: this runs once per lost write.
+            let attribute = writes[entry.write].attribute
             func side(_ side: LastWriterWinsResolver.Side) throws -> JournalSide {
                 switch side.value {
                 case .none: return JournalSide(value: .none, stamp: side.stamp)
                 case .written(let index): return self.side(values: writes[index].values, side.stamp)
-                case .held: return try currentSide(of: write.attribute, object: object, known: known, side.stamp)
+                case .held: return try currentSide(of: attribute, object: object, known: known, side.stamp)
                 case .survivor(let survivor): return self.side("\"\(survivor.storageText)\"", side.stamp)
                 }
             }
-            setRun.position = write.position
+            setRun.position = writes[entry.write].position
             let (kind, detail): (ConflictEntry.Kind, JournalDetail) = switch entry.reason {
             case .concurrentWrites: (.attribute, .concurrentAttributeWrites)
-            case .deletedConcurrently: (.updateVersusDelete, MergeEngine.updateOfDeletedDetail(object, attribute: write.attribute.name))
+            case .deletedConcurrently: (.updateVersusDelete, MergeEngine.updateOfDeletedDetail(object, attribute: attribute.name))
             case .mergedDuplicate:
-                (.uniqueMerged, MergeEngine.writeToMergedDuplicateDetail(object, attribute: write.attribute.name, survivor: state.survivor ?? object.id))
+                (.uniqueMerged, MergeEngine.writeToMergedDuplicateDetail(object, attribute: attribute.name, survivor: state.survivor ?? object.id))
             }
-            try journal(kind, entity: object.entity, object: object.id, property: write.attribute.name,
-                        winner: try side(entry.winner), loser: try side(entry.loser), cause: write.judged.stamp.dot, detail: detail)
+            try journal(kind, entity: object.entity, object: object.id, property: attribute.name,
+                        winner: try side(entry.winner), loser: try side(entry.loser), cause: writes[entry.write].judged.stamp.dot, detail: detail)
         }
         for index in outcome.winners {
             let winner = writes[index]
