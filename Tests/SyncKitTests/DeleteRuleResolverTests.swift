@@ -26,6 +26,8 @@ import Testing
         var relationships: [String: [SyncSchema.Relationship]] = [:]
         var live: [ObjectKey: [String: [(other: ObjectKey, added: Stamp)]]] = [:]
         var removed: [ObjectKey: [String: [(other: ObjectKey, added: Stamp)]]] = [:]
+        /// The deletes in force that delete objects explicitly.
+        var explicitDeletes: [ObjectKey: [DeleteRoot]] = [:]
         var reversed = false
 
         func relationships(of entity: String) -> [SyncSchema.Relationship] { relationships[entity] ?? [] }
@@ -40,6 +42,8 @@ import Testing
             return reversed ? edges.reversed() : edges
         }
 
+        func explicitDeletesInForce(of object: ObjectKey) -> [DeleteRoot] { explicitDeletes[object] ?? [] }
+
         /// Adds a live edge between `object` and `other` through `relationship`, seen from `object`.
         mutating func link(_ object: ObjectKey, _ relationship: String, _ other: ObjectKey, _ added: Stamp) {
             live[object, default: [:]][relationship, default: []].append((other, added))
@@ -49,7 +53,8 @@ import Testing
     /// The deleter's change set is `deleter:5`, having seen its own change sets up to 5 and
     /// nothing of `other`'s.
     static func resolver(_ explicit: Set<ObjectKey>) -> DeleteRuleResolver {
-        DeleteRuleResolver(explicit: explicit, deleterVector: VersionVector([deleter: 5]))
+        DeleteRuleResolver(root: DeleteRoot(dot: Dot(replica: deleter, seq: 5), root: explicit.sorted().first?.id ?? deleter), explicit: explicit,
+                           deleterVector: VersionVector([deleter: 5]))
     }
     static let seen = Stamp(hlc: HLC(rawValue: 10), replica: deleter, seq: 3)
     static let unseen = Stamp(hlc: HLC(rawValue: 20), replica: other, seq: 1)
@@ -98,6 +103,36 @@ import Testing
         graph.link(note, "tags", tag, Self.seen)
         let outcome = try Self.resolver([folder]).judge(on: graph)
         #expect(outcome.implicit == [note] && outcome.denial?.object == note && outcome.denial?.other == tag)
+    }
+
+    /// An object the deleter had seen deleted (explicitly, by a delete in force) is out of the
+    /// graph: its references neither refuse the root nor are reached by its cascade. A compacted
+    /// store has forgotten such an object; one that has not must judge the same.
+    @Test func anObjectTheDeleterSawDeletedNeitherDeniesNorIsCascadedInto() throws {
+        let folder = Self.object("Folder", 1), note = Self.object("Note", 2), tag = Self.object("Tag", 3), draft = Self.object("Draft", 4)
+        var graph = Graph(relationships: ["Folder": [Self.relationship("notes", .cascade)],
+                                          "Note": [Self.relationship("tags", .deny, from: "Note", to: "Tag"),
+                                                   Self.relationship("drafts", .cascade, from: "Note", to: "Draft")]])
+        graph.link(folder, "notes", note, Self.unseen)
+        graph.link(note, "tags", tag, Self.unseen)
+        graph.link(note, "drafts", draft, Self.seen)
+        let seenDelete = DeleteRoot(dot: Dot(replica: Self.deleter, seq: 4), root: tag.id)
+        graph.explicitDeletes = [tag: [seenDelete], draft: [DeleteRoot(dot: Dot(replica: Self.deleter, seq: 2), root: draft.id)]]
+        let outcome = try Self.resolver([folder]).judge(on: graph)
+        #expect(outcome.implicit == [note] && outcome.denial == nil && outcome.dropped.isEmpty)
+    }
+
+    /// An object deleted by a delete the deleter had not seen still counts: that delete and the
+    /// root are concurrent, and neither store can have forgotten it while the root is not everywhere.
+    @Test func anObjectDeletedConcurrentlyWithTheRootStillDenies() throws {
+        let folder = Self.object("Folder", 1), note = Self.object("Note", 2), tag = Self.object("Tag", 3)
+        var graph = Graph(relationships: ["Folder": [Self.relationship("notes", .cascade)],
+                                          "Note": [Self.relationship("tags", .deny, from: "Note", to: "Tag")]])
+        graph.link(folder, "notes", note, Self.unseen)
+        graph.link(note, "tags", tag, Self.seen)
+        graph.explicitDeletes = [tag: [DeleteRoot(dot: Dot(replica: Self.other, seq: 2), root: tag.id)]]
+        let outcome = try Self.resolver([folder]).judge(on: graph)
+        #expect(outcome.implicit == [note] && outcome.denial?.other == tag)
     }
 
     @Test func nullifyDropsUnseenReferencesToObjectsTheCascadeKeeps() throws {

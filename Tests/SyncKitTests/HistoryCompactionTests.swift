@@ -241,6 +241,57 @@ import Testing
         }
     }
 
+    /// A worker deleted by A while B made it report to a manager (the reference stays, hidden
+    /// behind the delete), and everyone takes both; then, with or without A and B compacting below
+    /// that (which forgets the worker and its reference), A deletes a team while B moves the
+    /// manager into it. C observes without compacting.
+    static func cascadeOntoAManagerOfADeletedWorker(compacting: Bool, order: ExchangeOrder, later: ReplicaTrio.Side) throws -> (Outcome, [SyncReplica.HistoryCompaction]) {
+        let trio = try ReplicaTrio()
+        let team = Team(), home = Team(), manager = Member(), worker = Member()
+        team.name = "T"; home.name = "H"; manager.name = "manager"; worker.name = "worker"
+        manager.team = home
+        for object: any PersistentEntity in [team, home, worker] { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+        trio.a.context.delete(try trio.a.object(Member.self, worker.objectID))
+        try trio.a.context.save()
+        try trio.b.object(Member.self, worker.objectID).manager = try trio.b.object(Member.self, manager.objectID)
+        try trio.b.context.save()
+        try trio.exchange(.aThenB)
+        let reports = compacting ? try compactAAndB(of: trio) : []
+        if compacting {
+            for replica in [trio.a, trio.b] { #expect(try traces(of: worker.objectID, in: replica) == 0) }
+            #expect(try traces(of: worker.objectID, in: trio.c) > 0)
+        }
+
+        trio.make(later: later)
+        trio.a.context.delete(try trio.a.object(Team.self, team.objectID))
+        try trio.a.context.save()
+        try trio.b.object(Member.self, manager.objectID).team = try trio.b.object(Team.self, team.objectID)
+        try trio.b.context.save()
+        try trio.exchange(order)
+        try trio.expectConverged()
+        return (try outcome(of: trio, naming: [(team.objectID, "team"), (home.objectID, "home"), (manager.objectID, "manager"),
+                                               (worker.objectID, "worker")]), reports)
+    }
+
+    /// A cascade that reaches an object is refused (deny) by that object's current references,
+    /// but not by one from an object the deleter had seen deleted: a store that compacted no
+    /// longer holds that object or its reference, and one that did not must judge as it does.
+    /// Here the manager's `reports` (deny) still holds the deleted worker's hidden reference on C.
+    @Test(arguments: ExchangeOrder.allCases, [ReplicaTrio.Side.a, .b])
+    func aReferenceFromAnObjectTheDeleterSawDeletedDoesNotDenyACascadeWhetherCompactedOrNot(order: ExchangeOrder, later: ReplicaTrio.Side) throws {
+        let (compacted, reports) = try HistoryCompactionTests.cascadeOntoAManagerOfADeletedWorker(compacting: true, order: order, later: later)
+        let (uncompacted, _) = try HistoryCompactionTests.cascadeOntoAManagerOfADeletedWorker(compacting: false, order: order, later: later)
+        #expect(compacted == uncompacted)
+        for journal in compacted.journals {
+            #expect(journal.contains { $0.hasPrefix("cascaded_delete Member manager") }, "\(journal)")
+            #expect(!journal.contains { $0.hasPrefix("voided_delete") }, "\(journal)")
+        }
+        #expect(!compacted.digests[2].contains("'manager'") && !compacted.digests[2].contains("'T'"), "\(compacted.digests[2])")
+        for report in reports { #expect(report.forgottenObjects == 1 && report.forgottenEdges == 1, "\(report)") }
+    }
+
     /// A removed edge stays at an object whose delete a merge may still re-judge (here one above
     /// the stable vector), and every removed edge stays while an older app may be active.
     @Test func removedEdgesStayWhereADeleteMayBeReJudgedOrWhenAskedTo() throws {

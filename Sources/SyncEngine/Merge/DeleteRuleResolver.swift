@@ -14,6 +14,13 @@
 /// - **nullify** (and no action) drops the reference: it no longer shows, as an edge to a deleted
 ///   object never does, and the drop is journaled. It is judged against the whole cascade, so the
 ///   order the edges are walked in cannot matter.
+///
+/// An object the deleter had seen deleted explicitly, by a delete still in force, is out of the
+/// graph the root is judged on: the root neither cascades into it, nor is refused by its
+/// references, nor drops them. The deleter knew it gone, so nothing it refers to was overlooked;
+/// and a compacted store forgets such an object with its edges once its delete is settled, so
+/// judging the root as if it were there would make the outcome depend on whether a store
+/// compacted. It returns only if that delete is voided, which re-judges its neighbours' roots.
 struct DeleteRuleResolver {
     /// The graph around the deleted objects, as the rules read it.
     protocol Graph {
@@ -24,6 +31,8 @@ struct DeleteRuleResolver {
         func incidentEdges(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)]
         /// The same, for every edge ever added, removed since or not.
         func everyEdge(of object: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [(other: ObjectKey, added: Stamp)]
+        /// The roots of the deletes in force (not void) that delete `object` explicitly.
+        func explicitDeletesInForce(of object: ObjectKey) throws -> [DeleteRoot]
     }
 
     /// A reference from a deleted object through one of its relationships.
@@ -49,10 +58,17 @@ struct DeleteRuleResolver {
         var dropped: [Reference] = []
     }
 
+    /// The root judged.
+    var root: DeleteRoot
     /// The objects the root's change set deleted explicitly.
     var explicit: Set<ObjectKey>
     /// What the root's change set had seen.
     var deleterVector: VersionVector
+
+    /// Whether the deleter had seen a delete other than the root's, still in force, delete `object` explicitly.
+    private func isKnownGone(_ object: ObjectKey, on graph: some Graph) throws -> Bool {
+        try graph.explicitDeletesInForce(of: object).contains { $0 != root && deleterVector.covers($0.dot) }
+    }
 
     /// Judges the root on `graph`.
     func judge(on graph: some Graph) throws -> Outcome {
@@ -67,6 +83,7 @@ struct DeleteRuleResolver {
             for relationship in graph.relationships(of: object.entity) {
                 for (other, added) in try graph.incidentEdges(of: object, relationship).sorted(by: { $0.other < $1.other }) {
                     if explicit.contains(object) && deleterVector.covers(added.dot) { continue }
+                    if try isKnownGone(other, on: graph) { continue }
                     judged.append(Reference(object: object, relationship: relationship, other: other, added: added))
                     if relationship.deleteRule == .cascade && deleted.insert(other).inserted {
                         outcome.implicit.insert(other)
@@ -81,6 +98,7 @@ struct DeleteRuleResolver {
                 let current = explicit.contains(object) ? [] : Set(try graph.incidentEdges(of: object, relationship).map(\.added))
                 for (other, added) in try graph.everyEdge(of: object, relationship) where !deleted.contains(other) {
                     if deleterVector.covers(added.dot) && !current.contains(added) { continue }
+                    if try isKnownGone(other, on: graph) { continue }
                     outcome.denial = Reference(object: object, relationship: relationship, other: other, added: added)
                     return outcome
                 }

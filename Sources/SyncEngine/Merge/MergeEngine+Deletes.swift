@@ -51,7 +51,7 @@ extension MergeEngine {
     /// What `root` deletes, assuming it stands, and whether a deny rule refuses it, by
     /// ``DeleteRuleResolver``; journals the references a standing root drops.
     private func cascade(of root: DeleteRoot) throws -> DeleteRuleResolver.Outcome {
-        let resolver = DeleteRuleResolver(explicit: Set(try DeleteTable.objects(deletedBy: root, .explicit, on: connection)),
+        let resolver = DeleteRuleResolver(root: root, explicit: Set(try DeleteTable.objects(deletedBy: root, .explicit, on: connection)),
                                           deleterVector: try vector(of: root.dot))
         let outcome = try resolver.judge(on: self)
         for reference in outcome.dropped where try isAlive(reference.other, ignoring: root) {
@@ -159,5 +159,10 @@ extension MergeEngine {
 extension MergeEngine: DeleteRuleResolver.Graph {
     func relationships(of entity: String) -> [SyncSchema.Relationship] {
         schema.entity(entity)?.relationships ?? []
+    }
+
+    func explicitDeletesInForce(of object: ObjectKey) throws -> [DeleteRoot] {
+        guard try info(object)?.mayBeDeleted == true else { return [] }
+        return try DeleteTable.roots(deleting: object, .explicit, on: connection).filter { !voided.contains($0) }
     }
 }

@@ -22,6 +22,15 @@ enum DeleteTable {
         case implicit
         /// Both.
         case any
+
+        /// The condition on `implicit` that selects the kind, to append to a `WHERE` clause.
+        var condition: String {
+            switch self {
+            case .explicit: " AND implicit = 0"
+            case .implicit: " AND implicit = 1"
+            case .any: ""
+            }
+        }
     }
 
     /// A query of the `(replica, seq)` of every change set that deleted something.
@@ -81,21 +90,16 @@ enum DeleteTable {
                            object.values + root.values)
     }
 
-    /// The roots of every delete of `object`, in force or void, by `(replica, seq, root)`.
-    static func roots(deleting object: ObjectKey, on connection: SQLiteConnection) throws -> [DeleteRoot] {
-        try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ? ORDER BY replica, seq, root", object.values)
+    /// The roots of every delete of `object` of `kind`, in force or void, by `(replica, seq, root)`.
+    static func roots(deleting object: ObjectKey, _ kind: Kind = .any, on connection: SQLiteConnection) throws -> [DeleteRoot] {
+        try connection.rows("SELECT replica, seq, root FROM _sync_delete WHERE entity = ? AND id = ?" + kind.condition + " ORDER BY replica, seq, root",
+                            object.values)
             .compactMap { DeleteRoot(replica: $0[0], seq: $0[1], root: $0[2]) }
     }
 
     /// The objects `root` deletes.
     static func objects(deletedBy root: DeleteRoot, _ kind: Kind, on connection: SQLiteConnection) throws -> [ObjectKey] {
-        let condition: String
-        switch kind {
-        case .explicit: condition = " AND implicit = 0"
-        case .implicit: condition = " AND implicit = 1"
-        case .any: condition = ""
-        }
-        return try connection.rows("SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ?" + condition, root.values)
+        try connection.rows("SELECT entity, id FROM _sync_delete WHERE replica = ? AND seq = ? AND root = ?" + kind.condition, root.values)
             .compactMap { ObjectKey(entity: $0[0], id: $0[1]) }
     }
 
