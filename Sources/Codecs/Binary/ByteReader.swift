@@ -92,8 +92,11 @@ package struct ByteReader {
     /// Reads a length-prefixed string, which must be valid UTF-8.
     package mutating func readString() throws -> String {
         let start = offset
-        let bytes = try readLengthPrefixed()
-        guard let text = String(validating: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+        let bytes = try readLengthPrefixed().assumingMemoryBound(to: UInt8.self)
+        // Names and most values are ASCII, which is valid UTF-8 as it is; `String(decoding:)` is
+        // specialized for UTF-8 where `String(validating:)` goes through generic code per call.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw failure("a string is not valid UTF-8", at: start)
         }
         return text

@@ -180,6 +180,9 @@ struct JournalBatch: ~Copyable {
             winner: winner.map(reference) ?? JournalEntryHead.noSide, loser: reference(loser))
     }
 
+    /// About what the body of a lost write of one small value takes (the object, a stamp, the values).
+    static let typicalHeldBodySize = 40
+
     /// Writes what follows an entry's head: the object, the sides (stamps only where `head` does
     /// not refer to the cause) and the detail.
     static func writeBody(
@@ -212,14 +215,17 @@ struct JournalBatch: ~Copyable {
 
     /// Writes the values of `row` at `offsets`: one value on its own, more with their count.
     private static func writeColumns(_ row: borrowing [SQLValue], _ offsets: some Collection<Int>, into writer: inout ByteWriter) throws {
-        if offsets.count == 1, let offset = offsets.first {
-            writer.writeByte(3)
-            try writer.writeSQLValue(row[offset])
-            return
+        // Through the buffer, each value is borrowed where it lies instead of copied (and retained).
+        try row.withUnsafeBufferPointer { row in
+            if offsets.count == 1, let offset = offsets.first {
+                writer.writeByte(3)
+                try writer.writeSQLValue(row[offset])
+                return
+            }
+            writer.writeByte(1)
+            writer.writeVarint(UInt64(offsets.count))
+            for offset in offsets { try writer.writeSQLValue(row[offset]) }
         }
-        writer.writeByte(1)
-        writer.writeVarint(UInt64(offsets.count))
-        for offset in offsets { try writer.writeSQLValue(row[offset]) }
     }
 
     // MARK: Reading

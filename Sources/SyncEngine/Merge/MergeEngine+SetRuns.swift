@@ -42,7 +42,15 @@ struct SetRun: ~Copyable {
         /// Each entry: the operation that made it, its head and where its body ends in ``bodies``.
         var entries: [(operation: Int32, head: JournalEntryHead, end: Int)] = []
         /// The bodies, one after the other (``JournalBatch/writeBody(_:object:winner:loser:detail:into:)``).
-        var bodies = ByteWriter(reservingCapacity: 0)
+        var bodies: ByteWriter
+
+        /// Room for an entry per operation of a change set of `operations`, as a run of stale
+        /// writes makes: grown from nothing, the buffer would be copied a dozen times.
+        init(operations: Int) {
+            let expected = min(operations, 1 << 16)
+            entries.reserveCapacity(expected)
+            bodies = ByteWriter(reservingCapacity: expected * JournalBatch.typicalHeldBodySize)
+        }
     }
 
     /// Holds an entry made by the write at ``position``; its cause is that write's change set.
@@ -55,7 +63,7 @@ struct SetRun: ~Copyable {
         var causeHLC: HLC? = cause.hlc
         let head = JournalBatch.head(kind, entity: entity, property: property, winner: winner, loser: loser, detail: detail,
                                      cause: cause.dot, causeHLC: &causeHLC, table: &journalTable)
-        while heldJournals.count <= changeSet { heldJournals.append(HeldJournal()) }
+        while heldJournals.count <= changeSet { heldJournals.append(HeldJournal(operations: changeSets[heldJournals.count].operations.count)) }
         let held = heldJournals[changeSet]
         try JournalBatch.writeBody(head, object: object, winner: winner, loser: loser, detail: detail, into: &held.bodies)
         held.entries.append((position.operation, head, held.bodies.count))
@@ -157,26 +165,34 @@ extension MergeEngine {
     /// the operation before it named.
     private func writesByObject(of run: [ChangeSet]) throws -> RunWrites {
         let count = run.reduce(0) { $0 + $1.operations.count }
-        var slotOfObject: [ObjectKey: Int] = [:]
+        // Each object's slot by entity, then identifier: a run writes one or a few entities, and
+        // hashing an identifier alone costs less than hashing it with its entity's name.
+        var slotsByEntity: [String: [UUID: Int32]] = [:]
+        var entitySlots: (entity: String, slots: [UUID: Int32])?
         var result = RunWrites()
         var objectOfWrite: [Int32] = []
+        var positionOfWrite: [(changeSet: Int32, operation: Int32)] = []
         var attributeOfWrite: [Int32] = []
         var valuesOfWrite: [[SQLValue]] = []
         objectOfWrite.reserveCapacity(count)
+        positionOfWrite.reserveCapacity(count)
         attributeOfWrite.reserveCapacity(count)
         valuesOfWrite.reserveCapacity(count)
         var lastAttribute: (entity: String, name: String, slot: Int32)?
-        for changeSet in run {
+        for (changeSetIndex, changeSet) in run.enumerated() {
             for index in changeSet.operations.indices {
                 guard case .set(let entity, let id, let name, let values) = changeSet.operations[index] else { continue }
-                let object = ObjectKey(entity: entity, id: id)
-                if let slot = slotOfObject[object] {
-                    objectOfWrite.append(Int32(slot))
-                } else {
-                    slotOfObject[object] = result.objects.count
-                    objectOfWrite.append(Int32(result.objects.count))
-                    result.objects.append(object)
+                if entitySlots?.entity != entity {
+                    if let previous = entitySlots { slotsByEntity[previous.entity] = previous.slots }
+                    entitySlots = (entity, slotsByEntity.removeValue(forKey: entity) ?? [:])
                 }
+                let newSlot = Int32(result.objects.count)
+                let slot = entitySlots!.slots[id, default: newSlot]
+                if slot == newSlot {
+                    entitySlots!.slots[id] = newSlot
+                    result.objects.append(ObjectKey(entity: entity, id: id))
+                }
+                objectOfWrite.append(slot)
                 if lastAttribute == nil || lastAttribute?.name != name || lastAttribute?.entity != entity {
                     let (schemaEntity, attribute) = try atOperation(index, of: changeSet.dot) { try attributeOfSet(entity, name) }
                     let slot = result.attributes.firstIndex { $0 === attribute } ?? {
@@ -188,6 +204,7 @@ extension MergeEngine {
                 }
                 attributeOfWrite.append(lastAttribute!.slot)
                 valuesOfWrite.append(values)
+                positionOfWrite.append((Int32(changeSetIndex), Int32(index)))
             }
         }
         // Counting sort by object, stable: each object's writes stay in change set order.
@@ -198,17 +215,13 @@ extension MergeEngine {
         result.positions = [(changeSet: Int32, operation: Int32)](repeating: (0, 0), count: objectOfWrite.count)
         result.attributeSlots = [Int32](repeating: 0, count: objectOfWrite.count)
         result.values = [[SQLValue]](repeating: [], count: objectOfWrite.count)
-        var write = 0
-        for (changeSetIndex, changeSet) in run.enumerated() {
-            for operationIndex in changeSet.operations.indices {
-                guard case .set = changeSet.operations[operationIndex] else { continue }
-                let target = next[Int(objectOfWrite[write])]
-                result.positions[target] = (Int32(changeSetIndex), Int32(operationIndex))
-                result.attributeSlots[target] = attributeOfWrite[write]
-                swap(&result.values[target], &valuesOfWrite[write])
-                next[Int(objectOfWrite[write])] += 1
-                write += 1
-            }
+        for write in objectOfWrite.indices {
+            let slot = Int(objectOfWrite[write])
+            let target = next[slot]
+            result.positions[target] = positionOfWrite[write]
+            result.attributeSlots[target] = attributeOfWrite[write]
+            swap(&result.values[target], &valuesOfWrite[write])
+            next[slot] += 1
         }
         result.first = first
         return result

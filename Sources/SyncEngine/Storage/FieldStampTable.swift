@@ -150,12 +150,16 @@ enum FieldStampTable {
         for _ in 0..<replicaCount { replicas.append(try reader.readUUID()) }
         let count = try reader.readCount(of: "stamps", minimumSize: 11)
         var stamps = FieldStamps(capacity: count)
+        var previous: String?
         for _ in 0..<count {
             let field = try reader.readString()
             let replicaIndex = try reader.readVarint()
             guard replicaIndex < UInt64(replicas.count) else { throw reader.failure("replica \(replicaIndex) of \(replicas.count)") }
             let hlc = HLC(rawValue: try reader.readFixed64())
-            stamps[field] = Stamp(hlc: hlc, replica: replicas[Int(replicaIndex)], seq: try reader.readVarint())
+            let stamp = Stamp(hlc: hlc, replica: replicas[Int(replicaIndex)], seq: try reader.readVarint())
+            // Encoded in name order (``encode(_:)``), so a name after the one before is new.
+            if let previous, field <= previous { stamps[field] = stamp } else { stamps.appendNew(field, stamp) }
+            previous = field
         }
         guard reader.isAtEnd else { throw reader.failure("\(reader.remaining) bytes follow the stamps") }
         return stamps
@@ -189,6 +193,11 @@ struct FieldStamps: Sendable, Equatable {
                 entries.append((field, newValue))
             }
         }
+    }
+
+    /// Adds the stamp of a field that has none yet.
+    fileprivate mutating func appendNew(_ field: String, _ stamp: Stamp) {
+        entries.append((field, stamp))
     }
 
     /// The entries in field-name order, so equal stamps encode to equal bytes on every replica.
