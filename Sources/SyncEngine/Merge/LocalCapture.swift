@@ -31,7 +31,8 @@ final class LocalCapture {
     private(set) var mayRevealHiddenEdges = false
 
     init(schema: SyncSchema, connection: SQLiteConnection) throws {
-        engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: true)
+        // Links are written here, past the engine (``EdgeTable/AdditionWriter``): it keeps no edge reads.
+        engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: true, cachesEdgeReads: false)
     }
 
     private var schema: SyncSchema { engine.schema }

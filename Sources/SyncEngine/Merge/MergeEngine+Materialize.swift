@@ -8,8 +8,9 @@ extension MergeEngine {
     /// edges in force. Returns the identifiers of the objects whose rows were rewritten.
     @discardableResult
     func materialize() throws -> Set<UUID> {
-        edgeReads = EdgeReadCache()
-        defer { edgeReads = nil }
+        let cachingAlready = edgeReads != nil
+        if !cachingAlready { edgeReads = EdgeReadCache() }
+        defer { if !cachingAlready { edgeReads = nil } }
         try flushPendingWrites()
         try resolveDeletes()
         hiddenByMaxCount = [:]

@@ -127,7 +127,8 @@ final class MergeEngine {
     /// progress: every member of a group asks for the same ranking, which the edges (unchanged
     /// while rows are written) decide.
     var rankedSourcesByTarget: [ObjectKey: [String: [RelationshipResolver.Claim]]] = [:]
-    /// The edges the materialization in progress read; nil outside ``materialize()``.
+    /// The edges the batch read since the last edge write (see ``EdgeReadCache``); nil when the
+    /// engine's caller writes edges past it (a local save's capture), except in ``materialize()``.
     var edgeReads: EdgeReadCache?
     /// Per affected object and relationship with a `minCount`, its member count before materializing.
     var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
@@ -138,10 +139,13 @@ final class MergeEngine {
     /// Change sets of last-writer-wins sets only, held to be resolved object by object (`MergeEngine+SetRuns.swift`).
     var setRun = SetRun()
 
-    init(schema: SyncSchema, connection: SQLiteConnection, keepsJournal: Bool) throws {
+    /// - Parameter cachesEdgeReads: whether the edges read are kept until the next edge write
+    ///   through the engine (``EdgeReadCache``); a caller that writes edges itself passes false.
+    init(schema: SyncSchema, connection: SQLiteConnection, keepsJournal: Bool, cachesEdgeReads: Bool = true) throws {
         self.schema = schema
         storeConnection = connection
         self.keepsJournal = keepsJournal
+        edgeReads = cachesEdgeReads ? EdgeReadCache() : nil
         voided = try VoidedDeleteTable.roots(on: connection)
         mergedDuplicates = try UniqueMergeTable.merges(on: connection)
     }
