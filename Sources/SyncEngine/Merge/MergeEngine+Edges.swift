@@ -10,12 +10,13 @@ struct EdgeRecord {
     var added: Stamp
 }
 
-/// The stored edges read while materializing, by query (see ``MergeEngine/materialize()``).
+/// The stored edges a batch's merge read, by query, since the last edge write.
 ///
-/// Materializing asks for the same objects' edges many times: for each object's row, its
-/// relationships, its neighbours' one-to-one components, its counts. Nothing writes an edge while
-/// rows are written, and an edge write through the engine empties the cache
-/// (``MergeEngine/noteEdgeWrite()``), so what it holds is what the table holds.
+/// A merge asks for the same objects' edges many times: marking neighbours changed, judging
+/// delete roots again and again until they settle, and, materializing, for each object's row,
+/// its relationships, its neighbours' one-to-one components, its counts. Every edge write through
+/// the engine empties the cache (``MergeEngine/noteEdgeWrite()``), so what it holds is what the
+/// table holds.
 struct EdgeReadCache {
     enum Query: Hashable {
         case from(ObjectKey, relationship: String)
