@@ -1,14 +1,12 @@
 /// Bytes as lowercase hexadecimal text and back: how replica keys travel in headers and
 /// change-set authenticators in JSON.
 package enum LowercaseHex {
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// Two lowercase hex digits per byte.
     package static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
             for (index, byte) in bytes.enumerated() {
-                buffer[index * 2] = digits[Int(byte >> 4)]
-                buffer[index * 2 + 1] = digits[Int(byte & 0x0f)]
+                buffer[index * 2] = HexDigit.lowercase(byte >> 4)
+                buffer[index * 2 + 1] = HexDigit.lowercase(byte & 0x0f)
             }
             return bytes.count * 2
         }

@@ -44,8 +44,6 @@ extension UUID {
 
 /// The conversions behind ``Foundation/UUID/storageText``.
 package enum UUIDText {
-    package static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// Writes the 36 bytes of `uuid`'s text form at `output`.
     package static func write(_ uuid: UUID, to output: UnsafeMutablePointer<UInt8>) {
         withUnsafeBytes(of: uuid.uuid) { bytes in
@@ -55,8 +53,8 @@ package enum UUIDText {
                     output[position] = UInt8(ascii: "-")
                     position += 1
                 }
-                output[position] = hexDigits[Int(bytes[index] >> 4)]
-                output[position + 1] = hexDigits[Int(bytes[index] & 0x0F)]
+                output[position] = HexDigit.uppercase(bytes[index] >> 4)
+                output[position + 1] = HexDigit.uppercase(bytes[index] & 0x0F)
                 position += 2
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Codecs
 
 #if canImport(Glibc)
 import Glibc
@@ -49,8 +50,8 @@ package enum AccessLogLine {
         for byte in text.utf8 {
             if byte <= ASCII.space || byte == 0x7F {
                 bytes.append(ASCII.percent)
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
+                bytes.append(HexDigit.uppercase(byte >> 4))
+                bytes.append(HexDigit.uppercase(byte & 0x0F))
             } else {
                 bytes.append(byte)
             }
@@ -107,6 +108,4 @@ package enum AccessLogLine {
             divisor /= 10
         }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 }

@@ -111,11 +111,13 @@ extension ObjectContext {
             try statement.bind(value, at: parameter)
             parameter += 1
         }
-        for foreignKey in mapping.foreignKeyWrites {
-            let target = foreignKey.accessor.firstMember(of: object)
+        let foreignKeyWrites = mapping.foreignKeyWrites
+        // By index: each write is read where it lies, not copied out of the array per object.
+        for index in foreignKeyWrites.indices {
+            let target = foreignKeyWrites[index].accessor.firstMember(of: object)
             if let target { try statement.bind(storageTextOf: target.objectID, at: parameter) }
             parameter += 1
-            if foreignKey.hasPositionColumn {
+            if foreignKeyWrites[index].hasPositionColumn {
                 if target != nil, let position = positions[ObjectIdentifier(object)] { try statement.bind(.integer(Int64(position)), at: parameter) }
                 parameter += 1
             }

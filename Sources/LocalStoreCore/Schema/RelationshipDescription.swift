@@ -71,7 +71,7 @@ extension RelationshipDescription {
 
 /// Reads and changes the in-memory members of one relationship without touching the
 /// inverse; the object graph code keeps both sides in step.
-protocol RelationshipAccessing: Sendable {
+protocol RelationshipAccessing: AnyObject, Sendable {
     func members(of owner: AnyObject) -> [AnyObject]
     /// The first member (the target of a to-one), without building an array of members and
     /// without a dynamic cast: the insert and to-one setter paths call this per object.
