@@ -51,16 +51,12 @@ extension SyncBenchmark {
             let contextB = try storeB.makeContext()
             for reaction in try contextB.fetchAll(Reaction.self) { reaction.likes += 1 }
             try contextB.save()
-            // The set-up's log copies run in the background; the timed merge starts without them.
-            storeA.waitForCheckpoints()
-            storeB.waitForCheckpoints()
             var result: SyncReplica.MergeResult?
             let seconds = try measureSeconds { result = try replicaB.apply(batch) }
             let totals = try storeB.makeContext().fetchAll(Reaction.self).map(\.likes)
             guard result?.applied.count == batch.count, totals.count == objects, totals.allSatisfy({ $0 == saves + 1 }) else {
                 throw BenchmarkFailure("after the counter merge B's likes are not \(saves + 1) everywhere: \(Set(totals).sorted().prefix(5))")
             }
-            storeB.waitForCheckpoints()
             rates.append(Double(changes) / seconds)
         }
         print("best of \(repeats) run(s), \(grouped(changes)) increments per batch")

@@ -97,17 +97,14 @@ struct SyncBenchmark {
 
                 // Applied: every incoming write wins.
                 let appliedSeconds = try onFreshStore("merge-b") { pathB -> Double in
-                    let storeB = try ObjectStore(path: pathB, entities: benchEntities)
-                    let replicaB = try SyncReplica(store: storeB, wallClock: FakeWallClock(start: 1_700_003_600_000).next)
+                    let replicaB = try SyncReplica(store: try ObjectStore(path: pathB, entities: benchEntities),
+                                                   wallClock: FakeWallClock(start: 1_700_003_600_000).next)
                     _ = try replicaB.apply(initial)
-                    storeB.waitForCheckpoints()
                     var result: SyncReplica.MergeResult?
                     let seconds = try measureSeconds { result = try replicaB.apply(batch) }
                     guard result?.applied.count == batch.count, try replicaB.records("Person") == replicaA.records("Person") else {
                         throw BenchmarkFailure("after the merge B's people differ from A's")
                     }
-                    // The merge's own log copy, in the background, does not overlap the next workload.
-                    storeB.waitForCheckpoints()
                     return seconds
                 }
                 applied.append(Double(changes) / appliedSeconds)
@@ -121,7 +118,6 @@ struct SyncBenchmark {
                     try MergeWorkload.commitAttributeChanges(try contextB.fetchAll(Person.self), saves: MergeWorkload.attributeCount, in: contextB, round: 2)
                     let before = try replicaB.records("Person")
                     let journalBefore = try replicaB.lastConflictNumber()
-                    storeB.waitForCheckpoints()
                     var result: SyncReplica.MergeResult?
                     let seconds = try measureSeconds { result = try replicaB.apply(batch) }
                     let after = try replicaB.records("Person")
@@ -133,7 +129,6 @@ struct SyncBenchmark {
                     guard journaled == changes else {
                         throw BenchmarkFailure("\(journaled) of \(changes) stale changes were journaled as conflicts")
                     }
-                    storeB.waitForCheckpoints()
                     return seconds
                 }
                 stale.append(Double(changes) / staleSeconds)
@@ -166,10 +161,7 @@ enum MergeWorkload {
         let initial = try replica.changeSets(missingFrom: VersionVector())
         let vectorAfterCreate = try replica.versionVector()
         try commitAttributeChanges(people, saves: saves, in: context, round: 1)
-        let batch = try replica.changeSets(missingFrom: vectorAfterCreate)
-        // The saves' log copies run in the background; the timed merges start without them.
-        store.waitForCheckpoints()
-        return (replica, initial, batch)
+        return (replica, initial, try replica.changeSets(missingFrom: vectorAfterCreate))
     }
 
     /// The attributes the change rounds cycle through.
