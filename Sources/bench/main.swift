@@ -57,6 +57,10 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "storage", summary: "syncd's push and pull rates on SQLite vs PostgreSQL, one and three instances, one and 16 datasets") {
         try StorageBenchmark(databaseURL: $0.databaseURL, repeats: $0.repeats).run()
     },
+    // --rows is the number of change sets the store holds before compacting.
+    Subcommand(name: "compaction", summary: "history compaction of a store holding --rows change sets of another replica: the first compaction and one with nothing to drop") {
+        try CompactionBenchmark(changeSets: $0.rows, repeats: $0.repeats).run()
+    },
     // Needs the release `syncd` too. Long: a million updates by default (--updates 100000 while developing).
     Subcommand(name: "longrun", summary: "3 replicas make --updates updates to --objects objects through syncd, compacting: store sizes before and after compaction vs live data, bootstrap time") {
         try LongRunBenchmark(updates: $0.updates, objects: $0.objects, syncEvery: $0.syncEvery, checkpoint: $0.checkpoint,

@@ -439,37 +439,4 @@ import Testing
         #expect(try after.rows("SELECT count(*) FROM _sync_object").first?.first == .integer(1))
         #expect(try SyncStateTable.mergedSchema(on: after)?.entities.contains { $0.name == "Card" } == true)
     }
-
-    /// How long compaction takes on a large store: `COMPACTION_TIMING_CHANGE_SETS=100000` fills a
-    /// store with that many change sets of another replica (each creates a label; every tenth
-    /// deletes the label of the one before), then times a compaction below all of them and one
-    /// that finds nothing more to drop (the call after a pull that did not move the vector).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["COMPACTION_TIMING_CHANGE_SETS"] != nil))
-    func compactionTimeOnALargeStore() throws {
-        let count = Int(ProcessInfo.processInfo.environment["COMPACTION_TIMING_CHANGE_SETS"] ?? "") ?? 100_000
-        let replica = try TestReplica(name: "timing")
-        let author = UUID()
-        var previous: UUID?
-        var batch: [ChangeSet] = []
-        for seq in 1...UInt64(count) {
-            let id = UUID()
-            var operations: [SyncKit.Operation] = [.create(entity: "Label", id: id), .set(entity: "Label", id: id, attribute: "text", values: [.text("label \(seq)")])]
-            if seq % 10 == 0, let previous { operations.append(.delete(entity: "Label", id: previous, root: previous)) }
-            previous = id
-            batch.append(ChangeSet(dot: Dot(replica: author, seq: seq), hlc: HLC(rawValue: (1_700_000_000_000 + seq) << 16),
-                                   vector: VersionVector([author: seq]), operations: operations))
-            if batch.count == 1_000 {
-                _ = try replica.replica.apply(batch)
-                batch.removeAll(keepingCapacity: true)
-            }
-        }
-        if !batch.isEmpty { _ = try replica.replica.apply(batch) }
-        let stable = try replica.replica.versionVector()
-        let clock = ContinuousClock()
-        var report = SyncReplica.HistoryCompaction(stable: stable)
-        let first = try clock.measure { report = try replica.replica.compactHistory(stable: stable) }
-        let again = try clock.measure { try replica.replica.compactHistory(stable: stable) }
-        print("compaction of \(count) change sets: \(first) (\(report.changeSets) change sets, \(report.tombstones) tombstones, \(report.bytes) bytes); nothing more to drop: \(again)")
-        #expect(report.changeSets == count && report.tombstones == count / 10)
-    }
 }
