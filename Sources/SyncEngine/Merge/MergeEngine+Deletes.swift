@@ -163,6 +163,6 @@ extension MergeEngine: DeleteRuleResolver.Graph {
 
     func explicitDeletesInForce(of object: ObjectKey) throws -> [DeleteRoot] {
         guard try info(object)?.mayBeDeleted == true else { return [] }
-        return try DeleteTable.roots(deleting: object, .explicit, on: connection).filter { !voided.contains($0) }
+        return try deleteRootsInForce(of: object, .explicit)
     }
 }

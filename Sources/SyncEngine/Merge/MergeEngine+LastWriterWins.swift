@@ -56,9 +56,14 @@ extension MergeEngine {
         }
     }
 
+    /// The roots of the deletes of `kind` in force (not void) that remove `object`.
+    func deleteRootsInForce(of object: ObjectKey, _ kind: DeleteTable.Kind = .any) throws -> [DeleteRoot] {
+        try DeleteTable.roots(deleting: object, kind, on: connection).filter { !voided.contains($0) }
+    }
+
     /// The deletes in force (not void) that remove `object`, each with the stamp of its change set.
     func deletesInForce(of object: ObjectKey) throws -> [(dot: Dot, stamp: Stamp)] {
-        try DeleteTable.roots(deleting: object, on: connection).filter { !voided.contains($0) }.map { root in
+        try deleteRootsInForce(of: object).map { root in
             (root.dot, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq))
         }
     }
