@@ -153,6 +153,7 @@ extension ObjectContext {
     // MARK: Validation
 
     func validateRelationshipCounts() throws {
+        guard store.schema.hasCountedRelationships else { return }
         try forEachWrittenObject { object, mapping in
             guard mapping.hasCountedRelationships else { return }
             let state = object._$entityState

@@ -11,8 +11,10 @@ extension ObjectContext {
             try updateRow(of: object, positions: positions)
         }
         try updateMovedPositions()
-        try forEachWrittenObject { object, mapping in
-            if mapping.ownsJoinTables { try writeJoinRows(of: object) }
+        if store.schema.ownsJoinTables {
+            try forEachWrittenObject { object, mapping in
+                if mapping.ownsJoinTables { try writeJoinRows(of: object) }
+            }
         }
         for object in deletedObjects where object._$entityState.isStored {
             try deleteRow(of: object)
@@ -24,6 +26,7 @@ extension ObjectContext {
     /// the save, rather than by a UNIQUE index: a merge may hold two objects with one key until it
     /// resolves them (CONTRACT.md §3.8), and an index would make the merge's statements fail.
     private func checkUniqueness() throws {
+        guard store.schema.hasUniqueKeys else { return }
         try forEachWrittenObject { object, mapping in
             let state = object._$entityState
             for (key, indices) in mapping.uniqueKeys {
@@ -61,6 +64,7 @@ extension ObjectContext {
     private func forEachChangedOrderedRelationship(
         _ body: (any PersistentEntity, RelationshipMapping, [AnyObject], [AnyObject]) throws -> Void
     ) rethrows {
+        guard store.schema.hasOrderedInverseForeignKeys else { return }
         try forEachWrittenObject { object, mapping in
             guard mapping.hasOrderedInverseForeignKeys else { return }
             let state = object._$entityState

@@ -17,8 +17,8 @@ public final class EntityDescription: Sendable {
     /// The `#Unique` keys, each a list of attribute names whose values, together, no two objects
     /// share (`#Unique<Player>([\.first, \.last], [\.email])` gives `[["first", "last"], ["email"]]`).
     public let uniquenessConstraints: [[String]]
-    private let attributeIndexByName: [String: Int]
-    private let relationshipIndexByName: [String: Int]
+    private let attributeNames: PropertyNameIndex
+    private let relationshipNames: PropertyNameIndex
 
     /// Describes an entity. Called by code `@Entity` generates.
     public init(
@@ -39,22 +39,22 @@ public final class EntityDescription: Sendable {
         }
         self.attributes = attributes
         self.relationships = relationships
-        attributeIndexByName = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-        relationshipIndexByName = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        attributeNames = PropertyNameIndex(attributes.map(\.name))
+        relationshipNames = PropertyNameIndex(relationships.map(\.name))
     }
 
     /// The attribute called `name`, if any.
     public func attribute(named name: String) -> AttributeDescription? {
-        attributeIndexByName[name].map { attributes[$0] }
+        attributeNames.position(of: name).map { attributes[$0] }
     }
 
     /// The relationship called `name`, if any.
     public func relationship(named name: String) -> RelationshipDescription? {
-        relationshipIndexByName[name].map { relationships[$0] }
+        relationshipNames.position(of: name).map { relationships[$0] }
     }
 
-    func attributeIndex(named name: String) -> Int? { attributeIndexByName[name] }
-    func relationshipIndex(named name: String) -> Int? { relationshipIndexByName[name] }
+    func attributeIndex(named name: String) -> Int? { attributeNames.position(of: name) }
+    func relationshipIndex(named name: String) -> Int? { relationshipNames.position(of: name) }
 
     /// The attribute whose Swift property is at `keyPath` (for example `\Person.name`).
     public func attribute(for keyPath: AnyKeyPath) -> AttributeDescription? {

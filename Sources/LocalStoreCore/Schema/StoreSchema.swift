@@ -3,8 +3,12 @@ import SQLiteDatabase
 ///
 /// Built when a store opens; cross-entity mistakes (an inverse that does not exist or
 /// does not point back, mismatched types) are reported here, naming both sides.
-struct StoreSchema: Sendable {
+final class StoreSchema: Sendable {
     let entities: [EntityMapping]
+    /// Whether any entity has a `.unique` attribute or a `#Unique` key, a relationship with a
+    /// `minCount` or `maxCount`, a join table it writes, or an ordered to-many stored in its
+    /// members' rows: a save skips its pass over the written objects for a feature no entity has.
+    let hasUniqueKeys: Bool, hasCountedRelationships: Bool, ownsJoinTables: Bool, hasOrderedInverseForeignKeys: Bool
     private let indexByName: [String: Int]
     private let indexByType: [ObjectIdentifier: Int]
 
@@ -33,6 +37,10 @@ struct StoreSchema: Sendable {
             mappings.append(try StoreSchema.map(description, entities: byName))
         }
         entities = mappings
+        hasUniqueKeys = mappings.contains { !$0.uniqueKeys.isEmpty }
+        hasCountedRelationships = mappings.contains(where: \.hasCountedRelationships)
+        ownsJoinTables = mappings.contains(where: \.ownsJoinTables)
+        hasOrderedInverseForeignKeys = mappings.contains(where: \.hasOrderedInverseForeignKeys)
         indexByName = Dictionary(uniqueKeysWithValues: mappings.enumerated().map { ($1.name, $0) })
         indexByType = Dictionary(uniqueKeysWithValues: types.enumerated().map { (ObjectIdentifier($1), $0) })
     }
