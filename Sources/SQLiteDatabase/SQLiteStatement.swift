@@ -115,6 +115,11 @@ package final class SQLiteStatement {
         }
     }
 
+    /// Whether the 0-based column `index` of the current row is SQL `NULL`.
+    package func isNull(at index: Int) -> Bool {
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+    }
+
     /// The 0-based column `index` of the current row as an integer (0 for NULL, as SQLite converts).
     package func integer(at index: Int) -> Int64 {
         sqlite3_column_int64(handle, Int32(index))

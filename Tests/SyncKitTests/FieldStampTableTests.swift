@@ -1,6 +1,8 @@
 import Codecs
 import Foundation
+@testable import LocalStoreCore
 @testable import SyncEngine
+import TestSupport
 import Testing
 
 /// The encoding of an object's attribute stamps (`_sync_field_stamps.stamps`).
@@ -38,5 +40,50 @@ import Testing
         let decoded = try writer.withBytes { try FieldStampTable.decode($0) }
         #expect(decoded.sortedEntries.map(\.field) == ["age", "level"])
         #expect(decoded["level"] == Self.stamp(8, 0, 8) && decoded["age"] == Self.stamp(9, 0, 9))
+    }
+
+    /// The sync tables on a new file, with `objects` created by replica 0 at HLC 1 and the given
+    /// stamps blob (`nil`: no stamps row).
+    static func store(_ objects: [(id: UUID, stamps: Data?)], file: TemporaryStoreFile) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: file.path)
+        for statement in SyncTables.statements { try connection.execute(statement) }
+        let replica = try ReplicaNumberTable.number(of: replicas[0], on: connection)
+        for object in objects {
+            try connection.run("INSERT INTO _sync_object (entity, id, hlc, replica, seq, tombstone) VALUES ('Person', ?, 1, ?, 1, NULL)",
+                               [object.id.storedValue, .integer(replica)])
+            if let stamps = object.stamps {
+                try connection.run("INSERT INTO _sync_field_stamps (entity, id, stamps) VALUES ('Person', ?, ?)", [object.id.storedValue, .blob(stamps)])
+            }
+        }
+        return connection
+    }
+
+    /// A merge reads an object's creation and attribute stamps in one statement: each object comes
+    /// with its own stamps, or none when it has no stamps row; an object not stored is not read.
+    @Test func objectsComeWithTheirOwnStampsOrNone() throws {
+        var stamps = FieldStamps()
+        stamps["name"] = Self.stamp(10, 1, 4)
+        let (written, unwritten, unknown) = (UUID(), UUID(), UUID())
+        let file = TemporaryStoreFile()
+        let connection = try Self.store([(written, FieldStampTable.encode(stamps)), (unwritten, nil)], file: file)
+        var read: [UUID: (creation: Stamp, stamps: FieldStamps)] = [:]
+        try ObjectMetadataTable.objectsWithFieldStamps("Person", [written, unwritten, unknown], on: connection) { stored, stamps in
+            read[stored.id] = (stored.creation, stamps)
+        }
+        #expect(Set(read.keys) == [written, unwritten])
+        #expect(read[written]?.stamps == stamps && read[unwritten]?.stamps == FieldStamps())
+        #expect(read[written]?.creation == Self.stamp(1, 0, 1) && read[unwritten]?.creation == Self.stamp(1, 0, 1))
+    }
+
+    /// Damaged stamps are an error naming the file, the entity and the object, not an object without stamps.
+    @Test func damagedStampsNameTheObject() throws {
+        let damaged = UUID()
+        let file = TemporaryStoreFile()
+        let connection = try Self.store([(damaged, Data([0x07, 0x01]))], file: file)
+        let error = try #require(throws: SyncError.self) {
+            try ObjectMetadataTable.objectsWithFieldStamps("Person", [damaged], on: connection) { _, _ in }
+        }
+        #expect(error.code == .notSyncable)
+        #expect(error.message.contains(file.path) && error.message.contains("Person \(damaged)"), "\(error.message)")
     }
 }

@@ -57,21 +57,27 @@ extension MergeEngine {
         return resolved
     }
 
-    /// Reads what ``loadObjects(_:_:)`` and ``loadFieldStamps(_:of:)`` read, for these objects of `entity`.
+    /// Reads what ``loadObjects(_:_:)`` and ``loadFieldStamps(_:of:)`` read, for these objects of
+    /// `entity`, in one statement.
     func loadInfo(_ entity: String, _ ids: ArraySlice<UUID>) throws {
-        try loadFieldStamps(entity, of: try loadObjects(entity, ids))
+        try ObjectMetadataTable.objectsWithFieldStamps(entity, ids, on: connection) { stored, stamps in
+            remember(stored, of: entity).storedFieldStamps = stamps
+        }
     }
 
     /// Reads the creation stamps of these objects of `entity` and whether they have a row or a
     /// delete, and keeps them for the batch; returns those found.
     func loadObjects(_ entity: String, _ ids: ArraySlice<UUID>) throws -> [UUID: ObjectInfo] {
         var loaded: [UUID: ObjectInfo] = [:]
-        try ObjectMetadataTable.objects(entity, ids, on: connection) { stored in
-            let known = ObjectInfo(creation: stored.creation, hasRow: stored.hasRow, mayBeDeleted: stored.hasDeletes)
-            loaded[stored.id] = known
-            objects[ObjectKey(entity: entity, id: stored.id)] = known
-        }
+        try ObjectMetadataTable.objects(entity, ids, on: connection) { stored in loaded[stored.id] = remember(stored, of: entity) }
         return loaded
+    }
+
+    /// Keeps what is stored of an object of `entity` for the batch; returns it.
+    private func remember(_ stored: ObjectMetadataTable.StoredObject, of entity: String) -> ObjectInfo {
+        let known = ObjectInfo(creation: stored.creation, hasRow: stored.hasRow, mayBeDeleted: stored.hasDeletes)
+        objects[ObjectKey(entity: entity, id: stored.id)] = known
+        return known
     }
 
     /// Reads the ``FieldStampTable`` stamps of these objects of `entity` (none stored: an empty set).

@@ -73,20 +73,33 @@ enum FieldStampTable {
     static func stamps(_ entity: String, _ ids: some Collection<UUID>, on connection: SQLiteConnection) throws -> [UUID: FieldStamps] {
         var result: [UUID: FieldStamps] = [:]
         result.reserveCapacity(ids.count)
-        var failure: (any Error)?
         try connection.forEachRow(
             "SELECT id, stamps FROM _sync_field_stamps WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))",
-            [.text(entity)] + ids.map { $0.storedValue }
+            entity: entity, identifiers: ids
         ) { row in
-            guard failure == nil, let id = row.identifier(at: 0) else { return }
-            do {
-                result[id] = try decode(row.blobBytes(at: 1))
-            } catch {
-                failure = SyncError(.notSyncable, "\(connection.path): the attribute stamps of \(entity) \(id) cannot be read: \(error)")
-            }
+            guard let id = row.identifier(at: 0) else { return }
+            result[id] = try decodeStored(row, at: 1, of: ObjectKey(entity: entity, id: id), in: connection.path)
         }
-        if let failure { throw failure }
         return result
+    }
+
+    /// An SQL expression of the stamps blob of the object whose entity and identifier are the
+    /// expressions `entity` and `id` (columns of another table's query), NULL when it has none.
+    static func stampsOfObject(entity: String, id: String) -> String {
+        "(SELECT stamps FROM _sync_field_stamps AS s WHERE s.entity = \(entity) AND s.id = \(id))"
+    }
+
+    /// The stamps of `object` in the 0-based column `column` of `row`: a stored blob, or `NULL`
+    /// when the object has none (an empty set).
+    ///
+    /// - Throws: ``SyncError`` `.notSyncable` when the column holds anything else, naming the store, entity and object.
+    static func decodeStored(_ row: SQLiteStatement, at column: Int, of object: ObjectKey, in path: String) throws -> FieldStamps {
+        if row.isNull(at: column) { return FieldStamps() }
+        do {
+            return try decode(row.blobBytes(at: column))
+        } catch {
+            throw SyncError(.notSyncable, "\(path): the attribute stamps of \(object.entity) \(object.id) cannot be read: \(error)")
+        }
     }
 
     /// How many attribute stamps the table holds (for the store's history summary).

@@ -134,16 +134,35 @@ enum ObjectMetadataTable {
 
     /// Reads the stored objects among `ids` of `entity` (at most a few hundred: one bound parameter each).
     static func objects(_ entity: String, _ ids: some Collection<UUID>, on connection: SQLiteConnection, _ body: (StoredObject) -> Void) throws {
-        try connection.forEachRow(
-            """
-            SELECT id, hlc, \(ReplicaNumberTable.replica(numbered: "o.replica")), seq, tombstone IS NULL,
-                EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)
-            FROM _sync_object AS o WHERE entity = ? AND id IN (\(EntityTable.placeholders(ids.count)))
-            """, [.text(entity)] + ids.map { $0.storedValue }
-        ) { row in
-            guard let id = row.identifier(at: 0), let stamp = Stamp(row, at: 1) else { return }
-            body(StoredObject(id: id, creation: stamp, hasRow: row.integer(at: 4) == 1, hasDeletes: row.integer(at: 5) != 0))
+        try connection.forEachRow(objectsQuery(count: ids.count, alsoSelecting: nil), entity: entity, identifiers: ids) { row in
+            guard let stored = StoredObject(row) else { return }
+            body(stored)
         }
+    }
+
+    /// ``objects(_:_:on:_:)`` with each object's attribute stamps (``FieldStampTable``; none
+    /// stored: an empty set), read by the same statement: a merge wants both of every object it
+    /// has not read yet, and one statement finds each object once.
+    ///
+    /// - Throws: ``SyncError`` `.notSyncable` when an object's stamps cannot be decoded, naming the store, entity and object.
+    static func objectsWithFieldStamps(
+        _ entity: String, _ ids: some Collection<UUID>, on connection: SQLiteConnection, _ body: (StoredObject, FieldStamps) -> Void
+    ) throws {
+        let sql = objectsQuery(count: ids.count, alsoSelecting: FieldStampTable.stampsOfObject(entity: "o.entity", id: "o.id"))
+        try connection.forEachRow(sql, entity: entity, identifiers: ids) { row in
+            guard let stored = StoredObject(row) else { return }
+            body(stored, try FieldStampTable.decodeStored(row, at: StoredObject.columnCount, of: ObjectKey(entity: entity, id: stored.id), in: connection.path))
+        }
+    }
+
+    /// The query of ``objects(_:_:on:_:)`` for `count` identifiers, with `extraColumn` after the
+    /// columns ``StoredObject`` reads.
+    private static func objectsQuery(count: Int, alsoSelecting extraColumn: String?) -> String {
+        """
+        SELECT id, hlc, \(ReplicaNumberTable.replica(numbered: "o.replica")), seq, tombstone IS NULL,
+            EXISTS (SELECT 1 FROM _sync_delete AS d WHERE d.entity = o.entity AND d.id = o.id)\(extraColumn.map { ", " + $0 } ?? "")
+        FROM _sync_object AS o WHERE entity = ? AND id IN (\(EntityTable.placeholders(count)))
+        """
     }
 
     /// The tombstone JSON of `object`, `nil` when it has a row (or no metadata).
@@ -154,5 +173,16 @@ enum ObjectMetadataTable {
     /// Stores `object`'s column values while it has no row; `nil` marks that it has one again.
     static func setTombstone(_ json: String?, of object: ObjectKey, on connection: SQLiteConnection) throws {
         try connection.run("UPDATE _sync_object SET tombstone = ? WHERE entity = ? AND id = ?", [json.map(SQLValue.text) ?? .null] + object.values)
+    }
+}
+
+extension ObjectMetadataTable.StoredObject {
+    /// The columns of a row of ``ObjectMetadataTable/objectsQuery(count:alsoSelecting:)`` it is read from.
+    fileprivate static let columnCount = 6
+
+    /// The object a row of ``ObjectMetadataTable/objectsQuery(count:alsoSelecting:)`` reads; nil for a damaged row.
+    fileprivate init?(_ row: SQLiteStatement) {
+        guard let id = row.identifier(at: 0), let stamp = Stamp(row, at: 1) else { return nil }
+        self.init(id: id, creation: stamp, hasRow: row.integer(at: 4) == 1, hasDeletes: row.integer(at: 5) != 0)
     }
 }

@@ -37,6 +37,24 @@ extension SQLiteStatement {
     }
 }
 
+extension SQLiteConnection {
+    /// Runs `sql`, whose parameters are an entity's name then one per identifier of `ids` (bound
+    /// as stored, from the stack), and calls `body` with each row: the reads of a merge's objects
+    /// a few hundred at a time, which as ``SQLValue`` arguments allocated a buffer per identifier.
+    func forEachRow(_ sql: String, entity: String, identifiers ids: some Collection<UUID>, _ body: (SQLiteStatement) throws -> Void) throws {
+        let statement = try cachedStatement(sql)
+        // A statement left mid-way (body threw) would keep a read transaction open.
+        defer { statement.reset() }
+        try statement.bind(.text(entity), at: 1)
+        var parameter: Int32 = 2
+        for id in ids {
+            try statement.bind(identifier: id, at: parameter)
+            parameter += 1
+        }
+        while try statement.step() { try body(statement) }
+    }
+}
+
 extension Stamp {
     /// The stamp in the columns `hlc, replica, seq` of a row; `nil` if they are damaged.
     init?(hlc: SQLValue, replica: SQLValue, seq: SQLValue) {
