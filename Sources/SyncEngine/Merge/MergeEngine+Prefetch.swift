@@ -109,11 +109,9 @@ extension MergeEngine {
         rowCandidates[object.entity] = nil
         let columnCount = entity.rows.attributeColumns.count
         known.storedRowValues = Array(repeating: .null, count: columnCount)
-        for chunk in MergeEngine.chunks(of: ids) {
-            try entity.rows.forEachAttributeRow(chunk, on: connection) { id, row in
-                guard let reading = objects[ObjectKey(entity: object.entity, id: id)] else { return }
-                reading.storedRowValues = (0..<columnCount).map { row.value(at: $0 + 1) }
-            }
+        try entity.rows.forEachAttributeRow(ids, on: connection) { id, row in
+            guard let reading = objects[ObjectKey(entity: object.entity, id: id)] else { return }
+            reading.storedRowValues = (0..<columnCount).map { row.value(at: $0 + 1) }
         }
     }
 
