@@ -133,6 +133,10 @@ package struct EntityTable: Sendable {
             }
             return
         }
+        // `IN` passes a row once however often its identifier is listed, but only within one
+        // statement: an identifier listed again further on is dropped first.
+        var seen: Set<UUID> = []
+        let ids = ids.count <= EntityTable.identifiersPerStatement ? ids : ids.filter { seen.insert($0).inserted }
         for start in stride(from: 0, to: ids.count, by: EntityTable.identifiersPerStatement) {
             let chunk = ids[start..<min(start + EntityTable.identifiersPerStatement, ids.count)]
             let statement = try connection.cachedStatement(
