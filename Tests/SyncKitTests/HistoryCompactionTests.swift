@@ -292,6 +292,54 @@ import Testing
         for report in reports { #expect(report.forgottenObjects == 1 && report.forgottenEdges == 1, "\(report)") }
     }
 
+    /// A delete that is stable but judged one way on the change sets at or below the stable vector
+    /// and the other way with a later one: A deletes a peer while B makes it the twin of a peer
+    /// that has a sponsor, and everyone takes both, so the cascade through the twin meets the
+    /// sponsor (deny) and the delete is void. Then, with or without B compacting below that, B
+    /// unlinks the twin (the delete stands on B again) while A, which holds the peer alive, makes
+    /// it a sponsor of another (the deny rule voids the delete for good). A compacting B must not
+    /// take the delete for settled: A's change set names the peer. C observes without compacting.
+    static func voidDeleteThenLaterUnlinkAndLink(compacting: Bool, order: ExchangeOrder) throws -> (Outcome, [SyncReplica.HistoryCompaction]) {
+        let trio = try ReplicaTrio(entities: everyShapeEntities)
+        let doomed = Peer(), twin = Peer(), sponsor = Peer()
+        doomed.name = "doomed"; twin.name = "twin"; sponsor.name = "sponsor"
+        twin.addToSponsors(sponsor)
+        for peer in [doomed, twin, sponsor] { trio.a.context.insert(peer) }
+        try trio.a.context.save()
+        try trio.shareBase()
+        trio.a.context.delete(try trio.a.object(Peer.self, doomed.objectID))
+        try trio.a.context.save()
+        try trio.b.object(Peer.self, doomed.objectID).twin = try trio.b.object(Peer.self, twin.objectID)
+        try trio.b.context.save()
+        try trio.exchange(.aThenB)
+        #expect(try trio.a.exists(Peer.self, doomed.objectID) && trio.b.exists(Peer.self, doomed.objectID))
+
+        let stable = try stableVector(of: trio)
+        try trio.b.object(Peer.self, doomed.objectID).twin = nil
+        try trio.b.context.save()
+        #expect(try !trio.b.exists(Peer.self, doomed.objectID))
+        try trio.a.object(Peer.self, doomed.objectID).addToSponsors(try trio.a.object(Peer.self, sponsor.objectID))
+        try trio.a.context.save()
+        let reports = compacting ? [try trio.b.replica.compactHistory(stable: stable)] : []
+        try trio.exchange(order)
+        try trio.expectConverged()
+        #expect(try trio.c.fetch(Peer.self, doomed.objectID)?.sponsors.map(\.objectID) == [sponsor.objectID])
+        return (try outcome(of: trio, naming: [(doomed.objectID, "doomed"), (twin.objectID, "twin"), (sponsor.objectID, "sponsor")]), reports)
+    }
+
+    /// Whether a delete is settled is judged on the change sets at or below the stable vector:
+    /// an object whose edges a later change set added or removed, or that has an edge to such a
+    /// deleted object, keeps its last values and records.
+    @Test(arguments: ExchangeOrder.allCases)
+    func aDeleteWhoseEdgesChangedAboveTheStableVectorIsNotSettled(order: ExchangeOrder) throws {
+        let (compacted, reports) = try HistoryCompactionTests.voidDeleteThenLaterUnlinkAndLink(compacting: true, order: order)
+        let (uncompacted, _) = try HistoryCompactionTests.voidDeleteThenLaterUnlinkAndLink(compacting: false, order: order)
+        #expect(compacted == uncompacted)
+        for report in reports {
+            #expect(report.changeSets > 0 && report.tombstones == 0 && report.forgottenObjects == 0, "\(report)")
+        }
+    }
+
     /// A removed edge stays at an object whose delete a merge may still re-judge (here one above
     /// the stable vector), and every removed edge stays while an older app may be active.
     @Test func removedEdgesStayWhereADeleteMayBeReJudgedOrWhenAskedTo() throws {

@@ -109,18 +109,22 @@ extension SyncReplica {
     ///   that deleted objects, or created objects with uniqueness values, the HLC and vector stay:
     ///   re-judging a delete asks which edges its deleter had seen, and a uniqueness collision
     ///   asks whether two creations were concurrent.
-    /// - **Tombstones** (the last values in `_sync_object`) of objects deleted explicitly at or
-    ///   below the stable vector by a delete that is not void; their **attribute stamps**
-    ///   (`_sync_field_stamps`) and **positions** (`_sync_position`, as owner or member). Values come back
-    ///   only when a deny rule voids the delete, stamps decide between concurrent writes, and a
-    ///   deleted object orders nothing: each needs a change set concurrent with the delete, and
-    ///   none can arrive.
+    /// - **Tombstones** (the last values in `_sync_object`) of objects deleted by a **settled**
+    ///   delete: explicit, at or below the stable vector, not void, and judged so on the change
+    ///   sets at or below the vector alone, which every store holds (no edge of the object, nor of
+    ///   a deleted object it is linked to, was added or removed above the vector); their
+    ///   **attribute stamps** (`_sync_field_stamps`) and **positions** (`_sync_position`, as owner
+    ///   or member). Values come back only when a deny rule voids the delete, stamps decide between
+    ///   concurrent writes, and a deleted object orders nothing. Every change set still to come is
+    ///   causally after the delete and was written on a store where it stood: none voids it,
+    ///   writes to the object or links it. (A delete judged otherwise above the vector is not
+    ///   settled: a store where an unlink above it took away the cascade that voided it holds the
+    ///   delete in force, while one without that unlink holds the object alive and may link it.)
     /// - **Forgotten objects**: every record of an object deleted for good whose deletes no merge
-    ///   can re-judge (all explicit, at or below the stable vector, not void; no edge to an object
-    ///   whose delete may still be re-judged; no uniqueness merge; delete roots whose every object
-    ///   goes with it): creation row, delete records, edges, creation values, counter totals, and
-    ///   the kept stamps no remaining record names. Every change set still to come is causally
-    ///   after the delete, so none names the object (``HistoryCompaction/forgottenObjects``).
+    ///   can re-judge (all settled; no edge to an object whose delete may still be re-judged; no
+    ///   uniqueness merge; delete roots whose every object goes with it): creation row, delete
+    ///   records, edges, creation values, counter totals, and the kept stamps no remaining record
+    ///   names. No change set still to come names the object (``HistoryCompaction/forgottenObjects``).
     ///   A server's store keeps the identifier, refusing a change set that creates it again. When
     ///   the store holds no such object below the stable vector any more, it records the vector
     ///   (``forgottenBelow()``), which its pulls report so that the server can let identifiers go.

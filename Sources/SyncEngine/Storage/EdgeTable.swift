@@ -212,9 +212,10 @@ extension EdgeTable {
     /// removals (`_sync_edge_removal`) go with them. Returns how many additions went and their bytes.
     ///
     /// Why no merge misses them: an addition returns only when every delete that removed it is
-    /// voided, and a delete at or below the stable vector that is not void never will be (a
-    /// void needs a change set concurrent with it, and every change set still to arrive is
-    /// causally after it). A delete still to arrive is causally after the addition, so its deny
+    /// voided, and a delete at or below the stable vector that is not void, judged so on the
+    /// change sets at or below it, never will be (every change set still to arrive is causally
+    /// after it and was written where it stood; deletes judged otherwise above the vector put
+    /// their objects in `unsettledTable`). A delete still to arrive is causally after the addition, so its deny
     /// rule skips it; no unlink names it again. A stored delete concurrent with the addition is
     /// re-judged from every edge it had not seen, removed ones included: the additions at an
     /// object with such a delete record (a cascade, a void, or one above the vector) stay.
@@ -222,15 +223,60 @@ extension EdgeTable {
                                       on connection: SQLiteConnection) throws -> (edges: Int, bytes: Int64) {
         let selection = """
             FROM _sync_edge AS e WHERE e.removed_replica IS NOT NULL
-            AND EXISTS (SELECT 1 FROM \(stableTable) AS s JOIN _sync_replica_number AS n ON n.replica = s.replica
-                WHERE n.number = e.replica AND e.seq <= s.seq)
-            AND EXISTS (SELECT 1 FROM \(stableTable) AS s JOIN _sync_replica_number AS n ON n.replica = s.replica
-                WHERE n.number = e.removed_replica AND e.removed_seq <= s.seq)
+            AND \(isAtOrBelow(stableTable, replica: "e.replica", seq: "e.seq"))
+            AND \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq"))
             AND (e.removed_root IS NULL OR NOT EXISTS (\(VoidedDeleteTable.voidQuery(
                 replica: ReplicaNumberTable.replica(numbered: "e.removed_replica"), seq: "e.removed_seq", root: "e.removed_root"))))
             AND e.id NOT IN (SELECT id FROM \(unsettledTable)) AND e.target NOT IN (SELECT id FROM \(unsettledTable))
             """
         return try remove(selection, on: connection)
+    }
+
+    /// An SQL condition: the change set `(replica, seq)` (a replica's number and a seq, as this
+    /// table stores them) is at or below the vector in `stableTable` (columns `replica, seq`).
+    private static func isAtOrBelow(_ stableTable: String, replica: String, seq: String) -> String {
+        """
+        EXISTS (SELECT 1 FROM \(stableTable) AS s JOIN _sync_replica_number AS n ON n.replica = s.replica
+            WHERE n.number = \(replica) AND \(seq) <= s.seq)
+        """
+    }
+
+    /// Adds to `table` (column `id`) the objects with a delete record whose deletes may be judged
+    /// otherwise on the change sets at or below the stable vector in `stableTable` than on all
+    /// this store holds: those with an edge (either end, removed or not) that a change set above
+    /// the vector added or removed, and, until none is left, those with an edge to an object in
+    /// `table` that has a delete record (a delete rule leaves out a neighbour its deleter saw
+    /// deleted, as long as that delete stands).
+    ///
+    /// Every change set above the vector was written on a store holding at least the change sets
+    /// at or below it, and maybe others: where those others undo a delete's void (an unlink that
+    /// takes a cascade away from a deny rule) the delete stands, and where they do not it is
+    /// void and its objects are alive, so a change set written there may edit or link them,
+    /// causally after the delete. Such a delete is settled only once the change sets that judge it
+    /// are at or below the vector too. A delete whose objects' edges changed only at or below the
+    /// vector is judged the same on every store, which is what compaction needs.
+    static func insertObjectsWithDeletesJudgedAboveStable(_ stableTable: String, into table: String, on connection: SQLiteConnection) throws {
+        try connection.execute("""
+            WITH changed (id, target) AS (
+                SELECT e.id, e.target FROM _sync_edge AS e
+                WHERE NOT \(isAtOrBelow(stableTable, replica: "e.replica", seq: "e.seq"))
+                OR (e.removed_replica IS NOT NULL AND NOT \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq")))
+                UNION ALL
+                SELECT e.id, e.target FROM _sync_edge_removal AS e
+                WHERE NOT \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq")))
+            INSERT OR IGNORE INTO \(table) (id)
+            SELECT id FROM changed WHERE id IN (SELECT id FROM _sync_delete)
+            UNION SELECT target FROM changed WHERE target IN (SELECT id FROM _sync_delete)
+            """)
+        guard try connection.rows("SELECT 1 FROM \(table) LIMIT 1").first != nil else { return }
+        repeat {
+            try connection.execute("""
+                INSERT OR IGNORE INTO \(table) (id) SELECT d.id FROM _sync_delete AS d
+                WHERE d.id NOT IN (SELECT id FROM \(table))
+                AND (d.id IN (SELECT e.id FROM _sync_edge AS e WHERE e.target IN (SELECT id FROM \(table)))
+                    OR d.id IN (SELECT e.target FROM _sync_edge AS e WHERE e.id IN (SELECT id FROM \(table))))
+                """)
+        } while connection.changes > 0
     }
 
     /// Of the objects in `table` (columns `entity, id`), removes from it those with an edge

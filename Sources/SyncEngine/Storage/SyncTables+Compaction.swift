@@ -101,8 +101,12 @@ extension SyncTables {
     /// (``ServerForgottenObjectTable``).
     private static func compactMergedState(below stableTable: String, rememberingForgottenBelow: VersionVector?,
                                            into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
-        try dropDeletedObjects(below: stableTable, into: &report, on: connection)
         try CompactionTable.withUnsettledObjects(on: connection) { unsettledTable in
+            // First the objects whose deletes a change set above the vector may judge otherwise
+            // elsewhere: their last values may be needed again.
+            try EdgeTable.insertObjectsWithDeletesJudgedAboveStable(stableTable, into: unsettledTable, on: connection)
+            try dropDeletedObjects(below: stableTable, except: unsettledTable, into: &report, on: connection)
+            // Then every object whose delete a merge may still undo or re-judge here.
             try DeleteTable.insertUnsettledObjects(into: unsettledTable, below: stableTable, on: connection)
             let edges = try EdgeTable.removeSettledRemovals(below: stableTable, unsettled: unsettledTable, on: connection)
             report.removedEdges = edges.edges
@@ -117,12 +121,13 @@ extension SyncTables {
     /// go, and so do the kept stamps of change sets no remaining record names.
     ///
     /// An object is forgotten when every delete record of it is explicit, at or below the stable
-    /// vector and not void (no cascade a merge added, which later edges re-judge), when no edge
-    /// links it to an object whose delete a merge may still undo or re-judge (`unsettledTable`),
-    /// when no uniqueness merge names it, and when each of its delete roots deleted only objects
-    /// forgotten with it. Every change set still to arrive is causally after its delete, so none
-    /// can void it, write to it, link it or be concurrent with its creation: a merge would find
-    /// nothing to re-judge in what is dropped, and a store that keeps it ends the same.
+    /// vector and not void (no cascade a merge added, which later edges re-judge), when neither it
+    /// nor an object it is linked to is in `unsettledTable` (its delete may be judged otherwise
+    /// above the vector, or a merge may still undo or re-judge it), when no uniqueness merge names
+    /// it, and when each of its delete roots deleted only objects forgotten with it. Every change
+    /// set still to arrive is causally after its delete and was written where the delete stood,
+    /// so none can void it, write to it, link it or be concurrent with its creation: a merge would
+    /// find nothing to re-judge in what is dropped, and a store that keeps it ends the same.
     private static func forgetSettledObjects(below stableTable: String, unsettled unsettledTable: String, rememberingForgottenBelow: VersionVector?,
                                              into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
         try CompactionTable.withSettledObjects(on: connection) { forgettable in
@@ -149,15 +154,17 @@ extension SyncTables {
     }
 
     /// Drops the tombstones, stamps and positions of objects deleted for good below the stable
-    /// vector in `stableTable`, counting them in `report`.
-    private static func dropDeletedObjects(below stableTable: String, into report: inout SyncReplica.HistoryCompaction,
-                                           on connection: SQLiteConnection) throws {
+    /// vector in `stableTable`, except those in `undecidedTable` (column `id`), counting them in `report`.
+    private static func dropDeletedObjects(below stableTable: String, except undecidedTable: String,
+                                           into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
         try CompactionTable.withSettledObjects(on: connection) { settledTable in
             // Deleted objects whose delete can never be undone: an explicit delete (not a cascade a
             // merge added, which later edges re-judge) at or below the stable vector whose root is
-            // not void. Only a change set concurrent with the delete could void it or write to the
-            // object, and every future change set is causally after it.
+            // not void, judged so on the change sets at or below the vector (every store holds
+            // those, and every change set still to come was written on top of them). Every future
+            // change set is causally after the delete, and was written where it stood.
             try DeleteTable.insertSettledDeletes(into: settledTable, below: stableTable, on: connection)
+            try connection.execute("DELETE FROM \(settledTable) WHERE id IN (SELECT id FROM \(undecidedTable))")
             try ObjectMetadataTable.keepOnlyTombstoned(in: settledTable, on: connection)
             // The last values stay only to bring the object back when its delete is voided.
             let tombstones = try ObjectMetadataTable.clearTombstones(ofObjectsIn: settledTable, on: connection)
