@@ -256,17 +256,22 @@ extension EdgeTable {
     /// are at or below the vector too. A delete whose objects' edges changed only at or below the
     /// vector is judged the same on every store, which is what compaction needs.
     static func insertObjectsWithDeletesJudgedAboveStable(_ stableTable: String, into table: String, on connection: SQLiteConnection) throws {
+        guard try connection.rows("SELECT 1 FROM _sync_delete LIMIT 1").first != nil else { return }
+        // Which edges touch a deleted object is the cheap test, so it comes first; the stamps
+        // are compared with the vector for those alone.
         try connection.execute("""
-            WITH changed (id, target) AS (
+            WITH deleted (id) AS (SELECT DISTINCT id FROM _sync_delete),
+            changed (id, target) AS (
                 SELECT e.id, e.target FROM _sync_edge AS e
-                WHERE NOT \(isAtOrBelow(stableTable, replica: "e.replica", seq: "e.seq"))
-                OR (e.removed_replica IS NOT NULL AND NOT \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq")))
+                WHERE (e.id IN deleted OR e.target IN deleted)
+                AND (NOT \(isAtOrBelow(stableTable, replica: "e.replica", seq: "e.seq"))
+                    OR (e.removed_replica IS NOT NULL AND NOT \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq"))))
                 UNION ALL
                 SELECT e.id, e.target FROM _sync_edge_removal AS e
-                WHERE NOT \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq")))
+                WHERE (e.id IN deleted OR e.target IN deleted)
+                AND NOT \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq")))
             INSERT OR IGNORE INTO \(table) (id)
-            SELECT id FROM changed WHERE id IN (SELECT id FROM _sync_delete)
-            UNION SELECT target FROM changed WHERE target IN (SELECT id FROM _sync_delete)
+            SELECT id FROM changed WHERE id IN deleted UNION SELECT target FROM changed WHERE target IN deleted
             """)
         guard try connection.rows("SELECT 1 FROM \(table) LIMIT 1").first != nil else { return }
         repeat {
