@@ -340,6 +340,66 @@ import Testing
         }
     }
 
+    /// A delete judged through a neighbour's delete that is itself judged otherwise above the
+    /// stable vector. A deletes team T (and its member Q with it) while B moves M, who has a
+    /// report, into T: the cascade meets M's reports (deny), so the delete is void everywhere. Then
+    /// C deletes P while B makes P Q's manager, and everyone takes both: P's reports (deny) gained
+    /// Q, who is alive, so P's delete is void too. Then, with or without B compacting below that,
+    /// B moves M out of T again (T's delete stands on B, Q is gone, and so P's delete stands
+    /// there too) while A, holding P alive, makes P the manager of M's report. No edge of P or Q
+    /// changed above the vector, but they are linked, through deleted objects, to T, whose edges
+    /// did: a compacting B must keep their records. C observes without compacting.
+    static func deleteJudgedThroughAVoidNeighbourThenLaterUnlinkAndLink(compacting: Bool, order: ExchangeOrder)
+        throws -> (Outcome, [SyncReplica.HistoryCompaction]) {
+        let trio = try ReplicaTrio()
+        let team = Team(), q = Member(), m = Member(), report = Member(), p = Member()
+        team.name = "T"; q.name = "Q"; m.name = "M"; report.name = "report"; p.name = "P"
+        q.team = team
+        report.manager = m
+        for object: any PersistentEntity in [team, m, report, p] { trio.a.context.insert(object) }
+        try trio.a.context.save()
+        try trio.shareBase()
+        trio.a.context.delete(try trio.a.object(Team.self, team.objectID))
+        try trio.a.context.save()
+        try trio.b.object(Member.self, m.objectID).team = try trio.b.object(Team.self, team.objectID)
+        try trio.b.context.save()
+        try trio.exchange(.aThenB)
+        trio.c.context.delete(try trio.c.object(Member.self, p.objectID))
+        try trio.c.context.save()
+        try trio.b.object(Member.self, q.objectID).manager = try trio.b.object(Member.self, p.objectID)
+        try trio.b.context.save()
+        for (to, from) in [(trio.a, trio.b), (trio.a, trio.c), (trio.b, trio.c), (trio.c, trio.b)] { try to.pull(from: from) }
+        for replica in [trio.a, trio.b, trio.c] {
+            #expect(try replica.exists(Member.self, p.objectID) && replica.exists(Member.self, q.objectID))
+        }
+
+        let stable = try stableVector(of: trio)
+        try trio.b.object(Member.self, m.objectID).team = nil
+        try trio.b.context.save()
+        #expect(try !trio.b.exists(Member.self, q.objectID) && !trio.b.exists(Member.self, p.objectID))
+        try trio.a.object(Member.self, report.objectID).manager = try trio.a.object(Member.self, p.objectID)
+        try trio.a.context.save()
+        let reports = compacting ? [try trio.b.replica.compactHistory(stable: stable)] : []
+        try trio.exchange(order)
+        try trio.expectConverged()
+        #expect(try trio.c.fetch(Member.self, report.objectID)?.manager?.objectID == p.objectID)
+        #expect(try !trio.c.exists(Member.self, q.objectID))
+        return (try outcome(of: trio, naming: [(team.objectID, "T"), (q.objectID, "Q"), (m.objectID, "M"), (report.objectID, "report"),
+                                               (p.objectID, "P")]), reports)
+    }
+
+    /// A deleted object linked to one whose delete may be judged otherwise above the stable
+    /// vector is not settled either, however far the chain of deleted neighbours goes.
+    @Test(arguments: ExchangeOrder.allCases)
+    func aDeleteLinkedToOneJudgedAboveTheStableVectorIsNotSettledEither(order: ExchangeOrder) throws {
+        let (compacted, reports) = try HistoryCompactionTests.deleteJudgedThroughAVoidNeighbourThenLaterUnlinkAndLink(compacting: true, order: order)
+        let (uncompacted, _) = try HistoryCompactionTests.deleteJudgedThroughAVoidNeighbourThenLaterUnlinkAndLink(compacting: false, order: order)
+        #expect(compacted == uncompacted)
+        for report in reports {
+            #expect(report.changeSets > 0 && report.tombstones == 0 && report.forgottenObjects == 0, "\(report)")
+        }
+    }
+
     /// A removed edge stays at an object whose delete a merge may still re-judge (here one above
     /// the stable vector), and every removed edge stays while an older app may be active.
     @Test func removedEdgesStayWhereADeleteMayBeReJudgedOrWhenAskedTo() throws {
