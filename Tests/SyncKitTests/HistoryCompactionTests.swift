@@ -292,6 +292,18 @@ import Testing
         for report in reports { #expect(report.forgottenObjects == 1 && report.forgottenEdges == 1, "\(report)") }
     }
 
+    /// Runs `scenario` with and without compaction: the outcomes are equal, and the compacting
+    /// store dropped change sets but kept every deleted object's values and records.
+    static func expectKeptAndOutcomeAsWithout(_ scenario: (_ compacting: Bool) throws -> (Outcome, [SyncReplica.HistoryCompaction]),
+                                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (compacted, reports) = try scenario(true)
+        let (uncompacted, _) = try scenario(false)
+        #expect(compacted == uncompacted, sourceLocation: sourceLocation)
+        for report in reports {
+            #expect(report.changeSets > 0 && report.tombstones == 0 && report.forgottenObjects == 0, "\(report)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// A delete that is stable but judged one way on the change sets at or below the stable vector
     /// and the other way with a later one: A deletes a peer while B makes it the twin of a peer
     /// that has a sponsor, and everyone takes both, so the cascade through the twin meets the
@@ -332,12 +344,7 @@ import Testing
     /// deleted object, keeps its last values and records.
     @Test(arguments: ExchangeOrder.allCases)
     func aDeleteWhoseEdgesChangedAboveTheStableVectorIsNotSettled(order: ExchangeOrder) throws {
-        let (compacted, reports) = try HistoryCompactionTests.voidDeleteThenLaterUnlinkAndLink(compacting: true, order: order)
-        let (uncompacted, _) = try HistoryCompactionTests.voidDeleteThenLaterUnlinkAndLink(compacting: false, order: order)
-        #expect(compacted == uncompacted)
-        for report in reports {
-            #expect(report.changeSets > 0 && report.tombstones == 0 && report.forgottenObjects == 0, "\(report)")
-        }
+        try HistoryCompactionTests.expectKeptAndOutcomeAsWithout { try HistoryCompactionTests.voidDeleteThenLaterUnlinkAndLink(compacting: $0, order: order) }
     }
 
     /// A delete judged through a neighbour's delete that is itself judged otherwise above the
@@ -392,12 +399,7 @@ import Testing
     /// vector is not settled either, however far the chain of deleted neighbours goes.
     @Test(arguments: ExchangeOrder.allCases)
     func aDeleteLinkedToOneJudgedAboveTheStableVectorIsNotSettledEither(order: ExchangeOrder) throws {
-        let (compacted, reports) = try HistoryCompactionTests.deleteJudgedThroughAVoidNeighbourThenLaterUnlinkAndLink(compacting: true, order: order)
-        let (uncompacted, _) = try HistoryCompactionTests.deleteJudgedThroughAVoidNeighbourThenLaterUnlinkAndLink(compacting: false, order: order)
-        #expect(compacted == uncompacted)
-        for report in reports {
-            #expect(report.changeSets > 0 && report.tombstones == 0 && report.forgottenObjects == 0, "\(report)")
-        }
+        try HistoryCompactionTests.expectKeptAndOutcomeAsWithout { try HistoryCompactionTests.deleteJudgedThroughAVoidNeighbourThenLaterUnlinkAndLink(compacting: $0, order: order) }
     }
 
     /// A removed edge stays at an object whose delete a merge may still re-judge (here one above

@@ -47,6 +47,11 @@ enum CompactionTable {
         return try body("temp._sync_settled")
     }
 
+    /// Removes from `table` (columns `entity, id`) the objects whose identifier `excluded` (column `id`) holds.
+    static func removeObjects(in excluded: String, from table: String, on connection: SQLiteConnection) throws {
+        try connection.execute("DELETE FROM \(table) WHERE id IN (SELECT id FROM \(excluded))")
+    }
+
     /// Runs `body` with the name of a temporary table (columns `replica, seq`) holding `dots`,
     /// emptied afterwards.
     static func withDots<T>(_ dots: [Dot], on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {

@@ -132,7 +132,7 @@ extension SyncTables {
                                              into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
         try CompactionTable.withSettledObjects(on: connection) { forgettable in
             try DeleteTable.insertSettledDeletes(into: forgettable, below: stableTable, on: connection)
-            try connection.execute("DELETE FROM \(forgettable) WHERE id IN (SELECT id FROM \(unsettledTable))")
+            try CompactionTable.removeObjects(in: unsettledTable, from: forgettable, on: connection)
             try ObjectMetadataTable.keepOnlyWithoutRow(in: forgettable, on: connection)
             try EdgeTable.keepOnlyObjectsWithoutEdges(toAnyIn: unsettledTable, in: forgettable, on: connection)
             try UniqueMergeTable.keepOnlyUnmerged(in: forgettable, on: connection)
@@ -164,7 +164,7 @@ extension SyncTables {
             // those, and every change set still to come was written on top of them). Every future
             // change set is causally after the delete, and was written where it stood.
             try DeleteTable.insertSettledDeletes(into: settledTable, below: stableTable, on: connection)
-            try connection.execute("DELETE FROM \(settledTable) WHERE id IN (SELECT id FROM \(undecidedTable))")
+            try CompactionTable.removeObjects(in: undecidedTable, from: settledTable, on: connection)
             try ObjectMetadataTable.keepOnlyTombstoned(in: settledTable, on: connection)
             // The last values stay only to bring the object back when its delete is voided.
             let tombstones = try ObjectMetadataTable.clearTombstones(ofObjectsIn: settledTable, on: connection)
