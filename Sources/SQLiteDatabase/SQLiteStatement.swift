@@ -23,6 +23,12 @@ package final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// The virtual machine instructions this statement has run since the last call, which starts
+    /// the count again: a measure of its work that does not depend on the machine.
+    package func takeSteps() -> Int {
+        Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 1))
+    }
+
     /// Resets the statement so it can run again, and clears its bindings.
     package func reset() {
         sqlite3_reset(handle)

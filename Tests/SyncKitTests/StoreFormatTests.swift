@@ -365,6 +365,25 @@ import TestSupport
         #expect(names == ["_sync_edge_removal", "_sync_edge_removal_root"])
     }
 
+    /// Format 11 indexes edges by target first and their removed additions on their own.
+    @Test func aStoreOfFormatTenHasItsEdgesIndexedByTargetAndRemoval() throws {
+        let a = try TestReplica(name: "format-10")
+        let connection = try SQLiteConnection(path: a.path)
+        let indexColumns = { (index: String) in
+            try connection.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(index)]).compactMap(\.first?.textValue)
+        }
+        try connection.execute("""
+            DROP INDEX _sync_edge_target; DROP INDEX _sync_edge_removed;
+            CREATE INDEX _sync_edge_target ON _sync_edge (entity, relationship, target)
+            """)
+        try connection.run("UPDATE _sync_format SET version = 10")
+        #expect(try indexColumns("_sync_edge_removed").isEmpty)
+        _ = try SyncReplica(store: try ObjectStore(path: a.path, entities: syncEntities))
+        #expect(try SyncFormatTable.storedVersion(on: connection) == SyncFormatTable.currentVersion)
+        #expect(try indexColumns("_sync_edge_target") == ["target", "entity", "relationship"])
+        #expect(try indexColumns("_sync_edge_removed") == ["removed_replica", "removed_seq", "removed_root"])
+    }
+
     @Test func aStoreOfFormatThreeGainsTheUniquenessMergeTables() throws {
         let names = try migratedNames(from: 3, downgrade: "DROP TABLE _sync_unique_value; DROP TABLE _sync_unique_merge", prefix: "_sync_unique")
         #expect(names == ["_sync_unique_merge", "_sync_unique_value"])

@@ -47,9 +47,9 @@ enum CompactionTable {
         return try body("temp._sync_settled")
     }
 
-    /// Removes from `table` (columns `entity, id`) the objects whose identifier `excluded` (column `id`) holds.
+    /// Removes from `table` (columns `entity, id`) the objects `excluded` (columns `entity, id`) holds.
     static func removeObjects(in excluded: String, from table: String, on connection: SQLiteConnection) throws {
-        try connection.execute("DELETE FROM \(table) WHERE id IN (SELECT id FROM \(excluded))")
+        try connection.execute("DELETE FROM \(table) WHERE (entity, id) IN (SELECT entity, id FROM \(excluded))")
     }
 
     /// Runs `body` with the name of a temporary table (columns `replica, seq`) holding `dots`,
@@ -68,10 +68,10 @@ enum CompactionTable {
         return try body("temp._sync_dots")
     }
 
-    /// Runs `body` with the name of an empty temporary table (column `id`) for the objects whose
-    /// delete records a merge may still undo or re-judge, emptied afterwards.
+    /// Runs `body` with the name of an empty temporary table (columns `entity, id`) for the objects
+    /// whose delete records a merge may still undo or re-judge, emptied afterwards.
     static func withUnsettledObjects<T>(on connection: SQLiteConnection, _ body: (String) throws -> T) throws -> T {
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_unsettled (id BLOB PRIMARY KEY NOT NULL) WITHOUT ROWID")
+        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS _sync_unsettled (entity TEXT NOT NULL, id BLOB NOT NULL, PRIMARY KEY (entity, id)) WITHOUT ROWID")
         try connection.execute("DELETE FROM temp._sync_unsettled")
         defer { try? connection.execute("DELETE FROM temp._sync_unsettled") }
         return try body("temp._sync_unsettled")

@@ -46,12 +46,12 @@ enum DeleteTable {
             """)
     }
 
-    /// Adds to `table` (column `id`) every object with a delete record that a merge may still
+    /// Adds to `table` (columns `entity, id`) every object with a delete record that a merge may still
     /// undo or re-judge: one by cascade, one above the stable vector in `stableTable`, or one
     /// whose root is void.
     static func insertUnsettledObjects(into table: String, below stableTable: String, on connection: SQLiteConnection) throws {
         try connection.execute("""
-            INSERT OR IGNORE INTO \(table) (id) SELECT d.id FROM _sync_delete AS d
+            INSERT OR IGNORE INTO \(table) (entity, id) SELECT d.entity, d.id FROM _sync_delete AS d
             WHERE d.implicit = 1 OR NOT EXISTS (SELECT 1 FROM \(stableTable) AS s WHERE s.replica = d.replica AND d.seq <= s.seq)
             OR EXISTS (\(VoidedDeleteTable.voidQuery(replica: "d.replica", seq: "d.seq", root: "d.root")))
             """)

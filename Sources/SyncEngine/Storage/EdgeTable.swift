@@ -17,8 +17,18 @@ enum EdgeTable {
             removed_replica INTEGER, removed_seq INTEGER, removed_root BLOB,
             PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
         """,
-        "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (entity, relationship, target)",
-    ] + removalStatements
+    ] + indexStatements + removalStatements
+
+    /// The indexes of `_sync_edge` besides its key (format version 11): by target first, so that
+    /// the edges into a set of objects are found whatever their source entity; and of the removed
+    /// additions alone, which voided deletes and compactions look up without reading the rest.
+    static let indexStatements = [
+        "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (target, entity, relationship)",
+        """
+        CREATE INDEX IF NOT EXISTS _sync_edge_removed ON _sync_edge (removed_replica, removed_seq, removed_root)
+            WHERE removed_replica IS NOT NULL
+        """,
+    ]
 
     /// The table of further removals (format version 2).
     static let removalStatements = [
@@ -41,6 +51,7 @@ enum EdgeTable {
             """, on: connection)
         // The indexes go first: renamed with their tables, they would keep the names the new ones take.
         try connection.execute("DROP INDEX IF EXISTS _sync_edge_target")
+        try connection.execute("DROP INDEX IF EXISTS _sync_edge_removed")
         try connection.execute("DROP INDEX IF EXISTS _sync_edge_removal_root")
         for table in ["_sync_edge", "_sync_edge_removal"] { try connection.execute("ALTER TABLE \(table) RENAME TO \(table)_legacy") }
         for statement in createStatements { try connection.execute(statement) }
@@ -126,8 +137,11 @@ enum EdgeTable {
 
     /// Every addition into `target` through `relationship` of `sourceEntity`, removed or not.
     static func edges(to target: UUID, _ relationship: String, of sourceEntity: String, on connection: SQLiteConnection) throws -> [StoredEdge] {
-        try edges("SELECT \(columns) FROM _sync_edge AS e WHERE entity = ? AND relationship = ? AND target = ?",
-                  [.text(sourceEntity), .text(relationship), target.storedValue], on: connection)
+        // Named: without statistics SQLite prefers the primary key's first column (every edge of
+        // the entity) to a secondary index that does not cover the columns read, and the merge of
+        // a link into a store of many edges would read them all.
+        try edges("SELECT \(columns) FROM _sync_edge AS e INDEXED BY _sync_edge_target WHERE target = ? AND entity = ? AND relationship = ?",
+                  [target.storedValue, .text(sourceEntity), .text(relationship)], on: connection)
     }
 
     /// The edges `sql` reads, in the order of the table's key with replicas by identifier (as
@@ -192,8 +206,8 @@ enum EdgeTable {
 
     /// The edges whose removal came from the deletes of `root`: `(source, relationship, target)`.
     static func edges(removedBy root: DeleteRoot, on connection: SQLiteConnection) throws -> [(source: ObjectKey, relationship: String, target: UUID)] {
-        let selection = "WHERE removed_replica = \(ReplicaNumberTable.number(ofReplica: "?")) AND removed_seq = ? AND removed_root = ?"
-        let removed = try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge \(selection)", root.values)
+        let selection = "WHERE removed_replica IS NOT NULL AND removed_replica = \(ReplicaNumberTable.number(ofReplica: "?")) AND removed_seq = ? AND removed_root = ?"
+        let removed = try connection.rows("SELECT entity, id, relationship, target FROM _sync_edge INDEXED BY _sync_edge_removed \(selection)", root.values)
             + connection.rows("SELECT entity, id, relationship, target FROM _sync_edge_removal \(selection)", root.values)
         return removed.compactMap { row in
             guard let source = ObjectKey(entity: row[0], id: row[1]), case .text(let name) = row[2],
@@ -207,7 +221,7 @@ extension EdgeTable {
     /// Drops the additions that can never show again and that no merge to come asks about, below
     /// the stable vector in `stableTable` (columns `replica, seq`): removed additions whose
     /// addition and removal are both at or below it, whose removal was a plain `unlink` or a
-    /// delete that is not void, and neither of whose ends is in `unsettledTable` (column `id`:
+    /// delete that is not void, and neither of whose ends is in `unsettledTable` (columns `entity, id`:
     /// objects with a delete record that may still come undone or be re-judged). Their further
     /// removals (`_sync_edge_removal`) go with them. Returns how many additions went and their bytes.
     ///
@@ -222,12 +236,12 @@ extension EdgeTable {
     static func removeSettledRemovals(below stableTable: String, unsettled unsettledTable: String,
                                       on connection: SQLiteConnection) throws -> (edges: Int, bytes: Int64) {
         let selection = """
-            FROM _sync_edge AS e WHERE e.removed_replica IS NOT NULL
+            FROM _sync_edge AS e INDEXED BY _sync_edge_removed WHERE e.removed_replica IS NOT NULL
             AND \(isAtOrBelow(stableTable, replica: "e.replica", seq: "e.seq"))
             AND \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq"))
             AND (e.removed_root IS NULL OR NOT EXISTS (\(VoidedDeleteTable.voidQuery(
                 replica: ReplicaNumberTable.replica(numbered: "e.removed_replica"), seq: "e.removed_seq", root: "e.removed_root"))))
-            AND e.id NOT IN (SELECT id FROM \(unsettledTable)) AND e.target NOT IN (SELECT id FROM \(unsettledTable))
+            AND (e.entity, e.id) NOT IN (SELECT entity, id FROM \(unsettledTable)) AND e.target NOT IN (SELECT id FROM \(unsettledTable))
             """
         return try remove(selection, on: connection)
     }
@@ -241,7 +255,7 @@ extension EdgeTable {
         """
     }
 
-    /// Adds to `table` (column `id`) the objects with a delete record whose deletes may be judged
+    /// Adds to `table` (columns `entity, id`) the objects with a delete record whose deletes may be judged
     /// otherwise on the change sets at or below the stable vector in `stableTable` than on all
     /// this store holds: those with an edge (either end, removed or not) that a change set above
     /// the vector added or removed, and, until none is left, those with an edge to an object in
@@ -259,45 +273,48 @@ extension EdgeTable {
         guard try connection.rows("SELECT 1 FROM _sync_delete LIMIT 1").first != nil else { return }
         // Which edges touch a deleted object is the cheap test, so it comes first; the stamps
         // are compared with the vector for those alone.
+        // Each end is looked up by its own index: the source by the key's `(entity, id)`, the
+        // target by `_sync_edge_target`.
         try connection.execute("""
-            WITH deleted (id) AS (SELECT DISTINCT id FROM _sync_delete),
+            WITH deleted (entity, id) AS (SELECT DISTINCT entity, id FROM _sync_delete),
             changed (id, target) AS (
                 SELECT e.id, e.target FROM _sync_edge AS e
-                WHERE (e.id IN deleted OR e.target IN deleted)
+                WHERE ((e.entity, e.id) IN deleted OR e.target IN (SELECT id FROM deleted))
                 AND (NOT \(isAtOrBelow(stableTable, replica: "e.replica", seq: "e.seq"))
                     OR (e.removed_replica IS NOT NULL AND NOT \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq"))))
                 UNION ALL
                 SELECT e.id, e.target FROM _sync_edge_removal AS e
-                WHERE (e.id IN deleted OR e.target IN deleted)
+                WHERE ((e.entity, e.id) IN deleted OR e.target IN (SELECT id FROM deleted))
                 AND NOT \(isAtOrBelow(stableTable, replica: "e.removed_replica", seq: "e.removed_seq")))
-            INSERT OR IGNORE INTO \(table) (id)
-            SELECT id FROM changed WHERE id IN deleted UNION SELECT target FROM changed WHERE target IN deleted
+            INSERT OR IGNORE INTO \(table) (entity, id)
+            SELECT d.entity, d.id FROM deleted AS d WHERE d.id IN (SELECT id FROM changed) OR d.id IN (SELECT target FROM changed)
             """)
         guard try connection.rows("SELECT 1 FROM \(table) LIMIT 1").first != nil else { return }
         repeat {
             try connection.execute("""
-                INSERT OR IGNORE INTO \(table) (id) SELECT d.id FROM _sync_delete AS d
-                WHERE d.id NOT IN (SELECT id FROM \(table))
+                INSERT OR IGNORE INTO \(table) (entity, id) SELECT d.entity, d.id FROM _sync_delete AS d
+                WHERE (d.entity, d.id) NOT IN (SELECT entity, id FROM \(table))
                 AND (d.id IN (SELECT e.id FROM _sync_edge AS e WHERE e.target IN (SELECT id FROM \(table)))
-                    OR d.id IN (SELECT e.target FROM _sync_edge AS e WHERE e.id IN (SELECT id FROM \(table))))
+                    OR d.id IN (SELECT e.target FROM _sync_edge AS e WHERE (e.entity, e.id) IN (SELECT entity, id FROM \(table))))
                 """)
         } while connection.changes > 0
     }
 
     /// Of the objects in `table` (columns `entity, id`), removes from it those with an edge
-    /// addition, removed or not, whose other end is in `unsettledTable` (column `id`): a merge
+    /// addition, removed or not, whose other end is in `unsettledTable` (columns `entity, id`): a merge
     /// may still re-judge that end's delete from its edges.
     static func keepOnlyObjectsWithoutEdges(toAnyIn unsettledTable: String, in table: String, on connection: SQLiteConnection) throws {
         try connection.execute("""
             DELETE FROM \(table) WHERE id IN (SELECT e.id FROM _sync_edge AS e WHERE e.target IN (SELECT id FROM \(unsettledTable)))
-                OR id IN (SELECT e.target FROM _sync_edge AS e WHERE e.id IN (SELECT id FROM \(unsettledTable)))
+                OR id IN (SELECT e.target FROM _sync_edge AS e WHERE (e.entity, e.id) IN (SELECT entity, id FROM \(unsettledTable)))
             """)
     }
 
-    /// Removes every edge addition (removed or not) with an end in `table` (column `id`), and
+    /// Removes every edge addition (removed or not) with an end in `table` (columns `entity, id`), and
     /// its further removals; returns how many additions went and their bytes.
     static func remove(touching table: String, on connection: SQLiteConnection) throws -> (edges: Int, bytes: Int64) {
-        try remove("FROM _sync_edge AS e WHERE e.id IN (SELECT id FROM \(table)) OR e.target IN (SELECT id FROM \(table))", on: connection)
+        try remove("FROM _sync_edge AS e WHERE (e.entity, e.id) IN (SELECT entity, id FROM \(table)) OR e.target IN (SELECT id FROM \(table))",
+                   on: connection)
     }
 
     /// Removes the additions `selection` (a `FROM _sync_edge AS e WHERE …` clause) names, with

@@ -9,7 +9,7 @@ import LocalStoreCore
 /// open as the first step of ``migrate(on:)`` finds them.
 enum SyncFormatTable {
     /// The layout this release reads and writes.
-    static let currentVersion: Int64 = 10
+    static let currentVersion: Int64 = 11
 
     /// Turns layout `version` into `version + 1`, inside the caller's transaction.
     private static func step(from version: Int64, on connection: SQLiteConnection) throws {
@@ -60,6 +60,12 @@ enum SyncFormatTable {
             // per row); rows of the first stay as they are and are still read. The version tells
             // an older release, which reads only the first, that the file is not for it.
             break
+        case 10:
+            // Edges are indexed by target first, and their removed additions on their own, so
+            // that merges and compactions look up the edges of a few objects without reading every
+            // edge of an entity (or all of them).
+            try connection.execute("DROP INDEX IF EXISTS _sync_edge_target")
+            for statement in EdgeTable.indexStatements { try connection.execute(statement) }
         default:
             preconditionFailure("no migration step from sync format version \(version)")
         }

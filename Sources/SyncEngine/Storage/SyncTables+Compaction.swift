@@ -154,7 +154,7 @@ extension SyncTables {
     }
 
     /// Drops the tombstones, stamps and positions of objects deleted for good below the stable
-    /// vector in `stableTable`, except those in `undecidedTable` (column `id`), counting them in `report`.
+    /// vector in `stableTable`, except those in `undecidedTable` (columns `entity, id`), counting them in `report`.
     private static func dropDeletedObjects(below stableTable: String, except undecidedTable: String,
                                            into report: inout SyncReplica.HistoryCompaction, on connection: SQLiteConnection) throws {
         try CompactionTable.withSettledObjects(on: connection) { settledTable in
