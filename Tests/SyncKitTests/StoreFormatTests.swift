@@ -310,7 +310,7 @@ import TestSupport
         #expect(layoutAfter.contains { $0[1] == .text("_sync_field_stamps") })
         #expect(try reopened.localChangeSets(status: .pending).allSatisfy { try ChangeSetAuthenticator.isAuthentic($0, key: reopened.replicaKey()) })
         #expect(layoutAfter.map { $0[1].textValue ?? "" }.filter { $0.hasPrefix("_sync_edge_removal") }
-            == ["_sync_edge_removal", "_sync_edge_removal_root"])
+            == ["_sync_edge_removal", "_sync_edge_removal_root", "_sync_edge_removal_target"])
         #expect(reopened.replicaID == a.replica.replicaID)
         #expect(try reopened.versionVector() == VersionVector([a.replica.replicaID: 2]))
         #expect(try reopened.localChangeSets(status: .acknowledged).map(\.dot.seq) == [1])
@@ -362,10 +362,11 @@ import TestSupport
     @Test func aStoreOfFormatOneGainsTheTableOfFurtherEdgeRemovals() throws {
         let names = try migratedNames(from: 1, downgrade: "DROP TABLE _sync_edge_removal; ALTER TABLE _sync_changeset DROP COLUMN authenticator",
                                       prefix: "_sync_edge_removal")
-        #expect(names == ["_sync_edge_removal", "_sync_edge_removal_root"])
+        #expect(names == ["_sync_edge_removal", "_sync_edge_removal_root", "_sync_edge_removal_target"])
     }
 
-    /// Format 11 indexes edges by target first and their removed additions on their own.
+    /// Format 11 indexes edges and their further removals by target first, and removed additions
+    /// on their own.
     @Test func aStoreOfFormatTenHasItsEdgesIndexedByTargetAndRemoval() throws {
         let a = try TestReplica(name: "format-10")
         let connection = try SQLiteConnection(path: a.path)
@@ -373,7 +374,7 @@ import TestSupport
             try connection.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(index)]).compactMap(\.first?.textValue)
         }
         try connection.execute("""
-            DROP INDEX _sync_edge_target; DROP INDEX _sync_edge_removed;
+            DROP INDEX _sync_edge_target; DROP INDEX _sync_edge_removed; DROP INDEX _sync_edge_removal_target;
             CREATE INDEX _sync_edge_target ON _sync_edge (entity, relationship, target)
             """)
         try connection.run("UPDATE _sync_format SET version = 10")
@@ -382,6 +383,7 @@ import TestSupport
         #expect(try SyncFormatTable.storedVersion(on: connection) == SyncFormatTable.currentVersion)
         #expect(try indexColumns("_sync_edge_target") == ["target", "entity", "relationship"])
         #expect(try indexColumns("_sync_edge_removed") == ["removed_replica", "removed_seq", "removed_root"])
+        #expect(try indexColumns("_sync_edge_removal_target") == ["target", "entity", "relationship"])
     }
 
     @Test func aStoreOfFormatThreeGainsTheUniquenessMergeTables() throws {

@@ -17,13 +17,15 @@ enum EdgeTable {
             removed_replica INTEGER, removed_seq INTEGER, removed_root BLOB,
             PRIMARY KEY (entity, id, relationship, target, replica, seq)) WITHOUT ROWID
         """,
-    ] + indexStatements + removalStatements
+    ] + removalStatements + indexStatements
 
-    /// The indexes of `_sync_edge` besides its key (format version 11): by target first, so that
-    /// the edges into a set of objects are found whatever their source entity; and of the removed
-    /// additions alone, which voided deletes and compactions look up without reading the rest.
+    /// The indexes of `_sync_edge` and `_sync_edge_removal` besides their keys (format version
+    /// 11): by target first, so that the edges into a set of objects are found whatever their
+    /// source entity; and of the removed additions alone, which voided deletes and compactions
+    /// look up without reading the rest.
     static let indexStatements = [
         "CREATE INDEX IF NOT EXISTS _sync_edge_target ON _sync_edge (target, entity, relationship)",
+        "CREATE INDEX IF NOT EXISTS _sync_edge_removal_target ON _sync_edge_removal (target, entity, relationship)",
         """
         CREATE INDEX IF NOT EXISTS _sync_edge_removed ON _sync_edge (removed_replica, removed_seq, removed_root)
             WHERE removed_replica IS NOT NULL
@@ -52,6 +54,7 @@ enum EdgeTable {
         // The indexes go first: renamed with their tables, they would keep the names the new ones take.
         try connection.execute("DROP INDEX IF EXISTS _sync_edge_target")
         try connection.execute("DROP INDEX IF EXISTS _sync_edge_removed")
+        try connection.execute("DROP INDEX IF EXISTS _sync_edge_removal_target")
         try connection.execute("DROP INDEX IF EXISTS _sync_edge_removal_root")
         for table in ["_sync_edge", "_sync_edge_removal"] { try connection.execute("ALTER TABLE \(table) RENAME TO \(table)_legacy") }
         for statement in createStatements { try connection.execute(statement) }

@@ -61,9 +61,9 @@ enum SyncFormatTable {
             // an older release, which reads only the first, that the file is not for it.
             break
         case 10:
-            // Edges are indexed by target first, and their removed additions on their own, so
-            // that merges and compactions look up the edges of a few objects without reading every
-            // edge of an entity (or all of them).
+            // Edges and their further removals are indexed by target first, and removed additions
+            // on their own, so that merges and compactions look up the edges of a few objects
+            // without reading every edge of an entity (or all of them).
             try connection.execute("DROP INDEX IF EXISTS _sync_edge_target")
             for statement in EdgeTable.indexStatements { try connection.execute(statement) }
         default:

@@ -95,13 +95,15 @@ enum UniqueMergeTable {
     /// Puts the self-inverse edge additions of `relationship` at `object` back in canonical order
     /// (recorded from the identifier that sorts first) after their ends moved.
     static func recanonicalize(selfInverse relationship: String, of object: ObjectKey, on connection: SQLiteConnection) throws {
-        let id = object.id.storedValue
+        let arguments: [SQLValue] = [.text(object.entity), object.id.storedValue, .text(relationship)]
         for table in ["_sync_edge", "_sync_edge_removal"] {
-            try connection.run(
-                "UPDATE OR IGNORE \(table) SET id = target, target = id WHERE entity = ? AND relationship = ? AND (id = ? OR target = ?) AND target < id",
-                [.text(object.entity), .text(relationship), id, id])
-            try connection.run("DELETE FROM \(table) WHERE entity = ? AND relationship = ? AND (id = ? OR target = ?) AND target < id",
-                               [.text(object.entity), .text(relationship), id, id])
+            // One end at a time, so that each is found by its index (the key's `(entity, id)`, the
+            // table's target index): an `OR` of the two would read every edge of the entity. A
+            // row turned by the first has the object as its larger end, which the second skips.
+            for end in ["entity = ? AND id = ? AND relationship = ?", "target = ?2 AND entity = ?1 AND relationship = ?3"] {
+                try connection.run("UPDATE OR IGNORE \(table) SET id = target, target = id WHERE \(end) AND target < id", arguments)
+                try connection.run("DELETE FROM \(table) WHERE \(end) AND target < id", arguments)
+            }
         }
     }
 
