@@ -152,6 +152,10 @@ extension MergeEngine {
 
     /// Adds the roots of every delete of `object` to those the next round re-judges.
     func touchRoots(of object: ObjectKey) throws {
+        // Most objects were never deleted, and what the engine knows of them says so: merges of
+        // new objects and their links touch every neighbour, and a read each would be most of
+        // their statements.
+        if let known = try info(object), !known.mayBeDeleted { return }
         touchedRoots.formUnion(try DeleteTable.roots(deleting: object, on: connection))
     }
 }
