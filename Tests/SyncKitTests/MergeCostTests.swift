@@ -72,7 +72,7 @@ import Testing
             }
             teams.append(team)
             let save = try steps(of: a.context.connection) { try a.context.save() }
-            let merge = try b.replica.withConnection { connection in try steps(of: connection) { try b.pull(from: a) } }
+            let merge = try stepsOfPull(into: b, from: a)
             let pushed = try a.replica.changeSets(missingFrom: server.versionVector())
             let push = try server.replica.withConnection { connection in
                 try steps(of: connection) { _ = try server.apply(pushed, pushedBy: a.replica.credentials()) }
@@ -132,17 +132,68 @@ import Testing
                 try b.context.save()
             }
             try a.context.save()
-            let merge = try b.replica.withConnection { connection in
-                _ = connection.takeStatementSteps()
-                try b.pull(from: a)
-                return connection.takeStatementSteps()
-            }
+            let merge = try stepsOfPull(into: b, from: a)
             if isLast { steps = merge }
         }
         try a.pull(from: b)
         #expect(try a.digest() == b.digest())
         #expect(try b.context.fetch(FetchDescriptor<Peer>()).filter { $0.tag == "shared" }.map(\.friends.count) == [3])
         return steps
+    }
+
+    /// The steps each statement ran on `B` merging the last of `rounds` rounds of `A`'s boards,
+    /// where both replaced the card of one board (`maxCount: 1`) concurrently: the merge keeps
+    /// the later card and hides the other. A round creates a board with a card and a deck with
+    /// two slides (`maxCount: 2`), takes the card off the board of the round before and gives it
+    /// a new one, and deletes the deck of two rounds before.
+    private static func stepsOfBoundedMerge(after rounds: Int) throws -> [String: Int] {
+        let a = try TestReplica(name: "a", replicaID: UUID(uuidString: "A0000000-0000-0000-0000-000000000000")!, entities: countEntities)
+        let b = try TestReplica(name: "b", replicaID: UUID(uuidString: "B0000000-0000-0000-0000-000000000000")!, entities: countEntities)
+        var boards: [TaskBoard] = [], decks: [Deck] = []
+        var steps: [String: Int] = [:]
+        for round in 0..<rounds {
+            let board = TaskBoard(), card = TaskCard(), deck = Deck(), slides = [Slide(), Slide()]
+            board.name = "board \(round)"
+            deck.name = "deck \(round)"
+            a.context.insert(board)
+            a.context.insert(deck)
+            board.cards = [card]
+            deck.slides = slides
+            let isLast = round == rounds - 1
+            if let previous = boards.last {
+                let replacement = TaskCard()
+                replacement.title = "replacing on A"
+                a.context.insert(replacement)
+                previous.cards = [replacement]
+                if isLast {
+                    let onB = try #require(try b.context.object(TaskBoard.self, id: previous.objectID))
+                    let theirs = TaskCard()
+                    theirs.title = "replacing on B"
+                    b.context.insert(theirs)
+                    onB.cards = [theirs]
+                    try b.context.save()
+                }
+            }
+            if decks.count >= 2 { a.context.delete(decks.removeFirst()) }
+            boards.append(board)
+            decks.append(deck)
+            try a.context.save()
+            let merge = try stepsOfPull(into: b, from: a)
+            if isLast { steps = merge }
+        }
+        try a.pull(from: b)
+        #expect(try a.digest() == b.digest())
+        #expect(try b.context.fetch(FetchDescriptor<TaskBoard>()).allSatisfy { $0.cards.count == 1 })
+        return steps
+    }
+
+    /// The steps each statement ran on `b` pulling from `a`.
+    private static func stepsOfPull(into b: TestReplica, from a: TestReplica) throws -> [String: Int] {
+        try b.replica.withConnection { connection in
+            _ = connection.takeStatementSteps()
+            try b.pull(from: a)
+            return connection.takeStatementSteps()
+        }
     }
 
     /// Expects no statement in `large` to have run many more steps than in `small`.
@@ -173,6 +224,11 @@ import Testing
         let (small, large) = try Self.measured.get()
         Self.expectSameWork(small.push, large.push, of: "applying a pushed round in a dataset")
         Self.expectSameWork(small.pull, large.pull, of: "reading a round from a dataset's log")
+    }
+
+    @Test func aMergeAtAMaximumCountInALargerStoreRunsTheSameSteps() throws {
+        let small = try Self.stepsOfBoundedMerge(after: 10), large = try Self.stepsOfBoundedMerge(after: 200)
+        Self.expectSameWork(small, large, of: "merging a round past a maximum count into a store")
     }
 
     @Test func aUniquenessMergeInALargerStoreRunsTheSameSteps() throws {

@@ -274,10 +274,9 @@ extension EdgeTable {
     /// vector is judged the same on every store, which is what compaction needs.
     static func insertObjectsWithDeletesJudgedAboveStable(_ stableTable: String, into table: String, on connection: SQLiteConnection) throws {
         guard try connection.rows("SELECT 1 FROM _sync_delete LIMIT 1").first != nil else { return }
-        // Which edges touch a deleted object is the cheap test, so it comes first; the stamps
-        // are compared with the vector for those alone.
-        // Each end is looked up by its own index: the source by the key's `(entity, id)`, the
-        // target by `_sync_edge_target`.
+        // Which edges touch a deleted object is the cheap test, so it comes first, each end by
+        // its own index (the source by the key's `(entity, id)`, the target by the target index);
+        // the stamps are compared with the vector for those edges alone.
         try connection.execute("""
             WITH deleted (entity, id) AS (SELECT DISTINCT entity, id FROM _sync_delete),
             changed (id, target) AS (
