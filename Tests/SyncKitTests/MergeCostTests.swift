@@ -34,11 +34,6 @@ import Testing
         let datasetPath = FileManager.default.temporaryDirectory.appendingPathComponent("cost-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: datasetPath + suffix) } }
         let server = try SQLiteDatasetEngine.create(at: datasetPath, schema: a.store.schemaDocument)
-        func steps(of connection: SQLiteConnection, _ work: () throws -> Void) throws -> [String: Int] {
-            _ = connection.takeStatementSteps()
-            try work()
-            return connection.takeStatementSteps()
-        }
 
         var teams: [Team] = []
         var last = LastRound()
@@ -187,13 +182,16 @@ import Testing
         return steps
     }
 
+    /// The steps each statement ran on `connection` doing `work`.
+    private static func steps(of connection: SQLiteConnection, _ work: () throws -> Void) throws -> [String: Int] {
+        _ = connection.takeStatementSteps()
+        try work()
+        return connection.takeStatementSteps()
+    }
+
     /// The steps each statement ran on `b` pulling from `a`.
     private static func stepsOfPull(into b: TestReplica, from a: TestReplica) throws -> [String: Int] {
-        try b.replica.withConnection { connection in
-            _ = connection.takeStatementSteps()
-            try b.pull(from: a)
-            return connection.takeStatementSteps()
-        }
+        try b.replica.withConnection { connection in try steps(of: connection) { try b.pull(from: a) } }
     }
 
     /// Expects no statement in `large` to have run many more steps than in `small`.
