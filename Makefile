@@ -14,7 +14,7 @@ run: bootstrap
 # Then the deployment's proof (scripts/deploy-proof.sh): three syncd instances on that database
 # behind nginx over TLS, eight sync clients, one instance killed and restarted.
 test: bootstrap
-	swift build --build-tests
+	scripts/debug-build.sh --build-tests
 	OBJECTSYNC_POSTGRES_URL="$$(scripts/postgres.sh start)" && export OBJECTSYNC_POSTGRES_URL && \
 	status=0 && { swift test --skip-build || status=$$?; } && \
 	{ scripts/deploy-proof.sh "$$(swift build --show-bin-path)" || status=$$?; } && \

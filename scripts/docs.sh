@@ -51,10 +51,11 @@ else
 fi
 target_triple=$(swiftc -print-target-info | sed -n 's/^ *"triple": "\(.*\)",*$/\1/p' | head -n 1)
 
-# The same debug build as `make test` (same scratch path, same flags), so after the tests this
-# only checks that everything is up to date. SyncKit brings LocalStore and the engine along.
-swift build --target SyncKit
-swift build --target SyncServer
+# The same debug build as `make test` (same scratch path, same flags: scripts/debug-build.sh), so
+# after the tests this only checks that everything is up to date. SyncKit brings LocalStore and
+# the engine along.
+scripts/debug-build.sh --target SyncKit
+scripts/debug-build.sh --target SyncServer
 modules="$(swift build --show-bin-path)/Modules"
 # SyncServer imports libpq through CPostgreSQL: its headers are where pkg-config says.
 libpq_includes=()

@@ -38,7 +38,9 @@ command -v schemathesis >/dev/null 2>&1 || die "schemathesis is not on PATH afte
 
 cd "$root" || die "cannot enter $root"
 if [ "$build" = 1 ]; then
-    swift build -c "$configuration" --product syncd >/dev/null || die "building syncd failed"
+    # The debug build is the tests' (scripts/debug-build.sh), so that it reuses theirs.
+    if [ "$configuration" = debug ]; then build_syncd=(scripts/debug-build.sh); else build_syncd=(swift build -c release); fi
+    "${build_syncd[@]}" --product syncd >/dev/null || die "building syncd failed"
 fi
 bin="$(swift build -c "$configuration" --show-bin-path)"
 [ -x "$bin/syncd" ] || die "no syncd in $bin (build it or drop --no-build)"

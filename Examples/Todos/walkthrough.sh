@@ -31,7 +31,7 @@ done
 cd "$root" || die "cannot cd to $root"
 if [ "$build" = 1 ]; then
     echo "walkthrough: building syncd and the example"
-    swift build --product syncd >/dev/null || die "building syncd failed"
+    scripts/debug-build.sh --product syncd >/dev/null || die "building syncd failed"
     swift build --package-path Examples/Todos --scratch-path .build-examples/todos >/dev/null || die "building Examples/Todos failed"
 fi
 server_bin="$(swift build --show-bin-path)" || die "swift build --show-bin-path failed"
