@@ -5,8 +5,8 @@
 # everything again.
 #
 # The build carries no debug information (-gnone): nobody attaches a debugger to a test run, and
-# writing and linking the DWARF is a seventh of the build's CPU time (swift-syntax included). A crash
-# in a test still prints its backtrace with function names; build with plain `swift build` to debug.
+# writing and linking the DWARF is a seventh of the build's CPU time (swift-syntax included). To
+# debug a test, build with plain `swift build --build-tests` (SwiftPM then compiles everything again).
 #
 #   scripts/debug-build.sh --build-tests
 #   scripts/debug-build.sh --product syncd
