@@ -44,6 +44,23 @@ struct UUIDTextTests {
         #expect(UUID(uuidString: text) == nil)
     }
 
+    @Test func everyByteReadsAsItsHexValueOrAsNoDigit() {
+        for byte in UInt8.min...UInt8.max {
+            let expected: UInt8? = switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+            let value = UUIDText.hexValue(byte)
+            if let expected {
+                #expect(value == expected, "byte \(byte)")
+            } else {
+                #expect(value == 0xFF, "byte \(byte) is no hex digit")
+            }
+        }
+    }
+
     @Test func orderIsTheTextOrder() {
         let samples = UUIDTextTests.samples
         for (left, right) in zip(samples, samples.dropFirst() + [samples[0]]) {
