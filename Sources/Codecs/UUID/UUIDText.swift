@@ -95,8 +95,8 @@ package enum UUIDText {
     /// A hex digit's value (either case), or 0xFF for any other byte.
     ///
     /// Without branches: in random identifiers a digit is a letter six times in sixteen, so a
-    /// branch on it is mispredicted about every third digit, which cost as much as the rest of
-    /// the parse. Both readings are computed and masks keep the one that applies.
+    /// branch between the two readings would be mispredicted about every third digit. Both
+    /// readings are computed and masks keep the one that applies.
     @inline(__always)
     package static func hexValue(_ byte: UInt8) -> UInt8 {
         let digit = byte &- UInt8(ascii: "0")
