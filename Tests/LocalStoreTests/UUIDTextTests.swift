@@ -61,6 +61,14 @@ struct UUIDTextTests {
         }
     }
 
+    @Test func everyValueWritesAsItsHexDigitInBothCases() {
+        let upper = Array("0123456789ABCDEF".utf8), lower = Array("0123456789abcdef".utf8)
+        for value in UInt8(0)...15 {
+            #expect(HexDigit.uppercase(value) == upper[Int(value)], "value \(value)")
+            #expect(HexDigit.lowercase(value) == lower[Int(value)], "value \(value)")
+        }
+    }
+
     @Test func orderIsTheTextOrder() {
         let samples = UUIDTextTests.samples
         for (left, right) in zip(samples, samples.dropFirst() + [samples[0]]) {

@@ -44,20 +44,29 @@ extension UUID {
 
 /// The conversions behind ``Foundation/UUID/storageText``.
 package enum UUIDText {
-    /// Writes the 36 bytes of `uuid`'s text form at `output`.
+    /// Writes the 36 bytes of `uuid`'s text form at `output`: each byte's two digits and the
+    /// dashes at fixed positions, so that nothing branches (the positions are those ``parse(_:)``
+    /// reads).
     package static func write(_ uuid: UUID, to output: UnsafeMutablePointer<UInt8>) {
-        withUnsafeBytes(of: uuid.uuid) { bytes in
-            var position = 0
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    output[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                output[position] = HexDigit.uppercase(bytes[index] >> 4)
-                output[position + 1] = HexDigit.uppercase(bytes[index] & 0x0F)
-                position += 2
-            }
-        }
+        let bytes = uuid.uuid
+        // One group of the 8-4-4-4-12 form per line.
+        writeByte(bytes.0, output, 0); writeByte(bytes.1, output, 2); writeByte(bytes.2, output, 4); writeByte(bytes.3, output, 6)
+        output[8] = UInt8(ascii: "-")
+        writeByte(bytes.4, output, 9); writeByte(bytes.5, output, 11)
+        output[13] = UInt8(ascii: "-")
+        writeByte(bytes.6, output, 14); writeByte(bytes.7, output, 16)
+        output[18] = UInt8(ascii: "-")
+        writeByte(bytes.8, output, 19); writeByte(bytes.9, output, 21)
+        output[23] = UInt8(ascii: "-")
+        writeByte(bytes.10, output, 24); writeByte(bytes.11, output, 26); writeByte(bytes.12, output, 28)
+        writeByte(bytes.13, output, 30); writeByte(bytes.14, output, 32); writeByte(bytes.15, output, 34)
+    }
+
+    /// Writes `byte`'s two upper-case hex digits at `position`.
+    @inline(__always)
+    private static func writeByte(_ byte: UInt8, _ output: UnsafeMutablePointer<UInt8>, _ position: Int) {
+        output[position] = HexDigit.uppercase(byte >> 4)
+        output[position + 1] = HexDigit.uppercase(byte & 0x0F)
     }
 
     /// The eight bytes as one number, the first most significant (uuid_t is a tuple, not an array).
