@@ -36,12 +36,17 @@ public final class ObjectContext {
     /// ``load(_:of:)`` to get the error where it happens instead.
     public internal(set) var relationshipLoadError: StoreError?
 
+    /// What this context's objects hold to reach it (see ``ObjectContextReference``).
+    let objectReference = ObjectContextReference()
+
     init(store: ObjectStore, connection: SQLiteConnection) {
         self.store = store
         self.connection = connection
+        objectReference.attach(self)
     }
 
     deinit {
+        objectReference.detach()
         if let (_, key) = mergedObjectSubscription { store.changeHub.unsubscribe(key) }
     }
 

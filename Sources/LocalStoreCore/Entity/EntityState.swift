@@ -42,7 +42,8 @@ enum RelationshipFault: Equatable {
 /// takes it over: an object read and never changed does not pay for the overflow's tables.
 public final class EntityState {
     // Declared from the widest alignment down, so the fields pack without padding.
-    weak var context: ObjectContext?
+    /// The context's reference, while the object is registered in one.
+    private var contextReference: ObjectContextReference?
     /// The registrar's holder, or the overflow when ``Flags/hasOverflow`` is set.
     private var extensionRecord: EntityStateExtension?
     private var storedObjectID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
@@ -70,6 +71,12 @@ public final class EntityState {
 
     /// Creates the state of a new object; its identifier is drawn on first use.
     public init() {}
+
+    /// The context the object is registered in; `nil` when none, or once that context is gone.
+    var context: ObjectContext? {
+        get { contextReference?.context }
+        set { contextReference = newValue?.objectReference }
+    }
 
     /// The object's stable identifier.
     ///
