@@ -15,18 +15,34 @@ extension MergeEngine {
     }
 
     /// Judges `writes` (in change set order) on `object` by ``LastWriterWinsResolver`` and writes
-    /// the outcome: the journal entries first, while the object still holds what a `held` side
-    /// shows, then the winning values and stamps, kept in `known` until
-    /// ``flushPendingWrites(keepingJournal:)``.
+    /// the outcome (see ``apply(_:of:to:in:known:survivor:)``).
     func applyLastWriterWins(_ writes: [LastWriterWinsSet], to object: ObjectKey, in entity: SyncSchema.Entity, known: ObjectInfo) throws {
         if known.storedFieldStamps == nil { try loadFieldStamps(object.entity, of: [object.id: known]) }
+        let state = try lastWriterWinsState(of: object, known: known)
+        let outcome = LastWriterWinsResolver(keepsJournal: keepsJournal).judge(writes.lazy.map { $0.judged }, on: state)
+        try apply(outcome, of: writes, to: object, in: entity, known: known, survivor: state.survivor)
+    }
+
+    /// What ``LastWriterWinsResolver`` judges writes to `object` by: its creation, its stamps
+    /// (stored ones must be read: ``ObjectInfo/storedFieldStamps``), and when the journal is
+    /// kept, the deletes in force that remove it and the survivor of a uniqueness merge.
+    func lastWriterWinsState(of object: ObjectKey, known: ObjectInfo) throws -> LastWriterWinsResolver.Object {
         var state = LastWriterWinsResolver.Object(creation: known.creation, storedStamps: known.storedFieldStamps ?? FieldStamps(),
                                                   pendingStamps: known.pendingFieldStamps)
         if keepsJournal {
             if known.mayBeDeleted { state.deletes = try deletesInForce(of: object) }
             if !mergedDuplicates.isEmpty { state.survivor = mergedDuplicates[object] }
         }
-        let outcome = LastWriterWinsResolver(keepsJournal: keepsJournal).judge(writes.lazy.map { $0.judged }, on: state)
+        return state
+    }
+
+    /// Writes what ``LastWriterWinsResolver`` judged of `writes` on `object`: the journal entries
+    /// first, while the object still holds what a `held` side shows, then the winning values and
+    /// stamps, kept in `known` until ``flushPendingWrites(keepingJournal:)``.
+    func apply(
+        _ outcome: LastWriterWinsResolver.Outcome, of writes: [LastWriterWinsSet], to object: ObjectKey, in entity: SyncSchema.Entity,
+        known: ObjectInfo, survivor: UUID?
+    ) throws {
         for entry in outcome.entries {
             // Fields read in place rather than the write copied: this runs once per lost write.
             let attribute = writes[entry.write].attribute
@@ -43,7 +59,7 @@ extension MergeEngine {
             case .concurrentWrites: (.attribute, .concurrentAttributeWrites)
             case .deletedConcurrently: (.updateVersusDelete, MergeEngine.updateOfDeletedDetail(object, attribute: attribute.name))
             case .mergedDuplicate:
-                (.uniqueMerged, MergeEngine.writeToMergedDuplicateDetail(object, attribute: attribute.name, survivor: state.survivor ?? object.id))
+                (.uniqueMerged, MergeEngine.writeToMergedDuplicateDetail(object, attribute: attribute.name, survivor: survivor ?? object.id))
             }
             try journal(kind, entity: object.entity, object: object.id, property: attribute.name,
                         winner: try side(entry.winner), loser: try side(entry.loser), cause: writes[entry.write].judged.stamp.dot, detail: detail)

@@ -97,38 +97,34 @@ struct SetRun: ~Copyable {
 }
 
 extension MergeEngine {
-    /// Resolves the held run of sets, object by object (see ``SetRun``); nothing when none is held.
+    /// Resolves the held run of sets, object by object (see ``SetRun``); nothing when none is
+    /// held. Three steps: what the run's objects have stored is read (in bulk), the whole run
+    /// is judged at once by ``SetRunResolver``, which reads nothing, and its outcomes are
+    /// written, object by object.
     func resolveHeldSets() throws {
         guard !setRun.changeSets.isEmpty, !setRun.isResolving else { return }
         setRun.isResolving = true
         let run = setRun.changeSets
         let writes = try writesByObject(of: run)
         try loadUnknownObjects(writes.objects)
-        // What each write is judged by, per change set, read out of the change sets once.
         let stamps = run.map(\.stamp)
-        let vectors = run.map(\.vector)
-        // Object by object: each object's writes from every change set of the run are judged
-        // together, on its state read once (``LastWriterWinsResolver``).
+        let knowns = try objectsOfRun(writes, stamps: stamps)
+        let states = try knowns.indices.map { try lastWriterWinsState(of: writes.objects[$0], known: knowns[$0]) }
+        let outcomes = SetRunResolver(keepsJournal: keepsJournal).resolve(writes.decisions, stamps: stamps, vectors: run.map(\.vector), objects: states)
         var objectWrites: [LastWriterWinsSet] = []
         for (slot, object) in writes.objects.enumerated() {
             objectWrites.removeAll(keepingCapacity: true)
-            var known = objects[object]
-            for write in writes.first[slot]..<writes.first[slot + 1] {
-                let (changeSetIndex, operationIndex) = writes.positions[write]
-                let attribute = writes.attributes[Int(writes.attributeSlots[write])]
-                let values = writes.values[write]
-                if known == nil || attribute.columns.count != values.count {
-                    known = try atOperation(Int(operationIndex), of: stamps[Int(changeSetIndex)].dot) {
-                        try setTarget(object, attribute: attribute.name, values: values, known: known).known
-                    }
-                }
-                let judged = LastWriterWinsResolver.Write(stamp: stamps[Int(changeSetIndex)], vector: vectors[Int(changeSetIndex)], attribute: attribute.name)
-                objectWrites.append(LastWriterWinsSet(judged: judged, position: (changeSetIndex, operationIndex), attribute: attribute, values: values))
+            for write in writes.decisions.writes(of: slot) {
+                let changeSet = writes.decisions.changeSets[write]
+                let attribute = writes.attributes[Int(writes.decisions.attributeSlots[write])]
+                let judged = LastWriterWinsResolver.Write(stamp: stamps[Int(changeSet)], vector: run[Int(changeSet)].vector, attribute: attribute.name)
+                objectWrites.append(LastWriterWinsSet(judged: judged, position: (changeSet, writes.operations[write]), attribute: attribute,
+                                                      values: writes.values[write]))
             }
-            guard let known, let first = objectWrites.first else { continue }
-            let entity = writes.entities[Int(writes.attributeSlots[writes.first[slot]])]
+            let first = objectWrites[0]
+            let entity = writes.entities[Int(writes.decisions.attributeSlots[writes.decisions.first[slot]])]
             try atOperation(Int(first.position.operation), of: first.judged.stamp.dot) {
-                try applyLastWriterWins(objectWrites, to: object, in: entity, known: known)
+                try apply(outcomes[slot], of: objectWrites, to: object, in: entity, known: knowns[slot], survivor: states[slot].survivor)
             }
         }
         // Still resolving: the store access does not resolve the run again.
@@ -141,20 +137,51 @@ extension MergeEngine {
         }
     }
 
+    /// What the engine knows of each object of the run, by slot, with its stored stamps read
+    /// (a few hundred objects per statement). Each write is checked against the schema and the
+    /// objects that exist, naming the operation when it fails, as a `set` merged on its own is.
+    private func objectsOfRun(_ writes: RunWrites, stamps: [Stamp]) throws -> [ObjectInfo] {
+        var knowns: [ObjectInfo] = []
+        knowns.reserveCapacity(writes.objects.count)
+        var withoutStamps: [String: [(UUID, ObjectInfo)]] = [:]
+        for (slot, object) in writes.objects.enumerated() {
+            var known = objects[object]
+            for write in writes.decisions.writes(of: slot) {
+                let attribute = writes.attributes[Int(writes.decisions.attributeSlots[write])]
+                let values = writes.values[write]
+                if known == nil || attribute.columns.count != values.count {
+                    known = try atOperation(Int(writes.operations[write]), of: stamps[Int(writes.decisions.changeSets[write])].dot) {
+                        try setTarget(object, attribute: attribute.name, values: values, known: known).known
+                    }
+                }
+            }
+            // A run writes at least once to each of its objects, so the loop above found it.
+            let found = known!
+            if found.storedFieldStamps == nil { withoutStamps[object.entity, default: []].append((object.id, found)) }
+            knowns.append(found)
+        }
+        // In name order, though the order changes nothing but the order of reads.
+        for (entity, loaded) in withoutStamps.sorted(by: { $0.key < $1.key }) {
+            for start in stride(from: 0, to: loaded.count, by: MergeEngine.objectsPerRead) {
+                let chunk = loaded[start..<min(start + MergeEngine.objectsPerRead, loaded.count)]
+                try loadFieldStamps(entity, of: Dictionary(chunk, uniquingKeysWith: { first, _ in first }))
+            }
+        }
+        return knowns
+    }
+
     /// The writes of a run grouped by object: flat arrays, not an array per object.
     private struct RunWrites {
-        /// The objects the run writes, in the order of their first write.
+        /// The objects the run writes, in the order of their first write; an object's slot is its
+        /// index here.
         var objects: [ObjectKey] = []
-        /// The writes of `objects[slot]` are `first[slot]..<first[slot + 1]` of the arrays below,
-        /// in change set order.
-        var first: [Int] = []
-        /// Each write's change set in the run and its operation there.
-        var positions: [(changeSet: Int32, operation: Int32)] = []
-        /// Each write's attribute, as an index into `attributes`.
-        var attributeSlots: [Int32] = []
+        /// What ``SetRunResolver`` judges: each write's change set and attribute, by object.
+        var decisions = SetRunResolver.Writes()
+        /// Each write's operation in its change set.
+        var operations: [Int32] = []
         /// Each write's values.
         var values: [[SQLValue]] = []
-        /// The attributes the run writes, and the entity of each.
+        /// The attributes the run writes (``SetRunResolver/Writes/attributeNames`` names them), and the entity of each.
         var attributes: [SyncSchema.Attribute] = []
         var entities: [SyncSchema.Entity] = []
     }
@@ -198,6 +225,7 @@ extension MergeEngine {
                     let slot = result.attributes.firstIndex { $0 === attribute } ?? {
                         result.attributes.append(attribute)
                         result.entities.append(schemaEntity)
+                        result.decisions.attributeNames.append(attribute.name)
                         return result.attributes.count - 1
                     }()
                     lastAttribute = (entity, name, Int32(slot))
@@ -212,18 +240,19 @@ extension MergeEngine {
         for slot in objectOfWrite { first[Int(slot) + 1] += 1 }
         for slot in result.objects.indices { first[slot + 1] += first[slot] }
         var next = first
-        result.positions = [(changeSet: Int32, operation: Int32)](repeating: (0, 0), count: objectOfWrite.count)
-        result.attributeSlots = [Int32](repeating: 0, count: objectOfWrite.count)
+        result.decisions.changeSets = [Int32](repeating: 0, count: objectOfWrite.count)
+        result.operations = [Int32](repeating: 0, count: objectOfWrite.count)
+        result.decisions.attributeSlots = [Int32](repeating: 0, count: objectOfWrite.count)
         result.values = [[SQLValue]](repeating: [], count: objectOfWrite.count)
         for write in objectOfWrite.indices {
             let slot = Int(objectOfWrite[write])
             let target = next[slot]
-            result.positions[target] = positionOfWrite[write]
-            result.attributeSlots[target] = attributeOfWrite[write]
+            (result.decisions.changeSets[target], result.operations[target]) = positionOfWrite[write]
+            result.decisions.attributeSlots[target] = attributeOfWrite[write]
             swap(&result.values[target], &valuesOfWrite[write])
             next[slot] += 1
         }
-        result.first = first
+        result.decisions.first = first
         return result
     }
 
