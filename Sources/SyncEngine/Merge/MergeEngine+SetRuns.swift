@@ -109,7 +109,12 @@ extension MergeEngine {
         try loadUnknownObjects(writes.objects)
         let stamps = run.map(\.stamp)
         let knowns = try objectsOfRun(writes, stamps: stamps)
-        let states = try knowns.indices.map { try lastWriterWinsState(of: writes.objects[$0], known: knowns[$0]) }
+        let states = try knowns.indices.map { slot in
+            let first = writes.decisions.first[slot]
+            return try atOperation(Int(writes.operations[first]), of: stamps[Int(writes.decisions.changeSets[first])].dot) {
+                try lastWriterWinsState(of: writes.objects[slot], known: knowns[slot])
+            }
+        }
         let outcomes = SetRunResolver(keepsJournal: keepsJournal).resolve(writes.decisions, stamps: stamps, vectors: run.map(\.vector), objects: states)
         var objectWrites: [LastWriterWinsSet] = []
         for (slot, object) in writes.objects.enumerated() {
