@@ -7,14 +7,12 @@ import Testing
 /// entries out. The same runs through real merges are in `SetRunTests.swift`.
 @Suite struct SetRunResolverTests {
     typealias Resolver = LastWriterWinsResolver
+    /// The replicas a, b, c and their stamps, as the single-object tests name them.
+    typealias Fixture = LastWriterWinsResolverTests
 
-    static let a = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!
-    static let b = UUID(uuidString: "00000000-0000-0000-0000-00000000000B")!
-    static let c = UUID(uuidString: "00000000-0000-0000-0000-00000000000C")!
+    static let (a, b, c) = (Fixture.a, Fixture.b, Fixture.c)
 
-    static func stamp(_ hlc: UInt64, _ replica: UUID, _ seq: UInt64) -> Stamp {
-        Stamp(hlc: HLC(rawValue: hlc), replica: replica, seq: seq)
-    }
+    static func stamp(_ hlc: UInt64, _ replica: UUID, _ seq: UInt64) -> Stamp { Fixture.stamp(hlc, replica, seq) }
 
     /// The run: b:1 (HLC 30, saw a:2) sets X.name and Y.name; c:1 (HLC 25, saw only a:1, so
     /// concurrent with a:2 and b:1) sets X.name and X.age; b:2 (HLC 40) sets Y.name again.
