@@ -11,8 +11,6 @@ final class ObjectContextReference {
     /// one thread at a time, so no reader sees it in between.
     unowned(unsafe) private(set) var context: ObjectContext?
 
-    init() {}
-
     /// Points the reference at `context`, once it is initialized.
     func attach(_ context: ObjectContext) {
         self.context = context

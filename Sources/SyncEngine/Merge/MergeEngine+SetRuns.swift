@@ -108,6 +108,7 @@ extension MergeEngine {
         let writes = try writesByObject(of: run)
         try loadUnknownObjects(writes.objects)
         let stamps = run.map(\.stamp)
+        let vectors = run.map(\.vector)
         let knowns = try objectsOfRun(writes, stamps: stamps)
         let states = try knowns.indices.map { slot in
             let first = writes.decisions.first[slot]
@@ -115,14 +116,14 @@ extension MergeEngine {
                 try lastWriterWinsState(of: writes.objects[slot], known: knowns[slot])
             }
         }
-        let outcomes = SetRunResolver(keepsJournal: keepsJournal).resolve(writes.decisions, stamps: stamps, vectors: run.map(\.vector), objects: states)
+        let outcomes = SetRunResolver(keepsJournal: keepsJournal).resolve(writes.decisions, stamps: stamps, vectors: vectors, objects: states)
         var objectWrites: [LastWriterWinsSet] = []
         for (slot, object) in writes.objects.enumerated() {
             objectWrites.removeAll(keepingCapacity: true)
             for write in writes.decisions.writes(of: slot) {
                 let changeSet = writes.decisions.changeSets[write]
                 let attribute = writes.attributes[Int(writes.decisions.attributeSlots[write])]
-                let judged = LastWriterWinsResolver.Write(stamp: stamps[Int(changeSet)], vector: run[Int(changeSet)].vector, attribute: attribute.name)
+                let judged = LastWriterWinsResolver.Write(stamp: stamps[Int(changeSet)], vector: vectors[Int(changeSet)], attribute: attribute.name)
                 objectWrites.append(LastWriterWinsSet(judged: judged, position: (changeSet, writes.operations[write]), attribute: attribute,
                                                       values: writes.values[write]))
             }
