@@ -126,6 +126,16 @@ package final class SQLiteStatement {
         sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
     }
 
+    /// The storage class of the 0-based column `index` of the current row.
+    package func storageClass(at index: Int) -> SQLStorageClass {
+        SQLStorageClass(code: sqlite3_column_type(handle, Int32(index)))
+    }
+
+    /// The 0-based column `index` of the current row as a real number (0 for NULL, as SQLite converts).
+    package func real(at index: Int) -> Double {
+        sqlite3_column_double(handle, Int32(index))
+    }
+
     /// The 0-based column `index` of the current row as an integer (0 for NULL, as SQLite converts).
     package func integer(at index: Int) -> Int64 {
         sqlite3_column_int64(handle, Int32(index))

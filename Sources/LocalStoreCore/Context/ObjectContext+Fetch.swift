@@ -52,9 +52,8 @@ extension ObjectContext {
         // A statement left mid-way (body threw) would keep a read transaction open.
         defer { statement.reset() }
         try statement.bind(arguments)
-        var row: [SQLValue] = []
         while try statement.step() {
-            try body(materialize(mapping, statement: statement, row: &row))
+            try body(materialize(mapping, statement: statement))
         }
     }
 
@@ -66,21 +65,17 @@ extension ObjectContext {
 
     /// The object for the statement's current row, which selects `mapping.selectList`: the
     /// registered one if this context has it (its in-memory state wins over the row), otherwise
-    /// a new object filled from the row. `row` is scratch space, reused from row to row.
+    /// a new object filled from the row.
     ///
     /// Identifiers (the object's and its to-one targets') are parsed from SQLite's bytes, and
-    /// only the attribute columns become `SQLValue`s: a `String` per identifier column was most
-    /// of the allocations of a fetch.
-    func materialize(_ mapping: EntityMapping, statement: SQLiteStatement, row: inout [SQLValue]) throws -> any PersistentEntity {
+    /// attributes read their columns from the statement (see ``StoredRow``).
+    func materialize(_ mapping: EntityMapping, statement: SQLiteStatement) throws -> any PersistentEntity {
         guard let id = statement.uuid(at: 0) else {
             throw StoreError(.corruptValue, "a row of \(mapping.name) has the identifier \(statement.value(at: 0)), which is not a UUID", entity: mapping.name)
         }
         let (registered, vacancy) = registeredObjects.lookUp(id)
         if let registered { return registered }
-        row.removeAll(keepingCapacity: true)
-        for (column, isAttribute) in mapping.isAttributeColumn.enumerated() {
-            row.append(isAttribute ? statement.value(at: column) : .null)
-        }
+        let row = StoredRow(statement: statement)
         let object = mapping.description.entityType.init(_$materializing: MaterializingToken())
         let attributes = mapping.description.attributes
         for index in attributes.indices {

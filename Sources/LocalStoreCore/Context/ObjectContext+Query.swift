@@ -44,9 +44,8 @@ extension ObjectContext {
         let query = plan.select(columns)
         return try withPendingChanges(descriptor.includePendingChanges) {
             var objects: [Entity] = []
-            var row: [SQLValue] = []
             try run(query) { statement in
-                if let object = try materialize(plan.mapping, statement: statement, row: &row) as? Entity { objects.append(object) }
+                if let object = try materialize(plan.mapping, statement: statement) as? Entity { objects.append(object) }
             }
             return objects
         }

@@ -55,7 +55,7 @@ extension ObjectContext {
             let (rebased, overflowB) = total.addingReportingOverflow(increment)
             guard !overflowA, !overflowB else { continue }
             try withObservedChange(of: object, keyPath: attributes[index].keyPath) {
-                try attributes[index].accessor.decode(object, from: [.integer(rebased)], at: 0)
+                try attributes[index].accessor.decode(object, from: StoredRow(values: [.integer(rebased)]), at: 0)
             }
         }
     }
@@ -69,7 +69,7 @@ extension ObjectContext {
         try rebaseUnsavedMergedEdits(of: object, from: row, mapping: mapping)
         for index in attributes.indices where state.originalAttributes[index] == nil {
             guard isObserved else {
-                try mapping.decodeAttribute(index, of: object, from: row, objectID: object.objectID)
+                try mapping.decodeAttribute(index, of: object, from: StoredRow(values: row), objectID: object.objectID)
                 continue
             }
             let attribute = attributes[index]
@@ -78,7 +78,7 @@ extension ObjectContext {
             try attribute.accessor.encode(object, into: &current)
             if current[...] == row[offset..<offset + current.count] { continue }
             try withObservedChange(of: object, keyPath: attribute.keyPath) {
-                try mapping.decodeAttribute(index, of: object, from: row, objectID: object.objectID)
+                try mapping.decodeAttribute(index, of: object, from: StoredRow(values: row), objectID: object.objectID)
             }
         }
         for relationship in mapping.relationships where state.originalRelationships[relationship.index] == nil {

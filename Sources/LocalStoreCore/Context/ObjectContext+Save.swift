@@ -98,10 +98,10 @@ extension ObjectContext {
                 changes.append(change)
                 continue
             }
-            change.attributes.reserveCapacity(mapping.attributeEncoders.count)
-            for (index, encoder) in mapping.attributeEncoders.enumerated() {
+            change.attributes.reserveCapacity(mapping.attributeCodings.count)
+            for index in mapping.attributeCodings.indices {
                 var values: [SQLValue] = []
-                try mapping.description.encodeAttribute(index, with: encoder, of: object, into: &values)
+                try mapping.encodeAttribute(index, of: object, into: &values)
                 change.attributes.append((mapping.description.attributes[index].name, values))
             }
             let relationships = mapping.description.relationships

@@ -107,8 +107,8 @@ extension ObjectContext {
     ) throws {
         try statement.bind(storageTextOf: object.objectID, at: 1)
         values.removeAll(keepingCapacity: true)
-        for (index, encoder) in mapping.attributeEncoders.enumerated() {
-            try mapping.description.encodeAttribute(index, with: encoder, of: object, into: &values)
+        for index in mapping.attributeCodings.indices {
+            try mapping.encodeAttribute(index, of: object, into: &values)
         }
         var parameter: Int32 = 2
         for value in values {

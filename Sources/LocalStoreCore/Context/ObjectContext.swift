@@ -176,7 +176,7 @@ public final class ObjectContext {
         for (index, values) in state.originalAttributes {
             // These values were encoded from this very attribute, so decoding cannot fail.
             withObservedChange(of: object, keyPath: entity.attributes[index].keyPath) {
-                try? entity.attributes[index].accessor.decode(object, from: values, at: 0)
+                try? entity.attributes[index].accessor.decode(object, from: StoredRow(values: values), at: 0)
             }
         }
         for (index, members) in state.originalRelationships {

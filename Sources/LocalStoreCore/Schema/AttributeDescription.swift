@@ -68,36 +68,34 @@ public struct CompositionFieldDescription: Sendable {
     public func sqlValue(for value: Any) -> SQLValue? { encodeConstant(value) }
 }
 
-/// Appends an object's value of one attribute as SQL values.
-typealias AttributeEncoder = @Sendable (AnyObject, inout [SQLValue]) throws(ValueEncodingFailure) -> Void
-/// Sets an object's value of one attribute from the SQL values at an offset.
-typealias AttributeDecoder = @Sendable (AnyObject, [SQLValue], Int) throws(ValueDecodingFailure) -> Void
-
 /// Reads and writes one attribute of an object, type-erased so the store can work on any entity.
 protocol AttributeAccessing: Sendable {
     func encode(_ object: AnyObject, into values: inout [SQLValue]) throws(ValueEncodingFailure)
-    func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure)
+    func decode(_ object: AnyObject, from row: StoredRow, at offset: Int) throws(ValueDecodingFailure)
     func encodeConstant(_ value: Any) -> [SQLValue]?
-    /// ``encode(_:into:)`` as one closure, the specialized one when the attribute has it: the
-    /// per-row loops of fetches and saves call it without a dynamic dispatch, a generic method
-    /// and a copy of the existential in between.
-    var encoder: AttributeEncoder { get }
-    /// ``decode(_:from:at:)`` as one closure, the specialized one when the attribute has it.
-    var decoder: AttributeDecoder { get }
+    /// ``encode(_:into:)`` and ``decode(_:from:at:)`` as closures, the specialized ones when the
+    /// attribute has them: the per-row loops of fetches and saves call them without a dynamic
+    /// dispatch, a generic method and a copy of the existential in between.
+    var coding: AttributeCoding { get }
 }
 
-/// An attribute's encoding and decoding specialized for its entity class and value type (see
-/// `PropertyDescription.valueCodingClosures`).
+/// An attribute's encoding and decoding as two closures, specialized for its entity class and
+/// value type where the storage allows (see `PropertyDescription.valueCodingClosures`).
+///
+/// A class, so that the per-row loops call the closures through an unretained reference (see
+/// ``EntityMapping/encodeAttribute(_:of:into:)``): closures kept in an array are stored in
+/// their most general form, so every call out of one went through two conversion thunks and
+/// retained and released their contexts.
 @usableFromInline
-struct SpecializedValueCoding: Sendable {
+final class AttributeCoding: Sendable {
     /// Appends the object's value of the attribute as SQL values.
     let encode: @Sendable (AnyObject, inout [SQLValue]) throws(ValueEncodingFailure) -> Void
-    /// Sets the object's value of the attribute from the SQL values at an offset.
-    let decode: @Sendable (AnyObject, [SQLValue], Int) throws(ValueDecodingFailure) -> Void
+    /// Sets the object's value of the attribute from the columns of a stored row at an offset.
+    let decode: @Sendable (AnyObject, StoredRow, Int) throws(ValueDecodingFailure) -> Void
 
     @usableFromInline
     init(encode: @escaping @Sendable (AnyObject, inout [SQLValue]) throws(ValueEncodingFailure) -> Void,
-         decode: @escaping @Sendable (AnyObject, [SQLValue], Int) throws(ValueDecodingFailure) -> Void) {
+         decode: @escaping @Sendable (AnyObject, StoredRow, Int) throws(ValueDecodingFailure) -> Void) {
         self.encode = encode
         self.decode = decode
     }
@@ -108,10 +106,10 @@ final class TypedAttributeAccessor<Root: PersistentEntity, Coder: ValueCoder>: A
     let set: @Sendable (Root, Coder.Value) -> Void
     let coder: Coder
     /// The specialized coding of default and `.raw` storage; the other storages go through `coder`.
-    let specializedCoding: SpecializedValueCoding?
+    let specializedCoding: AttributeCoding?
 
     init(get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void, coder: Coder,
-         specializedCoding: SpecializedValueCoding?) {
+         specializedCoding: AttributeCoding?) {
         self.get = get
         self.set = set
         self.coder = coder
@@ -123,19 +121,16 @@ final class TypedAttributeAccessor<Root: PersistentEntity, Coder: ValueCoder>: A
         try coder.encode(get(unsafeDowncast(object, to: Root.self)), into: &values)
     }
 
-    func decode(_ object: AnyObject, from values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) {
-        if let specializedCoding { return try specializedCoding.decode(object, values, offset) }
-        set(unsafeDowncast(object, to: Root.self), try coder.decode(values, at: offset))
+    func decode(_ object: AnyObject, from row: StoredRow, at offset: Int) throws(ValueDecodingFailure) {
+        if let specializedCoding { return try specializedCoding.decode(object, row, offset) }
+        set(unsafeDowncast(object, to: Root.self), try coder.decode(row, at: offset))
     }
 
-    var encoder: AttributeEncoder {
-        if let specializedCoding { return specializedCoding.encode }
-        return { object, values throws(ValueEncodingFailure) in try self.encode(object, into: &values) }
-    }
-
-    var decoder: AttributeDecoder {
-        if let specializedCoding { return specializedCoding.decode }
-        return { object, values, offset throws(ValueDecodingFailure) in try self.decode(object, from: values, at: offset) }
+    var coding: AttributeCoding {
+        if let specializedCoding { return specializedCoding }
+        return AttributeCoding(
+            encode: { object, values throws(ValueEncodingFailure) in try self.encode(object, into: &values) },
+            decode: { object, row, offset throws(ValueDecodingFailure) in try self.decode(object, from: row, at: offset) })
     }
 
     func encodeConstant(_ value: Any) -> [SQLValue]? {

@@ -96,10 +96,18 @@ public protocol AttributeValue: SendableMetatype {
     var sqlValue: SQLValue { get }
     /// Reads a value back from SQLite.
     static func decode(_ value: SQLValue) throws(ValueDecodingFailure) -> Self
+    /// Reads a value from column `index` of a stored row, by the rules of ``decode(_:)``.
+    ///
+    /// The types LocalStore declares read the column where it lies when it has the storage
+    /// class they expect, with no ``SQLValue`` in between; the default reads ``StoredRow/value(at:)``.
+    static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Self
 }
 
 extension AttributeValue {
     public static var isOptionalAttribute: Bool { false }
+    public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Self {
+        try decode(row.value(at: index))
+    }
 }
 
 extension Optional: AttributeValue where Wrapped: AttributeValue {
@@ -110,6 +118,12 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
         if case .null = value { return nil }
         return try Wrapped.decode(value)
     }
+    // Inlinable, so that an entity's module reads an optional attribute with its wrapped type's
+    // decoding called directly, not through this generic code and the type's metadata.
+    @inlinable public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Self {
+        if row.isNull(at: index) { return nil }
+        return try Wrapped.decode(row, at: index)
+    }
 }
 
 extension Bool: AttributeValue {
@@ -118,6 +132,10 @@ extension Bool: AttributeValue {
     public static func decode(_ value: SQLValue) throws(ValueDecodingFailure) -> Bool {
         if case .integer(let number) = value { return number != 0 }
         throw ValueDecodingFailure(expected: "a boolean (integer 0 or 1)", found: value)
+    }
+    public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Bool {
+        if let number = row.integer(at: index) { return number != 0 }
+        return try decode(row.value(at: index))
     }
 }
 
@@ -129,6 +147,10 @@ extension IntegerAttributeValue {
     public static func decode(_ value: SQLValue) throws(ValueDecodingFailure) -> Self {
         if case .integer(let number) = value, let exact = Self(exactly: number) { return exact }
         throw ValueDecodingFailure(expected: "an integer that fits \(Self.self)", found: value)
+    }
+    public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Self {
+        if let number = row.integer(at: index), let exact = Self(exactly: number) { return exact }
+        return try decode(row.value(at: index))
     }
 }
 
@@ -146,6 +168,10 @@ extension Double: AttributeValue {
         case .integer(let number): return Double(number)
         default: throw ValueDecodingFailure(expected: "a real number", found: value)
         }
+    }
+    public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Double {
+        if let number = row.real(at: index) { return number }
+        return try decode(row.value(at: index))
     }
 }
 
@@ -180,6 +206,10 @@ extension String: AttributeValue {
         if case .text(let text) = value { return text }
         throw ValueDecodingFailure(expected: "text", found: value)
     }
+    public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> String {
+        if let text = row.text(at: index) { return text }
+        return try decode(row.value(at: index))
+    }
 }
 
 extension Date: AttributeValue {
@@ -192,6 +222,10 @@ extension Date: AttributeValue {
         case .integer(let seconds): return Date(timeIntervalSince1970: Double(seconds))
         default: throw ValueDecodingFailure(expected: "a date (seconds since 1970)", found: value)
         }
+    }
+    public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Date {
+        if let seconds = row.real(at: index) { return Date(timeIntervalSince1970: seconds) }
+        return try decode(row.value(at: index))
     }
 }
 
@@ -210,6 +244,10 @@ extension UUID: AttributeValue {
     public static func decode(_ value: SQLValue) throws(ValueDecodingFailure) -> UUID {
         if case .text(let text) = value, let uuid = UUID(storageText: text) { return uuid }
         throw ValueDecodingFailure(expected: "a UUID string", found: value)
+    }
+    public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> UUID {
+        if let uuid = row.uuid(at: index) { return uuid }
+        return try decode(row.value(at: index))
     }
 }
 

@@ -59,10 +59,10 @@ public struct CompositionCoder<Value: CompositionValue>: ValueCoder {
     public func encode(_ value: Value, into values: inout [SQLValue]) {
         for field in Value._$compositionFields { values.append(field.read(value)) }
     }
-    public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
+    public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Value {
         var value = Value()
         for (index, field) in Value._$compositionFields.enumerated() {
-            try field.write(&value, values[offset + index])
+            try field.write(&value, row.value(at: offset + index))
         }
         return value
     }
@@ -86,9 +86,9 @@ public struct OptionalCompositionCoder<Wrapped: CompositionValue>: ValueCoder {
         }
         CompositionCoder<Wrapped>().encode(value, into: &values)
     }
-    public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
+    public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
         let count = Wrapped._$compositionFields.count
-        if values[offset..<(offset + count)].allSatisfy(\.isNull) { return nil }
-        return try CompositionCoder<Wrapped>().decode(values, at: offset)
+        if (offset..<(offset + count)).allSatisfy({ row.isNull(at: $0) }) { return nil }
+        return try CompositionCoder<Wrapped>().decode(row, at: offset)
     }
 }

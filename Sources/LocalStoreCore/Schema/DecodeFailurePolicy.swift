@@ -48,10 +48,10 @@ package enum DecodeFailureAssertion {
 extension EntityMapping {
     /// Sets `object`'s attribute at `index` from `row` (which selects ``selectList``), applying
     /// the attribute's ``DecodeFailurePolicy`` when the stored value does not decode.
-    func decodeAttribute(_ index: Int, of object: any PersistentEntity, from row: [SQLValue], objectID: UUID) throws {
+    func decodeAttribute(_ index: Int, of object: any PersistentEntity, from row: StoredRow, objectID: UUID) throws {
         let offset = 1 + attributeColumnOffsets[index]
         do {
-            try attributeDecoders[index](object, row, offset)
+            try decodeAttributeValue(index, of: object, from: row, at: offset)
             return
         } catch {
             let attribute = description.attributes[index]
@@ -62,9 +62,8 @@ extension EntityMapping {
             case .throwError:
                 throw failure
             case .debugAssertNil where attribute.isOptional:
-                var nulls = row
-                for column in offset..<(offset + attribute.columns.count) { nulls[column] = .null }
-                do { try attributeDecoders[index](object, nulls, offset) } catch { try setDefaultValue(index, of: object, failure: failure) }
+                let nulls = StoredRow(values: Array(repeating: .null, count: attribute.columns.count))
+                do { try decodeAttributeValue(index, of: object, from: nulls, at: 0) } catch { try setDefaultValue(index, of: object, failure: failure) }
                 DecodeFailureAssertion.fail(failure)
             case .debugAssertNil, .fallbackToDefaultValue:
                 try setDefaultValue(index, of: object, failure: failure)
@@ -77,8 +76,8 @@ extension EntityMapping {
         let fresh = description.entityType.init(_$materializing: MaterializingToken())
         var values: [SQLValue] = []
         do {
-            try attributeEncoders[index](fresh, &values)
-            try attributeDecoders[index](object, values, 0)
+            try encodeAttribute(index, of: fresh, into: &values)
+            try decodeAttributeValue(index, of: object, from: StoredRow(values: values), at: 0)
         } catch {
             throw failure
         }

@@ -15,22 +15,8 @@ extension EntityDescription {
         }
     }
 
-    /// ``encodeAttribute(_:of:into:)`` through the attribute's encoder when the caller has it
-    /// at hand: the per-object loops of a save go through ``EntityMapping/attributeEncoders``
-    /// rather than copying each attribute's description.
-    @inline(__always)
-    func encodeAttribute(
-        _ index: Int, with encoder: AttributeEncoder, of object: any PersistentEntity, into values: inout [SQLValue]
-    ) throws(StoreError) {
-        do {
-            try encoder(object, &values)
-        } catch {
-            throw unencodable(index, of: object, error)
-        }
-    }
-
     /// The error of an attribute value with no SQL form, naming the entity, attribute and object.
-    private func unencodable(_ index: Int, of object: any PersistentEntity, _ error: ValueEncodingFailure) -> StoreError {
+    func unencodable(_ index: Int, of object: any PersistentEntity, _ error: ValueEncodingFailure) -> StoreError {
         let attribute = attributes[index].name
         return StoreError(
             .unencodableValue, "\(name).\(attribute) of \(name) \(object.objectID.storageText) cannot be stored: \(error.message)",

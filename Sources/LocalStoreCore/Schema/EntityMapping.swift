@@ -28,14 +28,11 @@ final class EntityMapping: Sendable {
     let selectList: String
     /// `INSERT INTO "Table" (<selectList>) VALUES (?, …)`: one parameter per column of a row.
     let insertSQL: String
-    /// Each attribute's encoding, in declaration order: per-object loops over the attributes
-    /// themselves copied every field of each description.
-    let attributeEncoders: [AttributeEncoder]
-    /// Each attribute's decoding, in declaration order.
-    let attributeDecoders: [AttributeDecoder]
-    /// For each column of `selectList` (the identifier first), whether it holds an attribute value: a
-    /// fetch reads only those as `SQLValue`s and parses the identifiers from SQLite's bytes.
-    let isAttributeColumn: [Bool]
+    /// Each attribute's encoding and decoding, in declaration order: per-object loops over the
+    /// attributes themselves copied every field of each description.
+    let attributeCodings: [AttributeCoding]
+    /// ``attributeCodings`` unretained, for the per-row calls (the mapping owns them).
+    private let unretainedAttributeCodings: [Unmanaged<AttributeCoding>]
     /// For each relationship, the `selectList` position of its foreign-key column, or `nil` when
     /// other rows hold it: what a fetched object's faults are made from, without copying a
     /// `RelationshipMapping` (and retaining its strings and descriptions) per object.
@@ -68,10 +65,9 @@ final class EntityMapping: Sendable {
         selectList = ([EntityTable.identifierColumn] + columns.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         insertSQL = "INSERT INTO \(quoteIdentifier(table)) (\(selectList)) VALUES (\(placeholders))"
-        attributeEncoders = description.attributes.map(\.accessor.encoder)
-        attributeDecoders = description.attributes.map(\.accessor.decoder)
+        attributeCodings = description.attributes.map(\.accessor.coding)
+        unretainedAttributeCodings = attributeCodings.map(Unmanaged.passUnretained)
         let attributeColumnCount = description.attributes.reduce(0) { $0 + $1.columns.count }
-        isAttributeColumn = [false] + columns.indices.map { $0 < attributeColumnCount }
         foreignKeyColumns = relationships.map { $0.foreignKeyOffset.map { 1 + $0 } }
         foreignKeyWrites = relationships.compactMap { relationship in
             guard case .foreignKey(_, let positionColumn) = relationship.storage else { return nil }
@@ -95,6 +91,26 @@ final class EntityMapping: Sendable {
     }
 
     var name: String { description.name }
+
+    /// Appends the SQL values of the attribute at `index` of `object`.
+    ///
+    /// - Throws: ``StoreError`` `.unencodableValue` naming the entity, attribute and object when
+    ///   the value has no SQL form (a `.codable` value JSON cannot express).
+    @inline(__always)
+    func encodeAttribute(_ index: Int, of object: any PersistentEntity, into values: inout [SQLValue]) throws(StoreError) {
+        let encoded = unretainedAttributeCodings[index]._withUnsafeGuaranteedRef { coding in
+            Result { () throws(ValueEncodingFailure) in try coding.encode(object, &values) }
+        }
+        if case .failure(let error) = encoded { throw description.unencodable(index, of: object, error) }
+    }
+
+    /// Sets the attribute at `index` of `object` from the columns of `row` starting at `offset`.
+    @inline(__always)
+    func decodeAttributeValue(_ index: Int, of object: any PersistentEntity, from row: StoredRow, at offset: Int) throws(ValueDecodingFailure) {
+        try unretainedAttributeCodings[index]._withUnsafeGuaranteedRef { coding in
+            Result { () throws(ValueDecodingFailure) in try coding.decode(object, row, offset) }
+        }.get()
+    }
 }
 
 /// Quotes an SQL identifier (table or column name).

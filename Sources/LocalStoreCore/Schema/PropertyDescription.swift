@@ -24,7 +24,7 @@ extension PropertyDescription {
         _ name: String, keyPath: AnyKeyPath & Sendable, coder: Coder, swiftType: String,
         get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void,
         options: [AttributeOption], persistentName: String?, originalName: String?, decodeFailure: DecodeFailurePolicy,
-        merge: AttributeMergePolicy = .lastWriterWins, specializedCoding: SpecializedValueCoding? = nil
+        merge: AttributeMergePolicy = .lastWriterWins, specializedCoding: AttributeCoding? = nil
     ) -> PropertyDescription {
         let base = persistentName ?? name
         let shapes = coder.columns
@@ -51,7 +51,7 @@ extension PropertyDescription {
     static func columnMerge<Coder: ValueCoder>(_ policy: AttributeMergePolicy, coder: Coder) -> (@Sendable ([SQLValue], [SQLValue]) -> [SQLValue]?)? {
         guard let merge = policy.customMerge else { return nil }
         return { first, second in
-            guard let first = try? coder.decode(first, at: 0), let second = try? coder.decode(second, at: 0),
+            guard let first = try? coder.decode(StoredRow(values: first), at: 0), let second = try? coder.decode(StoredRow(values: second), at: 0),
                   let merged = merge(first, second) as? Coder.Value else { return nil }
             var values: [SQLValue] = []
             guard (try? coder.encode(merged, into: &values)) != nil else { return nil }
@@ -67,11 +67,11 @@ extension PropertyDescription {
     @inlinable
     static func valueCodingClosures<Root: PersistentEntity, Coder: ValueCoder>(
         _ coder: Coder, get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void
-    ) -> SpecializedValueCoding {
-        SpecializedValueCoding(
+    ) -> AttributeCoding {
+        AttributeCoding(
             encode: { object, values throws(ValueEncodingFailure) in try coder.encode(get(unsafeDowncast(object, to: Root.self)), into: &values) },
-            decode: { object, values, offset throws(ValueDecodingFailure) in
-                set(unsafeDowncast(object, to: Root.self), try coder.decode(values, at: offset))
+            decode: { object, row, offset throws(ValueDecodingFailure) in
+                set(unsafeDowncast(object, to: Root.self), try coder.decode(row, at: offset))
             })
     }
 

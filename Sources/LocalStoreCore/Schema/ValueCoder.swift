@@ -17,8 +17,8 @@ public protocol ValueCoder<Value>: Sendable {
     /// - Throws: ``ValueEncodingFailure`` when the value has no SQL form (only `.codable`
     ///   values can fail, when JSON cannot express them).
     func encode(_ value: Value, into values: inout [SQLValue]) throws(ValueEncodingFailure)
-    /// Reads a value from `columns.count` SQL values starting at `offset`.
-    func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value
+    /// Reads a value from `columns.count` columns of `row` starting at `offset`.
+    func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Value
 }
 
 /// Default storage: the value is an ``AttributeValue``.
@@ -33,8 +33,8 @@ public struct DefaultCoder<Value: AttributeValue>: ValueCoder {
     // attribute builders specialize them into the entity's module (see
     // `PropertyDescription.valueCodingClosures`).
     @inlinable public func encode(_ value: Value, into values: inout [SQLValue]) { values.append(value.sqlValue) }
-    @inlinable public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
-        try Value.decode(values[offset])
+    @inlinable public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Value {
+        try Value.decode(row, at: offset)
     }
 }
 
@@ -47,10 +47,10 @@ public struct RawCoder<Value: RawRepresentable>: ValueCoder where Value.RawValue
         [ColumnShape(suffix: nil, type: Value.RawValue.attributeType, isNullable: false)]
     }
     @inlinable public func encode(_ value: Value, into values: inout [SQLValue]) { values.append(value.rawValue.sqlValue) }
-    @inlinable public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
-        let raw = try Value.RawValue.decode(values[offset])
+    @inlinable public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Value {
+        let raw = try Value.RawValue.decode(row, at: offset)
         guard let value = Value(rawValue: raw) else {
-            throw ValueDecodingFailure(expected: "a raw value of \(Value.self)", found: values[offset])
+            throw ValueDecodingFailure(expected: "a raw value of \(Value.self)", found: row.value(at: offset))
         }
         return value
     }
@@ -69,9 +69,9 @@ public struct OptionalRawCoder<Wrapped: RawRepresentable>: ValueCoder where Wrap
     @inlinable public func encode(_ value: Wrapped?, into values: inout [SQLValue]) {
         values.append(value?.rawValue.sqlValue ?? .null)
     }
-    @inlinable public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
-        if values[offset].isNull { return nil }
-        return try RawCoder<Wrapped>().decode(values, at: offset)
+    @inlinable public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
+        if row.isNull(at: offset) { return nil }
+        return try RawCoder<Wrapped>().decode(row, at: offset)
     }
 }
 
@@ -120,8 +120,8 @@ public struct CodableCoder<Value: Codable>: ValueCoder {
     public func encode(_ value: Value, into values: inout [SQLValue]) throws(ValueEncodingFailure) {
         values.append(try CodableJSON.encode(value))
     }
-    public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Value {
-        try CodableJSON.decode(Value.self, from: values[offset])
+    public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Value {
+        try CodableJSON.decode(Value.self, from: row.value(at: offset))
     }
 }
 
@@ -140,8 +140,8 @@ public struct OptionalCodableCoder<Wrapped: Codable>: ValueCoder {
         }
         values.append(try CodableJSON.encode(value))
     }
-    public func decode(_ values: [SQLValue], at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
-        if values[offset].isNull { return nil }
-        return try CodableJSON.decode(Wrapped.self, from: values[offset])
+    public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
+        if row.isNull(at: offset) { return nil }
+        return try CodableJSON.decode(Wrapped.self, from: row.value(at: offset))
     }
 }

@@ -1,0 +1,106 @@
+import Codecs
+import Foundation
+import SQLiteDatabase
+
+/// The columns of one stored row, as attribute decoding reads them: straight from SQLite's
+/// current row while a fetch steps through its results, or from SQL values read earlier (a
+/// refresh, a rollback, a merge).
+///
+/// A fetch hands each attribute the statement itself rather than an array of ``SQLValue``s:
+/// building that array made a `String` of every text column (a UUID attribute's 36 characters
+/// among them) and destroyed it again for every row. The common types read their column where
+/// it lies (see ``AttributeValue/decode(_:at:)``); everything else reads ``value(at:)``.
+///
+/// Column indices are those of the row: a fetch's include the identifier column first. A row
+/// read from a statement is valid only during the call it is passed to.
+public struct StoredRow {
+    /// Where the columns are: one word, so that the row passes through the attribute decoders'
+    /// closures in a register.
+    private enum Source {
+        /// The statement whose current row this is. Unretained: a row exists only while its fetch
+        /// steps through the statement, which the fetch holds, and a retain and a release of the
+        /// statement for every column read were a sixth of a fetch.
+        case statement(Unmanaged<SQLiteStatement>)
+        case values([SQLValue])
+    }
+
+    private let source: Source
+
+    /// The statement's current row; valid until the statement steps or resets.
+    init(statement: SQLiteStatement) {
+        source = .statement(Unmanaged.passUnretained(statement))
+    }
+
+    /// Values already read.
+    init(values: [SQLValue]) {
+        source = .values(values)
+    }
+
+    /// The value of column `index`.
+    public func value(at index: Int) -> SQLValue {
+        switch source {
+        case .statement(let statement): statement._withUnsafeGuaranteedRef { $0.value(at: index) }
+        case .values(let values): values[index]
+        }
+    }
+
+    /// Whether column `index` is SQL `NULL`.
+    public func isNull(at index: Int) -> Bool {
+        switch source {
+        case .statement(let statement): statement._withUnsafeGuaranteedRef { $0.isNull(at: index) }
+        case .values(let values): values[index].isNull
+        }
+    }
+
+    /// Column `index` when it holds text; `nil` for any other storage class.
+    func text(at index: Int) -> String? {
+        switch source {
+        case .statement(let statement):
+            return statement._withUnsafeGuaranteedRef { statement in
+                guard statement.storageClass(at: index) == .text else { return nil }
+                return String(decoding: statement.textBytes(at: index), as: UTF8.self)
+            }
+        case .values(let values):
+            guard case .text(let text) = values[index] else { return nil }
+            return text
+        }
+    }
+
+    /// Column `index` when it holds an integer; `nil` for any other storage class.
+    func integer(at index: Int) -> Int64? {
+        switch source {
+        case .statement(let statement):
+            return statement._withUnsafeGuaranteedRef { statement in
+                statement.storageClass(at: index) == .integer ? statement.integer(at: index) : nil
+            }
+        case .values(let values):
+            guard case .integer(let number) = values[index] else { return nil }
+            return number
+        }
+    }
+
+    /// Column `index` when it holds a real number; `nil` for any other storage class.
+    func real(at index: Int) -> Double? {
+        switch source {
+        case .statement(let statement):
+            return statement._withUnsafeGuaranteedRef { statement in
+                statement.storageClass(at: index) == .real ? statement.real(at: index) : nil
+            }
+        case .values(let values):
+            guard case .real(let number) = values[index] else { return nil }
+            return number
+        }
+    }
+
+    /// Column `index` parsed as a UUID's storage text, without making a `String` of it; `nil`
+    /// when it is not one.
+    func uuid(at index: Int) -> UUID? {
+        switch source {
+        case .statement(let statement):
+            return statement._withUnsafeGuaranteedRef { $0.uuid(at: index) }
+        case .values(let values):
+            guard case .text(let text) = values[index] else { return nil }
+            return UUID(storageText: text)
+        }
+    }
+}
