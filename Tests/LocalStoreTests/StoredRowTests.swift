@@ -8,6 +8,11 @@ import Testing
 enum StoredRowFixture {
     enum Size: Int, CaseIterable { case small = 1, large = 2 }
 
+    @Composition struct Point {
+        var x: Double = 0
+        var label: String? = nil
+    }
+
     /// One attribute of every type with default storage, optionals and `.raw` ones.
     @Entity final class Sample {
         var flag: Bool = false
@@ -26,12 +31,16 @@ enum StoredRowFixture {
         var maybeToken: UUID? = nil
         @Attribute(storage: .raw) var size: Size = .small
         @Attribute(storage: .raw) var maybeSize: Size? = nil
+        @Attribute(storage: .codable) var tags: [String] = []
+        @Attribute(storage: .composition) var point: Point = Point()
     }
 }
 
 /// A fetch reads attributes straight from the statement's row, other paths (refresh, rollback,
 /// merges) from SQL values read before: both follow the same rules, and a column holding
 /// another storage class than the attribute's type expects gets the same error either way.
+/// An insert binds attributes straight to its statement (``RowBinding``), and writes exactly
+/// the SQL values the attributes encode to, which is what updates and sync compare with.
 @Suite struct StoredRowTests {
     typealias Sample = StoredRowFixture.Sample
     let file = TemporaryStoreFile()
@@ -54,6 +63,8 @@ enum StoredRowFixture {
         sample.note = "noted"
         sample.maybeToken = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
         sample.size = .large
+        sample.tags = ["a", "b"]
+        sample.point = StoredRowFixture.Point(x: 1.5, label: "p")
         context.insert(sample)
         try context.save()
         return (store, sample)
@@ -66,6 +77,7 @@ enum StoredRowFixture {
         #expect(read.token == written.token && read.link == written.link && read.note == written.note)
         #expect(read.missing == nil && read.maybeToken == written.maybeToken)
         #expect(read.size == written.size && read.maybeSize == nil)
+        #expect(read.tags == written.tags && read.point.x == written.point.x && read.point.label == written.point.label)
     }
 
     @Test func everyDefaultTypeReadsBackFromTheStatementRow() throws {
@@ -87,6 +99,20 @@ enum StoredRowFixture {
         expectSameValues(fresh, written)
         let fetched = try #require(try context.fetchAll(Sample.self).first)
         expectSameValues(fetched, fresh)
+    }
+
+    @Test func anInsertedRowHoldsWhatEachAttributeEncodesTo() throws {
+        let (store, written) = try savedSample()
+        let context = try store.makeContext()
+        let mapping = try #require(store.schema.entity(for: Sample.self))
+        let rows = try context.connection.rows("SELECT \(mapping.selectList) FROM \"Sample\"")
+        let row = try #require(rows.first)
+        for index in mapping.description.attributes.indices {
+            var values: [SQLValue] = []
+            try mapping.encodeAttribute(index, of: written, into: &values)
+            let offset = 1 + mapping.attributeColumnOffsets[index]
+            #expect(Array(row[offset..<(offset + values.count)]) == values, "\(mapping.description.attributes[index].name)")
+        }
     }
 
     @Test(arguments: [

@@ -82,7 +82,6 @@ extension ObjectContext {
     /// statement's SQL to find it and a `String` for each identifier were a fifth of an insert.
     private func insertRows(positions: [ObjectIdentifier: Int]) throws {
         var statements: [ObjectIdentifier: SQLiteStatement] = [:]
-        var values: [SQLValue] = []
         for object in insertedObjects where object._$entityState.status == .inserted {
             let mapping = mapping(for: object)
             let statement: SQLiteStatement
@@ -94,7 +93,7 @@ extension ObjectContext {
                 statements[ObjectIdentifier(mapping)] = statement
             }
             try write(object: object, mapping: mapping) {
-                try bindInsert(of: object, mapping: mapping, positions: positions, to: statement, scratch: &values)
+                try bindInsert(of: object, mapping: mapping, positions: positions, to: statement)
                 while try statement.step() {}
             }
         }
@@ -102,19 +101,14 @@ extension ObjectContext {
 
     /// Binds the values of `object`'s row to `mapping.insertSQL`'s parameters, in `selectList` order.
     private func bindInsert(
-        of object: any PersistentEntity, mapping: EntityMapping, positions: [ObjectIdentifier: Int],
-        to statement: SQLiteStatement, scratch values: inout [SQLValue]
+        of object: any PersistentEntity, mapping: EntityMapping, positions: [ObjectIdentifier: Int], to statement: SQLiteStatement
     ) throws {
         try statement.bind(storageTextOf: object.objectID, at: 1)
-        values.removeAll(keepingCapacity: true)
+        let row = RowBinding(statement: statement)
         for index in mapping.attributeCodings.indices {
-            try mapping.encodeAttribute(index, of: object, into: &values)
+            try mapping.bindAttribute(index, of: object, to: row)
         }
-        var parameter: Int32 = 2
-        for value in values {
-            try statement.bind(value, at: parameter)
-            parameter += 1
-        }
+        var parameter = Int32(2 + mapping.attributeColumnCount)
         let foreignKeyWrites = mapping.foreignKeyWrites
         // By index: each write is read where it lies, not copied out of the array per object.
         for index in foreignKeyWrites.indices {

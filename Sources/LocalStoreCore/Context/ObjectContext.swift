@@ -36,6 +36,9 @@ public final class ObjectContext {
     /// ``load(_:of:)`` to get the error where it happens instead.
     public internal(set) var relationshipLoadError: StoreError?
 
+    /// The last answer of ``mapping(for:)``.
+    private var recentMapping: (entityType: ObjectIdentifier, mapping: EntityMapping)?
+
     /// What this context's objects hold to reach it (see ``ObjectContextReference``).
     let objectReference = ObjectContextReference()
 
@@ -60,10 +63,15 @@ public final class ObjectContext {
     /// Objects marked for deletion by the next save.
     public var deletedModels: [any PersistentEntity] { deletedObjects }
 
+    /// The mapping of the object's entity. Saves and fetches ask for it object after object of
+    /// the same entity, so the last answer is kept and found without hashing.
     func mapping(for object: any PersistentEntity) -> EntityMapping {
+        let entityType = ObjectIdentifier(type(of: object))
+        if let recentMapping, recentMapping.entityType == entityType { return recentMapping.mapping }
         guard let mapping = store.schema.entity(for: type(of: object)) else {
             preconditionFailure("LocalStore: \(type(of: object)._$entity.name) is not one of the entities this store was opened with")
         }
+        recentMapping = (entityType, mapping)
         return mapping
     }
 

@@ -92,12 +92,16 @@ final class AttributeCoding: Sendable {
     let encode: @Sendable (AnyObject, inout [SQLValue]) throws(ValueEncodingFailure) -> Void
     /// Sets the object's value of the attribute from the columns of a stored row at an offset.
     let decode: @Sendable (AnyObject, StoredRow, Int) throws(ValueDecodingFailure) -> Void
+    /// Binds the object's value of the attribute to the parameters of a row from a column on.
+    let bind: @Sendable (AnyObject, RowBinding, Int) throws -> Void
 
     @usableFromInline
     init(encode: @escaping @Sendable (AnyObject, inout [SQLValue]) throws(ValueEncodingFailure) -> Void,
-         decode: @escaping @Sendable (AnyObject, StoredRow, Int) throws(ValueDecodingFailure) -> Void) {
+         decode: @escaping @Sendable (AnyObject, StoredRow, Int) throws(ValueDecodingFailure) -> Void,
+         bind: @escaping @Sendable (AnyObject, RowBinding, Int) throws -> Void) {
         self.encode = encode
         self.decode = decode
+        self.bind = bind
     }
 }
 
@@ -130,7 +134,8 @@ final class TypedAttributeAccessor<Root: PersistentEntity, Coder: ValueCoder>: A
         if let specializedCoding { return specializedCoding }
         return AttributeCoding(
             encode: { object, values throws(ValueEncodingFailure) in try self.encode(object, into: &values) },
-            decode: { object, row, offset throws(ValueDecodingFailure) in try self.decode(object, from: row, at: offset) })
+            decode: { object, row, offset throws(ValueDecodingFailure) in try self.decode(object, from: row, at: offset) },
+            bind: { object, row, offset in try self.coder.bind(self.get(unsafeDowncast(object, to: Root.self)), to: row, at: offset) })
     }
 
     func encodeConstant(_ value: Any) -> [SQLValue]? {

@@ -101,12 +101,21 @@ public protocol AttributeValue: SendableMetatype {
     /// The types LocalStore declares read the column where it lies when it has the storage
     /// class they expect, with no ``SQLValue`` in between; the default reads ``StoredRow/value(at:)``.
     static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Self
+    /// Binds the value to the parameter of column `index` of a row being inserted, as
+    /// ``sqlValue`` would be bound.
+    ///
+    /// `String` and `UUID` bind their text without making an ``SQLValue`` first; the default
+    /// binds ``sqlValue``.
+    func bind(to row: RowBinding, at index: Int) throws
 }
 
 extension AttributeValue {
     public static var isOptionalAttribute: Bool { false }
     public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Self {
         try decode(row.value(at: index))
+    }
+    public func bind(to row: RowBinding, at index: Int) throws {
+        try row.bind(sqlValue, at: index)
     }
 }
 
@@ -123,6 +132,10 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
     @inlinable public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> Self {
         if row.isNull(at: index) { return nil }
         return try Wrapped.decode(row, at: index)
+    }
+    @inlinable public func bind(to row: RowBinding, at index: Int) throws {
+        guard let self else { return try row.bind(.null, at: index) }
+        try self.bind(to: row, at: index)
     }
 }
 
@@ -210,6 +223,9 @@ extension String: AttributeValue {
         if let text = row.text(at: index) { return text }
         return try decode(row.value(at: index))
     }
+    public func bind(to row: RowBinding, at index: Int) throws {
+        try row.bind(text: self, at: index)
+    }
 }
 
 extension Date: AttributeValue {
@@ -248,6 +264,9 @@ extension UUID: AttributeValue {
     public static func decode(_ row: StoredRow, at index: Int) throws(ValueDecodingFailure) -> UUID {
         if let uuid = row.uuid(at: index) { return uuid }
         return try decode(row.value(at: index))
+    }
+    public func bind(to row: RowBinding, at index: Int) throws {
+        try row.bind(storageTextOf: self, at: index)
     }
 }
 

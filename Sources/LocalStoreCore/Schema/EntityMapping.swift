@@ -20,6 +20,8 @@ final class EntityMapping: Sendable {
     let columns: [ColumnDescription]
     /// For each attribute, the offset of its first column in `columns`.
     let attributeColumnOffsets: [Int]
+    /// How many of `columns` hold attribute values (they come first).
+    let attributeColumnCount: Int
     let relationships: [RelationshipMapping]
     /// `"_object_id", "name", …` quoted for SQL, in `columns` order with the identifier column first.
     ///
@@ -67,7 +69,7 @@ final class EntityMapping: Sendable {
         insertSQL = "INSERT INTO \(quoteIdentifier(table)) (\(selectList)) VALUES (\(placeholders))"
         attributeCodings = description.attributes.map(\.accessor.coding)
         unretainedAttributeCodings = attributeCodings.map(Unmanaged.passUnretained)
-        let attributeColumnCount = description.attributes.reduce(0) { $0 + $1.columns.count }
+        attributeColumnCount = description.attributes.reduce(0) { $0 + $1.columns.count }
         foreignKeyColumns = relationships.map { $0.foreignKeyOffset.map { 1 + $0 } }
         foreignKeyWrites = relationships.compactMap { relationship in
             guard case .foreignKey(_, let positionColumn) = relationship.storage else { return nil }
@@ -102,6 +104,22 @@ final class EntityMapping: Sendable {
             Result { () throws(ValueEncodingFailure) in try coding.encode(object, &values) }
         }
         if case .failure(let error) = encoded { throw description.unencodable(index, of: object, error) }
+    }
+
+    /// Binds the attribute at `index` of `object` to the parameters of `row` (an insert of
+    /// ``insertSQL``).
+    ///
+    /// - Throws: ``StoreError`` `.unencodableValue` as ``encodeAttribute(_:of:into:)`` does, or
+    ///   the error of a failed bind.
+    @inline(__always)
+    func bindAttribute(_ index: Int, of object: any PersistentEntity, to row: RowBinding) throws {
+        let offset = 1 + attributeColumnOffsets[index]
+        let bound = unretainedAttributeCodings[index]._withUnsafeGuaranteedRef { coding in
+            Result { () throws in try coding.bind(object, row, offset) }
+        }
+        guard case .failure(let error) = bound else { return }
+        if let failure = error as? ValueEncodingFailure { throw description.unencodable(index, of: object, failure) }
+        throw error
     }
 
     /// Sets the attribute at `index` of `object` from the columns of `row` starting at `offset`.

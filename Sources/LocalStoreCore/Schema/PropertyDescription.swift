@@ -72,7 +72,8 @@ extension PropertyDescription {
             encode: { object, values throws(ValueEncodingFailure) in try coder.encode(get(unsafeDowncast(object, to: Root.self)), into: &values) },
             decode: { object, row, offset throws(ValueDecodingFailure) in
                 set(unsafeDowncast(object, to: Root.self), try coder.decode(row, at: offset))
-            })
+            },
+            bind: { object, row, offset in try coder.bind(get(unsafeDowncast(object, to: Root.self)), to: row, at: offset) })
     }
 
     /// An attribute with default storage (the type is an ``AttributeValue``).

@@ -19,6 +19,21 @@ public protocol ValueCoder<Value>: Sendable {
     func encode(_ value: Value, into values: inout [SQLValue]) throws(ValueEncodingFailure)
     /// Reads a value from `columns.count` columns of `row` starting at `offset`.
     func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Value
+    /// Binds a value to `columns.count` parameters of `row` starting at column `offset`, as
+    /// ``encode(_:into:)`` would encode it.
+    ///
+    /// - Throws: ``ValueEncodingFailure`` as ``encode(_:into:)`` does, or the SQLite error of a
+    ///   failed bind.
+    func bind(_ value: Value, to row: RowBinding, at offset: Int) throws
+}
+
+extension ValueCoder {
+    /// Encodes the value, then binds each SQL value.
+    public func bind(_ value: Value, to row: RowBinding, at offset: Int) throws {
+        var values: [SQLValue] = []
+        try encode(value, into: &values)
+        for index in values.indices { try row.bind(values[index], at: offset + index) }
+    }
 }
 
 /// Default storage: the value is an ``AttributeValue``.
@@ -36,6 +51,9 @@ public struct DefaultCoder<Value: AttributeValue>: ValueCoder {
     @inlinable public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Value {
         try Value.decode(row, at: offset)
     }
+    @inlinable public func bind(_ value: Value, to row: RowBinding, at offset: Int) throws {
+        try value.bind(to: row, at: offset)
+    }
 }
 
 /// `.raw` storage of a non-optional `RawRepresentable`.
@@ -47,6 +65,9 @@ public struct RawCoder<Value: RawRepresentable>: ValueCoder where Value.RawValue
         [ColumnShape(suffix: nil, type: Value.RawValue.attributeType, isNullable: false)]
     }
     @inlinable public func encode(_ value: Value, into values: inout [SQLValue]) { values.append(value.rawValue.sqlValue) }
+    @inlinable public func bind(_ value: Value, to row: RowBinding, at offset: Int) throws {
+        try value.rawValue.bind(to: row, at: offset)
+    }
     @inlinable public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Value {
         let raw = try Value.RawValue.decode(row, at: offset)
         guard let value = Value(rawValue: raw) else {
@@ -68,6 +89,10 @@ public struct OptionalRawCoder<Wrapped: RawRepresentable>: ValueCoder where Wrap
     }
     @inlinable public func encode(_ value: Wrapped?, into values: inout [SQLValue]) {
         values.append(value?.rawValue.sqlValue ?? .null)
+    }
+    @inlinable public func bind(_ value: Wrapped?, to row: RowBinding, at offset: Int) throws {
+        guard let value else { return try row.bind(.null, at: offset) }
+        try value.rawValue.bind(to: row, at: offset)
     }
     @inlinable public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
         if row.isNull(at: offset) { return nil }
