@@ -38,4 +38,28 @@ struct IdentityMapTests {
         for id in ids { map[id] = nil }
         #expect(map.values.isEmpty)
     }
+
+    /// Growing moves each entry without retaining or releasing it: objects only the map holds
+    /// survive every doubling, and are freed once the map goes, none leaked.
+    @Test func growingKeepsEveryObjectOnceAndLeaksNone() {
+        var references: [(id: UUID, object: Weak)] = []
+        do {
+            var map = IdentityMap()
+            for _ in 0..<5_000 {
+                let id = UUID.random()
+                let place = HandPlace()
+                references.append((id, Weak(place)))
+                map[id] = place
+            }
+            #expect(references.allSatisfy { map[$0.id] as? HandPlace === $0.object.value })
+            #expect(references.allSatisfy { $0.object.value != nil })
+            #expect(map.values.count == references.count)
+        }
+        #expect(references.allSatisfy { $0.object.value == nil })
+    }
+
+    final class Weak {
+        weak var value: HandPlace?
+        init(_ value: HandPlace) { self.value = value }
+    }
 }

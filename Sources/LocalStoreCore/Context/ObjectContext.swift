@@ -244,8 +244,12 @@ struct IdentityMap {
         fileprivate let isFree: Bool
     }
 
+    /// The hash key, copied from the process's: read where it lies, not through the lazy
+    /// initialization of a global, whose call made the fetch loop retain and release the arrays.
+    private let key = IdentityMap.processKey
+
     /// Chosen once per process, so that identifiers from elsewhere (sync) cannot be picked to collide.
-    private static let key: (UInt64, UInt64) = {
+    private static let processKey: (UInt64, UInt64) = {
         var generator = SystemRandomNumberGenerator()
         return (generator.next(), generator.next() | 1)
     }()
@@ -267,13 +271,17 @@ struct IdentityMap {
     }
 
     /// The object registered under `id`, or where `id` would be entered.
+    ///
+    /// Inlined into the fetch loop: called on the context's stored map, a call copied the map
+    /// and retained and released both arrays for every row.
+    @inline(__always)
     func lookUp(_ id: UUID) -> (object: (any PersistentEntity)?, vacancy: Vacancy) {
         let (high, low) = IdentityMap.halves(of: id)
         guard !slots.isEmpty else {
             return (nil, Vacancy(index: 0, tag: 0, high: high, low: low, generation: generation, isFree: false))
         }
         let mask = slots.count - 1
-        var (index, tag) = start(of: IdentityMap.hash(high, low))
+        var (index, tag) = start(of: IdentityMap.hash(high, low, key: key))
         while tags[index] != 0 {
             if tags[index] == tag && slots[index].high == high && slots[index].low == low {
                 return (slots[index].object.map { $0 as! any PersistentEntity }, Vacancy(index: index, tag: tag, high: high, low: low, generation: generation, isFree: false))
@@ -305,21 +313,26 @@ struct IdentityMap {
     }
 
     /// The high and low 64 bits of the keyed product of the two halves, folded together.
-    private static func hash(_ high: UInt64, _ low: UInt64) -> UInt64 {
+    private static func hash(_ high: UInt64, _ low: UInt64, key: (UInt64, UInt64)) -> UInt64 {
         let product = (high ^ key.0).multipliedFullWidth(by: low ^ key.1)
         return product.high ^ product.low
     }
 
+    /// The tag of a hash: its top seven bits, marked as used.
+    private static func tag(of hash: UInt64) -> UInt8 {
+        UInt8(truncatingIfNeeded: hash >> 57) | 0x80
+    }
+
     /// The slot the probe for a hash starts at, and the tag of the hash.
     private func start(of hash: UInt64) -> (index: Int, tag: UInt8) {
-        (Int(truncatingIfNeeded: hash) & (slots.count - 1), UInt8(truncatingIfNeeded: hash >> 57) | 0x80)
+        (Int(truncatingIfNeeded: hash) & (slots.count - 1), IdentityMap.tag(of: hash))
     }
 
     /// The slot holding this identifier, if any.
     private func slotIndex(_ high: UInt64, _ low: UInt64) -> Int? {
         guard !slots.isEmpty else { return nil }
         let mask = slots.count - 1
-        var (index, tag) = start(of: IdentityMap.hash(high, low))
+        var (index, tag) = start(of: IdentityMap.hash(high, low, key: key))
         while tags[index] != 0 {
             if tags[index] == tag && slots[index].high == high && slots[index].low == low { return index }
             index = (index + 1) & mask
@@ -331,7 +344,7 @@ struct IdentityMap {
         generation &+= 1
         if (count + 1) * 8 > slots.count * 7 { grow() }
         let mask = slots.count - 1
-        var (index, tag) = start(of: IdentityMap.hash(high, low))
+        var (index, tag) = start(of: IdentityMap.hash(high, low, key: key))
         while tags[index] != 0 {
             if tags[index] == tag && slots[index].high == high && slots[index].low == low {
                 slots[index].object = object
@@ -346,25 +359,35 @@ struct IdentityMap {
 
     /// Doubles the table. Entries are moved, not copied: a copy retains and releases every
     /// object, and touching each object's reference count (scattered over the heap) made growing
-    /// a fifth of loading a large relationship.
+    /// a fifth of loading a large relationship. The loop works on the buffers themselves, with the
+    /// hash key read once: through the arrays, every entry paid two uniqueness checks and the
+    /// retains and releases of the buffers around the key's lazy initialization.
     private mutating func grow() {
         let capacity = max(16, slots.count * 2)
-        var old = Array(repeating: Slot.free, count: capacity)
-        swap(&old, &slots)
-        var oldTags = Array(repeating: UInt8(0), count: capacity)
-        swap(&oldTags, &tags)
+        var newSlots = Array(repeating: Slot.free, count: capacity)
+        var newTags = Array(repeating: UInt8(0), count: capacity)
         let mask = capacity - 1
-        old.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            for position in 0..<buffer.count where oldTags[position] != 0 {
-                let slot = (base + position).move()
-                (base + position).initialize(to: .free)
-                var (index, tag) = start(of: IdentityMap.hash(slot.high, slot.low))
-                while tags[index] != 0 { index = (index + 1) & mask }
-                tags[index] = tag
-                slots[index] = slot
+        slots.withUnsafeMutableBufferPointer { oldSlots in
+            tags.withUnsafeBufferPointer { oldTags in
+                newSlots.withUnsafeMutableBufferPointer { slots in
+                    newTags.withUnsafeMutableBufferPointer { tags in
+                        guard let oldBase = oldSlots.baseAddress, let base = slots.baseAddress else { return }
+                        for position in 0..<oldSlots.count where oldTags[position] != 0 {
+                            let slot = (oldBase + position).move()
+                            (oldBase + position).initialize(to: .free)
+                            let hash = IdentityMap.hash(slot.high, slot.low, key: key)
+                            var index = Int(truncatingIfNeeded: hash) & mask
+                            while tags[index] != 0 { index = (index + 1) & mask }
+                            tags[index] = IdentityMap.tag(of: hash)
+                            // The free slot holds no object: overwriting it releases nothing.
+                            (base + index).initialize(to: slot)
+                        }
+                    }
+                }
             }
         }
+        slots = newSlots
+        tags = newTags
     }
 
     /// Empties the slot at `index`, moving later entries of its probe run back so that every
@@ -375,7 +398,7 @@ struct IdentityMap {
         var hole = index
         var next = (index + 1) & mask
         while tags[next] != 0 {
-            let home = start(of: IdentityMap.hash(slots[next].high, slots[next].low)).index
+            let home = start(of: IdentityMap.hash(slots[next].high, slots[next].low, key: key)).index
             // The entry may fill the hole unless its home lies cyclically after the hole and
             // at or before its own slot.
             let homeIsBetween = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
