@@ -38,69 +38,55 @@ public struct StoredRow {
 
     /// The value of column `index`.
     public func value(at index: Int) -> SQLValue {
-        switch source {
-        case .statement(let statement): statement._withUnsafeGuaranteedRef { $0.value(at: index) }
-        case .values(let values): values[index]
-        }
+        read(index, fromStatement: { $0.value(at: index) }, fromValue: { $0 })
     }
 
     /// Whether column `index` is SQL `NULL`.
     public func isNull(at index: Int) -> Bool {
-        switch source {
-        case .statement(let statement): statement._withUnsafeGuaranteedRef { $0.isNull(at: index) }
-        case .values(let values): values[index].isNull
-        }
+        read(index, fromStatement: { $0.isNull(at: index) }, fromValue: \.isNull)
     }
 
     /// Column `index` when it holds text; `nil` for any other storage class.
     func text(at index: Int) -> String? {
-        switch source {
-        case .statement(let statement):
-            return statement._withUnsafeGuaranteedRef { statement in
-                guard statement.storageClass(at: index) == .text else { return nil }
-                return String(decoding: statement.textBytes(at: index), as: UTF8.self)
-            }
-        case .values(let values):
-            guard case .text(let text) = values[index] else { return nil }
-            return text
-        }
+        // Storage classes are told apart by pattern: `==` on the other module's enum is a call
+        // through its Equatable conformance.
+        read(index, fromStatement: { statement in
+            guard case .text = statement.storageClass(at: index) else { return nil }
+            return String(decoding: statement.textBytes(at: index), as: UTF8.self)
+        }, fromValue: { if case .text(let text) = $0 { text } else { nil } })
     }
 
     /// Column `index` when it holds an integer; `nil` for any other storage class.
     func integer(at index: Int) -> Int64? {
-        switch source {
-        case .statement(let statement):
-            return statement._withUnsafeGuaranteedRef { statement in
-                statement.storageClass(at: index) == .integer ? statement.integer(at: index) : nil
-            }
-        case .values(let values):
-            guard case .integer(let number) = values[index] else { return nil }
-            return number
-        }
+        read(index, fromStatement: { statement in
+            guard case .integer = statement.storageClass(at: index) else { return nil }
+            return statement.integer(at: index)
+        },
+             fromValue: { if case .integer(let number) = $0 { number } else { nil } })
     }
 
     /// Column `index` when it holds a real number; `nil` for any other storage class.
     func real(at index: Int) -> Double? {
-        switch source {
-        case .statement(let statement):
-            return statement._withUnsafeGuaranteedRef { statement in
-                statement.storageClass(at: index) == .real ? statement.real(at: index) : nil
-            }
-        case .values(let values):
-            guard case .real(let number) = values[index] else { return nil }
-            return number
-        }
+        read(index, fromStatement: { statement in
+            guard case .real = statement.storageClass(at: index) else { return nil }
+            return statement.real(at: index)
+        },
+             fromValue: { if case .real(let number) = $0 { number } else { nil } })
     }
 
     /// Column `index` parsed as a UUID's storage text, without making a `String` of it; `nil`
     /// when it is not one.
     func uuid(at index: Int) -> UUID? {
+        read(index, fromStatement: { $0.uuid(at: index) }, fromValue: { if case .text(let text) = $0 { UUID(storageText: text) } else { nil } })
+    }
+
+    /// Column `index` read by `fromStatement` from the statement (borrowed, not retained), or by
+    /// `fromValue` from its value.
+    @inline(__always)
+    private func read<Result>(_ index: Int, fromStatement: (SQLiteStatement) -> Result, fromValue: (SQLValue) -> Result) -> Result {
         switch source {
-        case .statement(let statement):
-            return statement._withUnsafeGuaranteedRef { $0.uuid(at: index) }
-        case .values(let values):
-            guard case .text(let text) = values[index] else { return nil }
-            return UUID(storageText: text)
+        case .statement(let statement): statement._withUnsafeGuaranteedRef(fromStatement)
+        case .values(let values): fromValue(values[index])
         }
     }
 }
