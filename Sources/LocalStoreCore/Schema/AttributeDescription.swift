@@ -73,14 +73,15 @@ protocol AttributeAccessing: Sendable {
     func encode(_ object: AnyObject, into values: inout [SQLValue]) throws(ValueEncodingFailure)
     func decode(_ object: AnyObject, from row: StoredRow, at offset: Int) throws(ValueDecodingFailure)
     func encodeConstant(_ value: Any) -> [SQLValue]?
-    /// ``encode(_:into:)`` and ``decode(_:from:at:)`` as closures, the specialized ones when the
-    /// attribute has them: the per-row loops of fetches and saves call them without a dynamic
-    /// dispatch, a generic method and a copy of the existential in between.
+    /// ``encode(_:into:)``, ``decode(_:from:at:)`` and the binding of the value to an insert as
+    /// closures, the specialized ones when the attribute has them: the per-row loops of fetches
+    /// and saves call them without a dynamic dispatch, a generic method and a copy of the
+    /// existential in between.
     var coding: AttributeCoding { get }
 }
 
-/// An attribute's encoding and decoding as two closures, specialized for its entity class and
-/// value type where the storage allows (see `PropertyDescription.valueCodingClosures`).
+/// An attribute's encoding, decoding and binding as closures, specialized for its entity class
+/// and value type where the storage allows (see `PropertyDescription.valueCodingClosures`).
 ///
 /// A class, so that the per-row loops call the closures through an unretained reference (see
 /// ``EntityMapping/encodeAttribute(_:of:into:)``): closures kept in an array are stored in

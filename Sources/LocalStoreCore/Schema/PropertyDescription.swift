@@ -59,11 +59,11 @@ extension PropertyDescription {
         }
     }
 
-    /// Closures that move an attribute's value between the object and SQL values, made here, in
-    /// inlinable code, so that the compiler specializes them in the entity's own module for its
-    /// class and the attribute's type. The same steps through ``TypedAttributeAccessor``'s
-    /// generic code went through a witness table and value witnesses for every value, a fifth
-    /// of fetching an object.
+    /// Closures that move an attribute's value between the object and SQL values, a stored row
+    /// or an insert's parameters, made here, in inlinable code, so that the compiler specializes
+    /// them in the entity's own module for its class and the attribute's type. The same steps
+    /// through ``TypedAttributeAccessor``'s generic code went through a witness table and value
+    /// witnesses for every value, a fifth of fetching an object.
     @inlinable
     static func valueCodingClosures<Root: PersistentEntity, Coder: ValueCoder>(
         _ coder: Coder, get: @escaping @Sendable (Root) -> Coder.Value, set: @escaping @Sendable (Root, Coder.Value) -> Void
