@@ -14,8 +14,9 @@ import SQLiteDatabase
 /// Column indices are those of the row: a fetch's include the identifier column first. A row
 /// read from a statement is valid only during the call it is passed to.
 public struct StoredRow {
-    /// Where the columns are: one word, so that the row passes through the attribute decoders'
-    /// closures in a register.
+    /// Where the columns are, in one word. Keep it one word: as a struct of two (an unretained
+    /// statement and an array), the row passed through the typed-throws decoding closures of a
+    /// release build (Swift 6.3.1) reached the decoders with a garbage column index.
     private enum Source {
         /// The statement whose current row this is. Unretained: a row exists only while its fetch
         /// steps through the statement, which the fetch holds, and a retain and a release of the
