@@ -110,9 +110,7 @@ package final class SQLiteStatement {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
         case SQLITE_TEXT:
-            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            return .text(text(at: index) ?? "")
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
@@ -139,6 +137,15 @@ package final class SQLiteStatement {
     /// The 0-based column `index` of the current row as an integer (0 for NULL, as SQLite converts).
     package func integer(at index: Int) -> Int64 {
         sqlite3_column_int64(handle, Int32(index))
+    }
+
+    /// The 0-based column `index` of the current row when it holds text; `nil` for any other
+    /// storage class.
+    package func text(at index: Int) -> String? {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT else { return nil }
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 
     /// The UTF-8 bytes of the 0-based text column `index` of the current row (empty if it is

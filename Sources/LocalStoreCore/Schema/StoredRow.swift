@@ -49,21 +49,17 @@ public struct StoredRow {
 
     /// Column `index` when it holds text; `nil` for any other storage class.
     func text(at index: Int) -> String? {
-        // Storage classes are told apart by pattern: `==` on the other module's enum is a call
-        // through its Equatable conformance.
-        read(index, fromStatement: { statement in
-            guard case .text = statement.storageClass(at: index) else { return nil }
-            return String(decoding: statement.textBytes(at: index), as: UTF8.self)
-        }, fromValue: { if case .text(let text) = $0 { text } else { nil } })
+        read(index, fromStatement: { $0.text(at: index) }, fromValue: { if case .text(let text) = $0 { text } else { nil } })
     }
 
     /// Column `index` when it holds an integer; `nil` for any other storage class.
     func integer(at index: Int) -> Int64? {
+        // Storage classes are told apart by pattern: `==` on the other module's enum is a call
+        // through its Equatable conformance.
         read(index, fromStatement: { statement in
             guard case .integer = statement.storageClass(at: index) else { return nil }
             return statement.integer(at: index)
-        },
-             fromValue: { if case .integer(let number) = $0 { number } else { nil } })
+        }, fromValue: { if case .integer(let number) = $0 { number } else { nil } })
     }
 
     /// Column `index` when it holds a real number; `nil` for any other storage class.
@@ -71,8 +67,7 @@ public struct StoredRow {
         read(index, fromStatement: { statement in
             guard case .real = statement.storageClass(at: index) else { return nil }
             return statement.real(at: index)
-        },
-             fromValue: { if case .real(let number) = $0 { number } else { nil } })
+        }, fromValue: { if case .real(let number) = $0 { number } else { nil } })
     }
 
     /// Column `index` parsed as a UUID's storage text, without making a `String` of it; `nil`
