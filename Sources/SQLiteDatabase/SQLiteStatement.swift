@@ -48,10 +48,8 @@ package final class SQLiteStatement {
         case .null: try check(sqlite3_bind_null(handle, index))
         case .integer(let number): try check(sqlite3_bind_int64(handle, index, number))
         case .real(let number): try check(sqlite3_bind_double(handle, index, number))
-        case .text(var text):
-            // With its length, from the string's own storage: passing the String as a C string
-            // would copy it into a temporary array first.
-            try text.withUTF8 { try bindText($0, at: index) }
+        case .text(let text):
+            try bind(text: text, at: index)
         case .blob(let data):
             try data.withUnsafeBytes { try bindBlob($0, at: index) }
         }
@@ -62,6 +60,13 @@ package final class SQLiteStatement {
         if result != SQLITE_OK {
             throw SQLiteConnection.error(code: result, message: connection.lastErrorMessage, sql: sql, path: connection.path)
         }
+    }
+
+    /// Binds `text` to the 1-based parameter `index`, with its length, from the string's own
+    /// storage: passing the String as a C string would copy it into a temporary array first.
+    package func bind(text: String, at index: Int32) throws {
+        var text = text
+        try text.withUTF8 { try bindText($0, at: index) }
     }
 
     /// Binds UTF-8 `bytes` as text to the 1-based parameter `index`, without making a `String` of

@@ -28,10 +28,7 @@ public struct RowBinding {
 
     /// Binds `text` to the parameter of column `index`, from the string's own storage.
     func bind(text: String, at index: Int) throws {
-        var text = text
-        try statement._withUnsafeGuaranteedRef { statement in
-            try text.withUTF8 { try statement.bindText($0, at: Int32(index + 1)) }
-        }
+        try statement._withUnsafeGuaranteedRef { try $0.bind(text: text, at: Int32(index + 1)) }
     }
 
     /// Binds `id`'s storage text to the parameter of column `index`, written on the stack.

@@ -92,7 +92,7 @@ public struct OptionalRawCoder<Wrapped: RawRepresentable>: ValueCoder where Wrap
     }
     @inlinable public func bind(_ value: Wrapped?, to row: RowBinding, at offset: Int) throws {
         guard let value else { return try row.bind(.null, at: offset) }
-        try value.rawValue.bind(to: row, at: offset)
+        try RawCoder<Wrapped>().bind(value, to: row, at: offset)
     }
     @inlinable public func decode(_ row: StoredRow, at offset: Int) throws(ValueDecodingFailure) -> Wrapped? {
         if row.isNull(at: offset) { return nil }
