@@ -39,7 +39,7 @@ final class LocalCapture {
     private var current: ChangeSet { engine.current }
 
     /// Whether the save must be materialized: a delete's rules or a hidden edge may depend on it.
-    var needsMaterializing: Bool { !engine.touchedRoots.isEmpty || mayRevealHiddenEdges }
+    var needsMaterializing: Bool { !engine.toMaterialize.touchedRoots.isEmpty || mayRevealHiddenEdges }
 
     // MARK: What a save had before
 
@@ -240,8 +240,8 @@ final class LocalCapture {
         let (source, target, relationship) = try engine.removeEdge(from: source, name, to: target, observed: observed)
         if try unlinkMayRevealAnotherEdge(source, target, relationship) {
             mayRevealHiddenEdges = true
-            engine.affected.insert(source)
-            engine.affected.insert(target)
+            engine.toMaterialize.affected.insert(source)
+            engine.toMaterialize.affected.insert(target)
         }
         // LocalStore wrote the rows; only deletes the edge may bear on need judging again (an
         // object created in this very change set has none).
@@ -267,7 +267,7 @@ final class LocalCapture {
     private func touchMergeBounds(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) {
         guard engine.isBoundedAtMerge(relationship) else { return }
         mayRevealHiddenEdges = true
-        engine.affected.insert(source)
-        engine.affected.insert(target)
+        engine.toMaterialize.affected.insert(source)
+        engine.toMaterialize.affected.insert(target)
     }
 }

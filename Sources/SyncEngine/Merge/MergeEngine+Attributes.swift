@@ -26,7 +26,7 @@ extension MergeEngine {
             return
         }
         if known.mayBeDeleted { try journalUpdateOfDeleted(object, attribute: name, values: values, incoming: incoming) }
-        if !mergedDuplicates.isEmpty { try journalWriteToMergedDuplicate(object, attribute: name, values: values) }
+        if !mirror.mergedDuplicates.isEmpty { try journalWriteToMergedDuplicate(object, attribute: name, values: values) }
         let previous = try fieldStamp(object, known, name) ?? known.creation
         try mergeByPolicy(values, into: attribute, of: object, in: entity, known: known, incoming: incoming, previous: previous)
     }
@@ -85,7 +85,7 @@ extension MergeEngine {
     func notePendingWrite(_ object: ObjectKey, _ known: ObjectInfo) {
         guard !known.hasPendingWrites else { return }
         known.hasPendingWrites = true
-        objectsWithPendingWrites.append((object, known))
+        pending.objectsWithWrites.append((object, known))
     }
 
     func write(_ values: [SQLValue], to attribute: SyncSchema.Attribute, of object: ObjectKey, in entity: SyncSchema.Entity,
@@ -94,16 +94,16 @@ extension MergeEngine {
             notePendingWrite(object, known)
             if known.pendingRowValues.isEmpty {
                 // Once per object and flush, not once per write.
-                rewrittenAttributes.insert(object.id)
+                toMaterialize.rewrittenAttributes.insert(object.id)
                 known.pendingRowValues = Array(repeating: nil, count: entity.rows.attributeColumns.count)
             }
             for (offset, value) in zip(attribute.columnOffsets, values) { known.pendingRowValues[offset] = value }
-            if recordsStoreChange { storeChangeRecord.attributeNames[object, default: []].insert(attribute.name) }
+            storeChangeRecord?.attributeNames[object, default: []].insert(attribute.name)
         } else {
             var detached = try detachedColumns(of: object)
             for (column, value) in zip(attribute.columns, values) { detached[column] = value }
-            detachedValues[object] = detached
-            affected.insert(object)
+            pending.detachedValues[object] = detached
+            toMaterialize.affected.insert(object)
         }
     }
 
@@ -147,10 +147,10 @@ extension MergeEngine {
 
     /// The column values of an object that has no row, from this batch or its tombstone.
     func detachedColumns(of object: ObjectKey) throws -> [String: SQLValue] {
-        if let values = detachedValues[object] { return values }
+        if let values = pending.detachedValues[object] { return values }
         guard let json = try ObjectMetadataTable.tombstone(of: object, on: connection) else { return [:] }
         let decoded = try Tombstone.columns(json, of: "\(object.entity) \(object.id)")
-        detachedValues[object] = decoded
+        pending.detachedValues[object] = decoded
         return decoded
     }
 
@@ -166,8 +166,8 @@ extension MergeEngine {
         // In key order (entity, then identifier as stored): consecutive rows then land next to
         // each other in the tables' B-trees instead of on random pages, which costs SQLite a
         // fraction as much, and the order depends on nothing but the objects.
-        objectsWithPendingWrites.sort { $0.key < $1.key }
-        for (object, known) in objectsWithPendingWrites {
+        pending.objectsWithWrites.sort { $0.key < $1.key }
+        for (object, known) in pending.objectsWithWrites {
             if !known.pendingRowValues.isEmpty {
                 let entity = try schema.requireEntity(object.entity, in: "write")
                 for (offset, value) in known.pendingRowValues.enumerated() {
@@ -185,7 +185,7 @@ extension MergeEngine {
             }
             known.hasPendingWrites = false
         }
-        objectsWithPendingWrites = []
+        pending.objectsWithWrites = []
         try stampRows.flush(on: connection)
     }
 
@@ -194,7 +194,7 @@ extension MergeEngine {
     /// it is rewritten from them.
     private func loadMissingFieldStamps() throws {
         var missing: [String: [UUID: ObjectInfo]] = [:]
-        for (object, known) in objectsWithPendingWrites where known.storedFieldStamps == nil && !known.pendingFieldStamps.isEmpty {
+        for (object, known) in pending.objectsWithWrites where known.storedFieldStamps == nil && !known.pendingFieldStamps.isEmpty {
             missing[object.entity, default: [:]][object.id] = known
         }
         for (entity, objects) in missing.sorted(by: { $0.key < $1.key }) {

@@ -38,7 +38,7 @@ extension MergeEngine {
     /// or to itself when it is that target, is rewritten too.
     func addMaxCountGroups() throws {
         var groups: Set<Group> = []
-        for object in affected.sorted() {
+        for object in toMaterialize.affected.sorted() {
             guard let entity = schema.entity(object.entity) else { continue }
             for relationship in entity.relationships {
                 if relationship.isSelfInverse {
@@ -63,11 +63,11 @@ extension MergeEngine {
         for group in groups.sorted(by: { $0.target < $1.target }) {
             guard let canonical = schema.entity(group.entity)?.relationship(group.relationship) else { continue }
             if canonical.isSelfInverse {
-                affected.insert(group.target)
-                for (other, _) in try incidentEdges(of: group.target, canonical) { affected.insert(other) }
+                toMaterialize.affected.insert(group.target)
+                for (other, _) in try incidentEdges(of: group.target, canonical) { toMaterialize.affected.insert(other) }
                 continue
             }
-            for edge in try liveEdges(to: group.target, canonical) { affected.insert(ObjectKey(entity: group.entity, id: edge.source)) }
+            for edge in try liveEdges(to: group.target, canonical) { toMaterialize.affected.insert(ObjectKey(entity: group.entity, id: edge.source)) }
         }
     }
 
@@ -76,9 +76,9 @@ extension MergeEngine {
     /// chosen edge (§3.4) points at `target`, with that edge's stamp; a to-many source with its
     /// earliest live edge to `target`.
     private func rankedSources(at target: ObjectKey, _ relationship: SyncSchema.Relationship) throws -> [RelationshipResolver.Claim] {
-        if let ranked = rankedSourcesByTarget[target]?[relationship.name] { return ranked }
+        if let ranked = countChecks.rankedSourcesByTarget[target]?[relationship.name] { return ranked }
         let ranked = try rankSources(at: target, relationship)
-        rankedSourcesByTarget[target, default: [:]][relationship.name] = ranked
+        countChecks.rankedSourcesByTarget[target, default: [:]][relationship.name] = ranked
         return ranked
     }
 
@@ -182,8 +182,8 @@ extension MergeEngine {
     /// this batch. A member linked by this batch is also counted for record edits, which count it
     /// as the app would: a member it just added.
     private func noteHidden(owner: ObjectKey, _ relationship: String, maximum: Int, member: ObjectKey, added: Stamp, wasShown: Bool) throws {
-        let linkedInBatch = appliedInBatch.contains(added.dot)
-        if linkedInBatch { hiddenByMaxCount[owner, default: [:]][relationship, default: 0] += 1 }
+        let linkedInBatch = changeSets.applied.contains(added.dot)
+        if linkedInBatch { countChecks.hiddenByMaxCount[owner, default: [:]][relationship, default: 0] += 1 }
         guard wasShown || linkedInBatch else { return }
         try journal(
             .aboveMaxCount, entity: owner.entity, object: owner.id, property: relationship, winner: nil,
@@ -196,7 +196,7 @@ extension MergeEngine {
     /// Records, for each affected object, the member count of each relationship with a
     /// `minCount` (-1 for an object without a row before this batch), to tell afterwards which fell below it.
     func recordCountsBeforeMaterializing() throws {
-        for object in affected {
+        for object in toMaterialize.affected {
             guard let entity = schema.entity(object.entity), entity.relationships.contains(where: { $0.minCount != nil }) else { continue }
             let hasRow = try info(object)?.hasRow == true
             var counts: [String: Int] = [:]
@@ -205,14 +205,14 @@ extension MergeEngine {
                     ? try EntityTable.members(of: object.id, in: entity.table, storage: relationship.storage, on: connection).count
                     : -1
             }
-            countsBeforeMaterializing[object] = counts
+            countChecks.countsBeforeMaterializing[object] = counts
         }
     }
 
     /// Journals each relationship with a `minCount` that this batch left below it: it was within
     /// its bound before, or its object appeared in this batch.
     func journalCountsBelowMinimum() throws {
-        for (object, before) in countsBeforeMaterializing.sorted(by: { $0.key < $1.key }) {
+        for (object, before) in countChecks.countsBeforeMaterializing.sorted(by: { $0.key < $1.key }) {
             guard let entity = schema.entity(object.entity), try info(object)?.hasRow == true else { continue }
             for relationship in entity.relationships {
                 guard let minimum = relationship.minCount, let previous = before[relationship.name] else { continue }

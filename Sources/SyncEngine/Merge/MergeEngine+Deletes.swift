@@ -14,8 +14,8 @@ extension MergeEngine {
     /// Voiding only ever grows the set of voided roots, and each root's cascade is computed from
     /// the edges alone, so the result does not depend on the order change sets arrived in.
     func resolveDeletes() throws {
-        guard !touchedRoots.isEmpty else { return }
-        let voidedBefore = voided
+        guard !toMaterialize.touchedRoots.isEmpty else { return }
+        let voidedBefore = mirror.voided
         // Judge every touched root afresh: a void decided while some change set was still missing
         // (say, the delete of the object whose reference voided it) may no longer hold. Starting
         // from no voids and only ever adding them reaches the least fixed point, which is unique.
@@ -25,14 +25,14 @@ extension MergeEngine {
         while changed {
             changed = false
             rounds += 1
-            guard rounds <= 64 + 2 * touchedRoots.count else {
+            guard rounds <= 64 + 2 * toMaterialize.touchedRoots.count else {
                 throw SyncError(.notSyncable, "delete rules did not settle after \(rounds) rounds")
             }
-            for root in touchedRoots.sorted() where reconsidered.insert(root).inserted {
+            for root in toMaterialize.touchedRoots.sorted() where reconsidered.insert(root).inserted {
                 changed = true
-                if voided.contains(root) { try setVoided(root, false) }
+                if mirror.voided.contains(root) { try setVoided(root, false) }
             }
-            for root in touchedRoots.sorted() where reconsidered.contains(root) && !voided.contains(root) {
+            for root in toMaterialize.touchedRoots.sorted() where reconsidered.contains(root) && !mirror.voided.contains(root) {
                 let outcome = try cascade(of: root)
                 if let denial = outcome.denial {
                     // A void root keeps its cascade records (they delete nothing while it is void),
@@ -72,7 +72,7 @@ extension MergeEngine {
             objects[object]?.mayBeDeleted = true
             try DeleteTable.insert(object, root: root, implicit: true, on: connection)
             try markChanged(object)
-            guard !voided.contains(root) else { continue }
+            guard !mirror.voided.contains(root) else { continue }
             try journal(
                 .cascadedDelete, entity: object.entity, object: object.id, property: nil, winner: side(nil, Stamp(hlc: try hlc(of: root.dot), replica: root.dot.replica, seq: root.dot.seq)),
                 loser: side(nil, try info(object)?.creation ?? Stamp(hlc: HLC(rawValue: 0), replica: root.dot.replica, seq: 0)),
@@ -84,9 +84,9 @@ extension MergeEngine {
     /// Voids (or reinstates) every delete of `root` and the unlinks it made; what they touch is rewritten.
     private func setVoided(_ root: DeleteRoot, _ isVoid: Bool) throws {
         if isVoid {
-            voided.insert(root)
+            mirror.voided.insert(root)
         } else {
-            voided.remove(root)
+            mirror.voided.remove(root)
         }
         try VoidedDeleteTable.setVoided(root, isVoid, on: connection)
         for object in try DeleteTable.objects(deletedBy: root, .any, on: connection) {
@@ -130,13 +130,13 @@ extension MergeEngine {
     /// An object whose life may have changed: it and everything it is connected to must be
     /// rewritten, and the deletes of its neighbours re-judged (a deny rule asks whether they are alive).
     func markChanged(_ object: ObjectKey) throws {
-        affected.insert(object)
-        reorderedOwners.insert(object)
+        toMaterialize.affected.insert(object)
+        toMaterialize.reorderedOwners.insert(object)
         guard let entity = schema.entity(object.entity) else { return }
         for relationship in entity.relationships {
             for (other, _) in try incidentEdges(of: object, relationship) {
-                affected.insert(other)
-                reorderedOwners.insert(other)
+                toMaterialize.affected.insert(other)
+                toMaterialize.reorderedOwners.insert(other)
                 try touchRoots(of: other)
             }
         }
@@ -156,7 +156,7 @@ extension MergeEngine {
         // new objects and their links touch every neighbour, and a read each would be most of
         // their statements.
         if let known = try info(object), !known.mayBeDeleted { return }
-        touchedRoots.formUnion(try DeleteTable.roots(deleting: object, on: connection))
+        toMaterialize.touchedRoots.formUnion(try DeleteTable.roots(deleting: object, on: connection))
     }
 }
 

@@ -56,7 +56,7 @@ extension MergeEngine {
             if edge.isRemoved && !includingRemoved {
                 // Removed, unless the removal came from a delete that was voided since, and so did
                 // every other removal of the same addition.
-                guard let root = edge.removalRoot, voided.contains(root), edge.furtherRemovalRoots.allSatisfy(voided.contains) else { return nil }
+                guard let root = edge.removalRoot, mirror.voided.contains(root), edge.furtherRemovalRoots.allSatisfy(mirror.voided.contains) else { return nil }
             }
             return EdgeRecord(source: edge.source, target: edge.target, added: edge.added)
         }
@@ -112,20 +112,20 @@ extension MergeEngine {
     func isAlive(_ object: ObjectKey, ignoring ignoredRoot: DeleteRoot? = nil) throws -> Bool {
         guard let known = try info(object) else { return false }
         // A duplicate a uniqueness merge removed never shows again.
-        if !mergedDuplicates.isEmpty, mergedDuplicates[object] != nil { return false }
+        if !mirror.mergedDuplicates.isEmpty, mirror.mergedDuplicates[object] != nil { return false }
         guard known.mayBeDeleted else { return true }
-        for root in try DeleteTable.roots(deleting: object, on: connection) where root != ignoredRoot && !voided.contains(root) {
+        for root in try DeleteTable.roots(deleting: object, on: connection) where root != ignoredRoot && !mirror.voided.contains(root) {
             return false
         }
         return true
     }
 
     func vector(of dot: Dot) throws -> VersionVector {
-        if let known = vectors[dot] { return known }
+        if let known = changeSets.vectors[dot] { return known }
         guard let stored = try ChangeSetTable.vector(of: dot, on: connection) else {
             throw SyncError(.notSyncable, "the change set \(dot) is referred to but not stored")
         }
-        vectors[dot] = stored
+        changeSets.vectors[dot] = stored
         return stored
     }
 }

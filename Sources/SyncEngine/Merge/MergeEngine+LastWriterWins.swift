@@ -31,7 +31,7 @@ extension MergeEngine {
                                                   pendingStamps: known.pendingFieldStamps)
         if keepsJournal {
             if known.mayBeDeleted { state.deletes = try deletesInForce(of: object) }
-            if !mergedDuplicates.isEmpty { state.survivor = mergedDuplicates[object] }
+            if !mirror.mergedDuplicates.isEmpty { state.survivor = mirror.mergedDuplicates[object] }
         }
         return state
     }
@@ -74,7 +74,7 @@ extension MergeEngine {
 
     /// The roots of the deletes of `kind` in force (not void) that remove `object`.
     func deleteRootsInForce(of object: ObjectKey, _ kind: DeleteTable.Kind = .any) throws -> [DeleteRoot] {
-        try DeleteTable.roots(deleting: object, kind, on: connection).filter { !voided.contains($0) }
+        try DeleteTable.roots(deleting: object, kind, on: connection).filter { !mirror.voided.contains($0) }
     }
 
     /// The deletes in force (not void) that remove `object`, each with the stamp of its change set.

@@ -13,41 +13,41 @@ extension MergeEngine {
         defer { if !cachingAlready { edgeReads = nil } }
         try flushPendingWrites()
         try resolveDeletes()
-        hiddenByMaxCount = [:]
-        rankedSourcesByTarget = [:]
+        countChecks.hiddenByMaxCount = [:]
+        countChecks.rankedSourcesByTarget = [:]
         try addMaxCountGroups()
         try recordCountsBeforeMaterializing()
-        var changed = rewrittenAttributes
+        var changed = toMaterialize.rewrittenAttributes
         // Rows first: an object that appears or disappears changes the relationships of its neighbours.
-        for object in affected.sorted() {
+        for object in toMaterialize.affected.sorted() {
             guard let entity = schema.entity(object.entity), let known = try info(object) else { continue }
             let alive = try isAlive(object)
             if alive && !known.hasRow {
                 try insertRow(object, entity: entity)
                 try markChanged(object)
-                if recordsStoreChange { storeChangeRecord.createdRows.insert(object) }
+                storeChangeRecord?.createdRows.insert(object)
                 changed.insert(object.id)
             } else if !alive && known.hasRow {
                 try removeRow(object, entity: entity)
                 try markChanged(object)
-                if recordsStoreChange { storeChangeRecord.removedRows.insert(object) }
+                storeChangeRecord?.removedRows.insert(object)
                 changed.insert(object.id)
-            } else if !alive, let values = detachedValues[object] {
+            } else if !alive, let values = pending.detachedValues[object] {
                 try storeTombstone(values, for: object)
             }
         }
         try addOneToOneComponents()
-        for object in affected.sorted() {
+        for object in toMaterialize.affected.sorted() {
             guard let entity = schema.entity(object.entity), try info(object)?.hasRow == true else { continue }
             try writeRelationships(of: object, entity: entity)
             changed.insert(object.id)
-            if recordsStoreChange { storeChangeRecord.rewrittenRelationships.insert(object) }
+            storeChangeRecord?.rewrittenRelationships.insert(object)
         }
-        for owner in reorderedOwners.sorted() {
+        for owner in toMaterialize.reorderedOwners.sorted() {
             guard let entity = schema.entity(owner.entity), try info(owner)?.hasRow == true else { continue }
             try writePositions(of: owner, entity: entity)
             changed.insert(owner.id)
-            if recordsStoreChange { storeChangeRecord.rewrittenRelationships.insert(owner) }
+            storeChangeRecord?.rewrittenRelationships.insert(owner)
         }
         try journalCountsBelowMinimum()
         // Entries about counts are the last ones a batch writes.
@@ -58,15 +58,15 @@ extension MergeEngine {
     /// Who holds whom in a one-to-one depends on every competing edge around it, so the whole
     /// connected group of one-to-one edges around each touched object is rewritten.
     private func addOneToOneComponents() throws {
-        var queue = affected.sorted()
+        var queue = toMaterialize.affected.sorted()
         var index = 0
         while index < queue.count {
             let object = queue[index]
             index += 1
             guard let entity = schema.entity(object.entity) else { continue }
             for relationship in entity.relationships where relationship.kind == .toOne && schema.inverse(of: relationship)?.kind == .toOne {
-                for (other, _) in try incidentEdges(of: object, relationship) where !affected.contains(other) {
-                    affected.insert(other)
+                for (other, _) in try incidentEdges(of: object, relationship) where !toMaterialize.affected.contains(other) {
+                    toMaterialize.affected.insert(other)
                     queue.append(other)
                 }
             }
@@ -81,7 +81,7 @@ extension MergeEngine {
         }, on: connection)
         try ObjectMetadataTable.setTombstone(nil, of: object, on: connection)
         objects[object]?.hasRow = true
-        detachedValues[object] = nil
+        pending.detachedValues[object] = nil
     }
 
     private func removeRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
@@ -91,7 +91,7 @@ extension MergeEngine {
         }
         try entity.rows.deleteRow(object.id, on: connection)
         objects[object]?.hasRow = false
-        detachedValues[object] = values
+        pending.detachedValues[object] = values
         try storeTombstone(values, for: object)
     }
 
@@ -166,13 +166,13 @@ extension MergeEngine {
                     // The owner this object leaves renumbers the members it keeps. It may be
                     // named by no operation of the batch: a concurrent link that wins the to-one
                     // moves the object away from an owner only an earlier change set linked.
-                    reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: previous))
+                    toMaterialize.reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: previous))
                 }
                 try entity.rows.setForeignKey(column, of: object.id, to: target, on: connection)
                 if let positionColumn {
                     if let inverse = schema.inverse(of: relationship), let owner = positionOwner ?? target {
                         // The owner's pass numbers its members, this one included.
-                        reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: owner))
+                        toMaterialize.reorderedOwners.insert(ObjectKey(entity: inverse.entity, id: owner))
                     }
                     if target == nil {
                         try entity.rows.clearPosition(positionColumn, of: object.id, on: connection)

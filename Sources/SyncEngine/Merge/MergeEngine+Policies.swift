@@ -62,8 +62,8 @@ extension MergeEngine {
             notePendingWrite(object, known)
             known.pendingFieldStamps[name] = incoming
         }
-        if hasCounterTable == nil { hasCounterTable = try CounterTable.exists(on: connection) }
-        let saturatedTotal = hasCounterTable == true ? try CounterTable.total(of: object, name, on: connection) : nil
+        if mirror.hasCounterTable == nil { mirror.hasCounterTable = try CounterTable.exists(on: connection) }
+        let saturatedTotal = mirror.hasCounterTable == true ? try CounterTable.total(of: object, name, on: connection) : nil
         return CounterIncrement(object: object, entity: entity, attribute: attribute, known: known, delta: delta,
                                 incoming: incoming, saturatedTotal: saturatedTotal)
     }
@@ -81,7 +81,7 @@ extension MergeEngine {
         let outcome = CounterResolver(range: CounterTable.range(of: increment.attribute.columnType)).adding(increment.delta, to: before)
         if outcome.counter.saturatedTotal != before.saturatedTotal {
             try CounterTable.setTotal(outcome.counter.saturatedTotal, of: object, name, on: connection)
-            hasCounterTable = true
+            mirror.hasCounterTable = true
         }
         if outcome.counter.shown != before.shown {
             try write([.integer(outcome.counter.shown)], to: increment.attribute, of: object, in: increment.entity, known: increment.known)

@@ -46,8 +46,7 @@ extension MergeEngine {
             }
         }
         // The objects read now are the likely rows a conflict wants (see loadRowValues).
-        rowCandidates = missing
-        rowsScanned = []
+        readAhead.reset(to: missing)
         guard !missing.isEmpty else { return resolved }
         // In name order, though the order changes nothing but the order of reads.
         for (entity, ids) in missing.sorted(by: { $0.key < $1.key }) {
@@ -93,20 +92,20 @@ extension MergeEngine {
     /// its entity the change set writes that have not been read yet.
     func loadRowValues(of object: ObjectKey, _ known: ObjectInfo) throws {
         let entity = try schema.requireEntity(object.entity, in: "read")
-        if rowCandidates[object.entity] == nil, rowsScanned.insert(object.entity).inserted {
+        if readAhead.candidates[object.entity] == nil, readAhead.scannedEntities.insert(object.entity).inserted {
             // No candidates left (the objects were known before this change set): the change
             // set's other sets of the entity, once, so a run of conflicts still reads in bulk.
-            rowCandidates[object.entity] = current.operations.compactMap {
+            readAhead.candidates[object.entity] = current.operations.compactMap {
                 if case .set(object.entity, let id, _, _) = $0 { id } else { nil }
             }
         }
         var ids = [object.id]
         var seen: Set<UUID> = [object.id]
-        for id in rowCandidates[object.entity] ?? [] where seen.insert(id).inserted {
+        for id in readAhead.candidates[object.entity] ?? [] where seen.insert(id).inserted {
             if let other = objects[ObjectKey(entity: object.entity, id: id)], other.hasRow, other.storedRowValues == nil { ids.append(id) }
         }
         // Each object is a candidate once: later conflicts on them find their rows read.
-        rowCandidates[object.entity] = nil
+        readAhead.candidates[object.entity] = nil
         let columnCount = entity.rows.attributeColumns.count
         known.storedRowValues = Array(repeating: .null, count: columnCount)
         try entity.rows.forEachAttributeRow(ids, on: connection) { id, row in

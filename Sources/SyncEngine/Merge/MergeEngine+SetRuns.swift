@@ -267,8 +267,7 @@ extension MergeEngine {
     private func loadUnknownObjects(_ objectKeys: [ObjectKey]) throws {
         var missing: [String: [UUID]] = [:]
         for object in objectKeys where objects[object] == nil { missing[object.entity, default: []].append(object.id) }
-        rowCandidates = missing
-        rowsScanned = []
+        readAhead.reset(to: missing)
         for (entity, ids) in missing.sorted(by: { $0.key < $1.key }) {
             for chunk in MergeEngine.chunks(of: ids) { try loadInfo(entity, chunk) }
         }

@@ -22,7 +22,7 @@ struct SlicedChangeSet {
 /// Operations are applied in their order, whatever the slice boundaries, and every rule that
 /// looks beyond one operation reads state that crosses slices:
 ///
-/// - the engine's caches (``objects``, ``affected``, ``reorderedOwners``, the touched delete
+/// - the engine's caches (``objects``, ``MaterializationWork``'s objects and touched delete
 ///   roots) live for the whole batch, so an object created in one slice and linked, set or
 ///   deleted in a later one is the object the whole change set would find;
 /// - the deletes of the change set are known before the first slice (``SlicedChangeSet/deletionRoots``),
@@ -42,9 +42,7 @@ extension MergeEngine {
     func beginSlices(of header: ChangeSet, deletionRoots: [ObjectKey: UUID]) {
         var header = header
         header.operations = []
-        current = header
-        vectors[header.dot] = header.vector
-        appliedInBatch.insert(header.dot)
+        changeSets.begin(header)
         sliced = SlicedChangeSet(header: header, deletionRoots: deletionRoots)
     }
 
@@ -53,7 +51,7 @@ extension MergeEngine {
         guard var state = sliced else { preconditionFailure("applySlice before beginSlices") }
         var slice = state.header
         slice.operations = operations
-        current = slice
+        changeSets.current = slice
         let prefetched = try prefetch(slice)
         try operations.withUnsafeBufferPointer { operations in
             for index in operations.indices {
@@ -70,7 +68,7 @@ extension MergeEngine {
     /// creations, then its dot in the version vector.
     func finishSlices() throws {
         guard let state = sliced else { preconditionFailure("finishSlices before beginSlices") }
-        current = state.header
+        changeSets.current = state.header
         try resolveUniqueValues(state.uniqueCreations)
         try VersionVectorTable.advance(to: state.header.dot, on: connection)
         sliced = nil
@@ -81,9 +79,9 @@ extension MergeEngine {
     private func releaseSliceMemory() throws {
         // The journal stays packed as a whole merge packs it (see flushJournal()).
         try flushPendingWrites(keepingJournal: true)
-        for (object, values) in detachedValues.sorted(by: { $0.key < $1.key }) {
+        for (object, values) in pending.detachedValues.sorted(by: { $0.key < $1.key }) {
             try storeTombstone(values, for: object)
         }
-        detachedValues = [:]
+        pending.detachedValues = [:]
     }
 }

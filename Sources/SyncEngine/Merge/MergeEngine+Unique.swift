@@ -76,12 +76,12 @@ extension MergeEngine {
 
     /// The object `object` stands for: its survivor when a merge removed it, else itself.
     func survivor(of object: ObjectKey) -> ObjectKey {
-        mergedDuplicates[object].map { ObjectKey(entity: object.entity, id: $0) } ?? object
+        mirror.mergedDuplicates[object].map { ObjectKey(entity: object.entity, id: $0) } ?? object
     }
 
     /// An edge's ends as merges leave them: each end's survivor, a self-inverse pair in canonical order.
     func redirected(_ source: ObjectKey, _ target: UUID, _ relationship: SyncSchema.Relationship) -> (ObjectKey, UUID) {
-        guard !mergedDuplicates.isEmpty else { return (source, target) }
+        guard !mirror.mergedDuplicates.isEmpty else { return (source, target) }
         let newSource = survivor(of: source)
         let newTarget = survivor(of: ObjectKey(entity: relationship.target, id: target)).id
         if relationship.isSelfInverse && newTarget.precedesInStorageOrder(newSource.id) {
@@ -95,7 +95,7 @@ extension MergeEngine {
     private func mergeCollisions(of object: ObjectKey) throws {
         guard let group = try UniquenessResolver.group(of: object, in: self) else { return }
         let survivorCreation = try requireInfo(group.survivor, for: "a uniqueness merge").creation
-        for duplicate in group.duplicates where mergedDuplicates[duplicate] != group.survivor.id {
+        for duplicate in group.duplicates where mirror.mergedDuplicates[duplicate] != group.survivor.id {
             try merge(duplicate, into: group.survivor, survivorCreation: survivorCreation)
         }
     }
@@ -112,10 +112,10 @@ extension MergeEngine {
         // The duplicate's neighbours are rewritten, and the deletes around it judged again, before its edges move.
         try markChanged(duplicate)
         try UniqueMergeTable.setMerged(duplicate, into: survivor.id, on: connection)
-        for (other, target) in mergedDuplicates where target == duplicate.id && other.entity == duplicate.entity {
-            mergedDuplicates[other] = survivor.id
+        for (other, target) in mirror.mergedDuplicates where target == duplicate.id && other.entity == duplicate.entity {
+            mirror.mergedDuplicates[other] = survivor.id
         }
-        mergedDuplicates[duplicate] = survivor.id
+        mirror.mergedDuplicates[duplicate] = survivor.id
         known.mayBeDeleted = true
         var pointingAt: [(String, String)] = []
         var orderedOwners: [(String, String)] = []
@@ -143,7 +143,7 @@ extension MergeEngine {
 
     /// Journals a write to a merged duplicate: it stays on the duplicate (which no longer shows).
     func journalWriteToMergedDuplicate(_ object: ObjectKey, attribute: String, values: [SQLValue]) throws {
-        guard let survivor = mergedDuplicates[object] else { return }
+        guard let survivor = mirror.mergedDuplicates[object] else { return }
         try journal(
             .uniqueMerged, entity: object.entity, object: object.id, property: attribute,
             winner: side("\"\(survivor.storageText)\"", current.stamp), loser: side(values: values, current.stamp), cause: current.dot,

@@ -2,34 +2,6 @@ import Codecs
 import Foundation
 import LocalStoreCore
 
-/// An object as merging names it.
-struct ObjectKey: Hashable, Comparable, Sendable {
-    var entity: String
-    var id: UUID
-
-    static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool {
-        lhs.entity != rhs.entity ? lhs.entity < rhs.entity : lhs.id.precedesInStorageOrder(rhs.id)
-    }
-
-    // The identifier alone: it is random, so objects of different entities rarely share one, and
-    // hashing the entity name too cost as much again on every lookup of a merge. Equality still
-    // compares both.
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(id)
-    }
-}
-
-/// A delete root: the change set that deleted, and the object the deletion started at.
-/// Cascaded deletes share their root; voiding a root voids them all.
-struct DeleteRoot: Hashable, Comparable, Sendable {
-    var dot: Dot
-    var root: UUID
-
-    static func < (lhs: DeleteRoot, rhs: DeleteRoot) -> Bool {
-        lhs.dot != rhs.dot ? lhs.dot < rhs.dot : lhs.root.precedesInStorageOrder(rhs.root)
-    }
-}
-
 /// Merges change sets from other replicas into a store's sync metadata and entity tables, inside
 /// the caller's transaction. (A local save's change set is recorded by ``LocalCapture``, which
 /// uses this engine's metadata but neither journals nor rewrites rows LocalStore already wrote.)
@@ -40,104 +12,41 @@ struct DeleteRoot: Hashable, Comparable, Sendable {
 /// deletes and edges present (see `MergeEngine+Deletes.swift`); the entity tables are then
 /// rewritten from that metadata for every object the batch touched (`MergeEngine+Materialize.swift`).
 final class MergeEngine {
-    /// What the engine knows of one object during a batch: read once, kept for the batch (a
-    /// class, so the many operations on one object share one lookup).
-    final class ObjectInfo {
-        let creation: Stamp
-        /// Whether the object has a row in its entity table; if not, its values are in its tombstone (``ObjectMetadataTable``).
-        var hasRow: Bool
-        /// False only when ``DeleteTable`` surely has no row for the object, so the lookups deletes
-        /// need can be skipped for the (many) objects nobody deleted.
-        var mayBeDeleted: Bool
-        /// The change set of this batch that created the object, if one did.
-        var createdBy: Dot?
-        /// ``FieldStampTable``'s stamps of the object's attributes, once read.
-        var storedFieldStamps: FieldStamps?
-        /// Stamps of writes this batch won, not yet in ``FieldStampTable``.
-        var pendingFieldStamps = FieldStamps()
-        /// The row's attribute columns (in `EntityTable.attributeColumns` order), once read (for the journal).
-        var storedRowValues: [SQLValue]?
-        /// Columns remote writes set, not yet in the row, by position in `EntityTable.attributeColumns`
-        /// (empty when none): one UPDATE per object, not per write.
-        var pendingRowValues: [SQLValue?] = []
-        /// Whether the object is in ``MergeEngine/objectsWithPendingWrites``.
-        var hasPendingWrites = false
-
-        init(creation: Stamp, hasRow: Bool, mayBeDeleted: Bool) {
-            self.creation = creation
-            self.hasRow = hasRow
-            self.mayBeDeleted = mayBeDeleted
-        }
-    }
-
     let schema: SyncSchema
     /// The store's connection, reached only through ``connection``, which writes the buffered
     /// metadata rows first.
     private let storeConnection: SQLiteConnection
     /// Whether resolutions are written to the conflict journal (not on syncd's replica).
     let keepsJournal: Bool
-    var affected: Set<ObjectKey> = []
-    var touchedRoots: Set<DeleteRoot> = []
-    /// Whether `_sync_counter` exists, once an increment asked: most stores never saturate a counter.
-    var hasCounterTable: Bool?
-    /// Whether the store remembers the identifiers of forgotten objects (a server's store after a
-    /// compaction forgot some), read at the batch's first create.
-    private var remembersForgottenObjects: Bool?
+    /// What the engine knows of each object the batch met.
     var objects: [ObjectKey: ObjectInfo] = [:]
-    /// Column values of objects without a row, changed in this batch, to be written back at the end.
-    var detachedValues: [ObjectKey: [String: SQLValue]] = [:]
-    var vectors: [Dot: VersionVector] = [:]
-    var voided: Set<DeleteRoot> = []
-    /// Objects whose ordered relationships need their positions rewritten.
-    var reorderedOwners: Set<ObjectKey> = []
-    /// Objects whose stored attribute values a remote write changed.
-    var rewrittenAttributes: Set<UUID> = []
-    /// What materializing changed in the entity tables, for the store's change subscribers:
-    /// set only when ``recordsStoreChange`` is.
-    var storeChangeRecord = StoreChangeRecord()
-    /// Whether to fill ``storeChangeRecord``; off unless someone subscribes to the store's changes.
-    var recordsStoreChange = false
-    /// ``ObjectMetadataTable`` and ``EdgeTable`` rows not written yet (see ``connection``).
-    var pendingObjectRows = ObjectMetadataTable.PendingRows()
-    var pendingEdgeRows = EdgeTable.PendingRows()
-    /// The numbers the store gives the replicas whose stamps this batch writes (``ReplicaNumberTable``).
-    private var replicaNumbers = ReplicaNumbers()
-    /// Journal entries not written yet, all with one cause (see ``journal(_:entity:object:property:winner:loser:cause:detail:)``).
-    private var pendingJournal = JournalBatch()
-    /// Objects of the current change set whose rows may be read in bulk (see ``loadRowValues(of:_:)``).
-    var rowCandidates: [String: [UUID]] = [:]
-    /// Entities whose sets in the current change set were already taken as row candidates.
-    var rowsScanned: Set<String> = []
+    /// The change set being applied, and the others the batch met.
+    var changeSets = BatchChangeSets()
+    /// What the batch keeps in memory of the store's small sync tables.
+    var mirror: StoreMirror
+    /// What the batch decided to write and has not written yet (see ``connection``).
+    var pending = PendingWrites()
+    /// What ``materialize()`` must rewrite and judge again.
+    var toMaterialize = MaterializationWork()
+    /// What the count rules of the materialization in progress gather.
+    var countChecks = CountChecks()
+    /// Rows that may be read together with the next one a conflict needs.
+    var readAhead = RowReadAhead()
     /// The entity and attribute of the last `set` (see `attributeOfSet`).
     var lastSetAttribute: (entity: SyncSchema.Entity, attribute: SyncSchema.Attribute)?
-    /// Objects with writes kept in memory, in the order they were first written.
-    var objectsWithPendingWrites: [(key: ObjectKey, info: ObjectInfo)] = []
-    var current: ChangeSet! {
-        didSet { lastCoverage = nil }
-    }
-    /// The replica ``covers(_:)`` last looked up in the current change set's vector, and its seq.
-    private var lastCoverage: (replica: ReplicaID, seq: UInt64)?
-    /// The dots of the change sets applied by this engine, so journal entries about counts name
-    /// only what this batch brought (see `MergeEngine+Counts.swift`).
-    var appliedInBatch: Set<Dot> = []
-    /// Per object and relationship with a `maxCount`, how many members linked by this batch the last
-    /// materialization hid; a record edit counts them as members (see ``RecordEditor/checkSaveRules()``).
-    var hiddenByMaxCount: [ObjectKey: [String: Int]] = [:]
-    /// The ranked sources at each bounded target, per relationship, for the materialization in
-    /// progress: every member of a group asks for the same ranking, which the edges (unchanged
-    /// while rows are written) decide.
-    var rankedSourcesByTarget: [ObjectKey: [String: [RelationshipResolver.Claim]]] = [:]
+    /// What materializing changed in the entity tables, for the store's change subscribers; nil
+    /// (not gathered) unless someone subscribes to the store's changes.
+    var storeChangeRecord: StoreChangeRecord?
     /// The edges the batch read since the last edge write (see ``EdgeReadCache``); nil when the
     /// engine's caller writes edges past it (a local save's capture), except in ``materialize()``.
     var edgeReads: EdgeReadCache?
-    /// Per affected object and relationship with a `minCount`, its member count before materializing.
-    var countsBeforeMaterializing: [ObjectKey: [String: Int]] = [:]
-    /// Duplicates that uniqueness merges removed, with their survivors (`MergeEngine+Unique.swift`).
-    var mergedDuplicates: [ObjectKey: UUID] = [:]
     /// While a change set is merged in slices (`MergeEngine+Slices.swift`), what must outlive one slice.
     var sliced: SlicedChangeSet?
     /// Change sets of last-writer-wins sets only, held to be resolved object by object (`MergeEngine+SetRuns.swift`).
     var setRun = SetRun()
+
+    /// The change set whose operations are applied now.
+    var current: ChangeSet { changeSets.current }
 
     /// - Parameter cachesEdgeReads: whether the edges read are kept until the next edge write
     ///   through the engine (``EdgeReadCache``); a caller that writes edges itself passes false.
@@ -146,8 +55,7 @@ final class MergeEngine {
         storeConnection = connection
         self.keepsJournal = keepsJournal
         edgeReads = cachesEdgeReads ? EdgeReadCache() : nil
-        voided = try VoidedDeleteTable.roots(on: connection)
-        mergedDuplicates = try UniqueMergeTable.merges(on: connection)
+        mirror = try StoreMirror(on: connection)
     }
 
     /// Applies one change set's operations to the metadata and the rows of existing objects.
@@ -177,19 +85,12 @@ final class MergeEngine {
 
     /// Makes `changeSet` the one whose operations are applied next.
     func begin(_ changeSet: ChangeSet) {
-        current = changeSet
-        vectors[changeSet.dot] = changeSet.vector
-        appliedInBatch.insert(changeSet.dot)
+        changeSets.begin(changeSet)
     }
 
-    /// Whether the current change set had seen `dot`. The last replica asked is remembered: the
-    /// writes a change set replaces are mostly of one or two replicas, and a vector lookup hashes
-    /// an identifier.
+    /// Whether the current change set had seen `dot` (``BatchChangeSets/covers(_:)``).
     func covers(_ dot: Dot) -> Bool {
-        if let lastCoverage, lastCoverage.replica == dot.replica { return lastCoverage.seq >= dot.seq }
-        let seq = current.vector[dot.replica]
-        lastCoverage = (dot.replica, seq)
-        return seq >= dot.seq
+        changeSets.covers(dot)
     }
 
     /// Runs `body`, naming the change set (`dot`, the current one's unless given) and the
@@ -231,19 +132,19 @@ final class MergeEngine {
         }
         // The table is only read, and the batch never writes it: the store's connection as it
         // is, without writing the creation rows kept in memory (which `connection` would do).
-        if remembersForgottenObjects == nil { remembersForgottenObjects = try ServerForgottenObjectTable.exists(on: storeConnection) }
-        if remembersForgottenObjects == true, try ServerForgottenObjectTable.contains(object, on: storeConnection) {
+        if mirror.remembersForgottenObjects == nil { mirror.remembersForgottenObjects = try ServerForgottenObjectTable.exists(on: storeConnection) }
+        if mirror.remembersForgottenObjects == true, try ServerForgottenObjectTable.contains(object, on: storeConnection) {
             throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which was deleted (and its history compacted)")
         }
         let stamp = current.stamp
         // A merged creation's row is written when the batch materializes.
-        pendingObjectRows.append(object, creation: stamp, replicaNumber: try replicaNumber(of: stamp.replica), hasRow: false)
+        pending.objectRows.append(object, creation: stamp, replicaNumber: try replicaNumber(of: stamp.replica), hasRow: false)
         let created = ObjectInfo(creation: stamp, hasRow: false, mayBeDeleted: false)
         created.createdBy = current.dot
         created.storedFieldStamps = FieldStamps()
         objects[object] = created
-        detachedValues[object] = [:]
-        affected.insert(object)
+        pending.detachedValues[object] = [:]
+        toMaterialize.affected.insert(object)
     }
 
     func info(_ object: ObjectKey) throws -> ObjectInfo? {
@@ -256,7 +157,7 @@ final class MergeEngine {
     /// The store's number of `replica`, numbering it first if the store has not yet.
     func replicaNumber(of replica: ReplicaID) throws -> SQLValue {
         // The numbering table is written by no buffered row: no need to write them first.
-        try replicaNumbers.number(of: replica, on: storeConnection)
+        try mirror.replicaNumbers.number(of: replica, on: storeConnection)
     }
 
     func requireInfo(_ object: ObjectKey, for what: @autoclosure () -> String) throws -> ObjectInfo {
@@ -275,8 +176,7 @@ final class MergeEngine {
     var connection: SQLiteConnection {
         get throws {
             try resolveHeldSets()
-            try pendingObjectRows.flush(on: storeConnection)
-            try pendingEdgeRows.flush(on: storeConnection)
+            try pending.writeRows(on: storeConnection)
             return storeConnection
         }
     }
@@ -290,9 +190,9 @@ final class MergeEngine {
     /// alone, not on when the engine happens to read.
     func flushJournal() throws {
         try resolveHeldSets()
-        guard pendingJournal.count > 0 else { return }
-        try ConflictJournal.write(pendingJournal, on: connection)
-        pendingJournal = JournalBatch()
+        guard pending.journal.count > 0 else { return }
+        try ConflictJournal.write(pending.journal, on: connection)
+        pending.journal = JournalBatch()
     }
 
     /// The journal entries `dot` caused, including those still kept in memory.
@@ -321,19 +221,19 @@ final class MergeEngine {
             return
         }
         try makeRoomInJournal(for: cause)
-        try pendingJournal.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: detail)
+        try pending.journal.append(kind, entity: entity, object: object, property: property, winner: winner, loser: loser, cause: cause, detail: detail)
     }
 
     /// Adds an entry held by a run of sets (``JournalBatch/appendHeld(_:body:numberedIn:cause:)``).
     func journalHeld(_ head: JournalEntryHead, body: UnsafeRawBufferPointer, numberedIn table: JournalTable, cause: Stamp) throws {
         try makeRoomInJournal(for: cause.dot, hlc: cause.hlc)
-        pendingJournal.appendHeld(head, body: body, numberedIn: table, cause: cause)
+        pending.journal.appendHeld(head, body: body, numberedIn: table, cause: cause)
     }
 
     /// Writes the entries kept in memory when the next one, caused by `cause` (with `hlc`, when
     /// known), cannot join them.
     private func makeRoomInJournal(for cause: Dot, hlc: HLC? = nil) throws {
-        if pendingJournal.count > 0, !pendingJournal.accepts(cause: cause, hlc: hlc) || pendingJournal.count >= MergeEngine.journalEntriesPerRow {
+        if pending.journal.count > 0, !pending.journal.accepts(cause: cause, hlc: hlc) || pending.journal.count >= MergeEngine.journalEntriesPerRow {
             try flushJournal()
         }
     }
@@ -362,7 +262,7 @@ final class MergeEngine {
 
     private func delete(_ object: ObjectKey, root: UUID) throws {
         let known = try recordDelete(object, root: root)
-        touchedRoots.insert(DeleteRoot(dot: current.dot, root: root))
+        toMaterialize.touchedRoots.insert(DeleteRoot(dot: current.dot, root: root))
         // Deny rules of deletes around this object ask whether it is alive: judge them again.
         try markChanged(object)
         // Concurrent updates lose to the delete: journal them.
@@ -430,7 +330,7 @@ final class MergeEngine {
             }
         }
         noteEdgeWrite()
-        pendingEdgeRows.append(from: source, name, to: target, added: stamp, replicaNumber: try replicaNumber(of: stamp.replica))
+        pending.edgeRows.append(from: source, name, to: target, added: stamp, replicaNumber: try replicaNumber(of: stamp.replica))
         try touchEdge(source, targetKey, relationship)
     }
 
@@ -493,19 +393,19 @@ final class MergeEngine {
     }
 
     private func touchEdge(_ source: ObjectKey, _ target: ObjectKey, _ relationship: SyncSchema.Relationship) throws {
-        affected.insert(source)
-        affected.insert(target)
-        reorderedOwners.insert(source)
-        reorderedOwners.insert(target)
+        toMaterialize.affected.insert(source)
+        toMaterialize.affected.insert(target)
+        toMaterialize.reorderedOwners.insert(source)
+        toMaterialize.reorderedOwners.insert(target)
         if relationship.kind == .toOne, relationship.isSelfInverse {
             // Who is whose partner depends on every edge around both ends.
             for end in [source, target] {
-                for (other, _) in try incidentEdges(of: end, relationship) { affected.insert(other) }
+                for (other, _) in try incidentEdges(of: end, relationship) { toMaterialize.affected.insert(other) }
             }
         } else if relationship.kind == .toOne, schema.inverse(of: relationship)?.kind == .toOne {
             // One-to-one: who holds the target decides among every source pointing at it.
-            for edge in try liveEdges(to: target, relationship) { affected.insert(ObjectKey(entity: source.entity, id: edge.source)) }
-            for edge in try liveEdges(from: source, relationship) { affected.insert(ObjectKey(entity: target.entity, id: edge.target)) }
+            for edge in try liveEdges(to: target, relationship) { toMaterialize.affected.insert(ObjectKey(entity: source.entity, id: edge.source)) }
+            for edge in try liveEdges(from: source, relationship) { toMaterialize.affected.insert(ObjectKey(entity: target.entity, id: edge.target)) }
         }
         for endpoint in [source, target] { try touchRoots(of: endpoint) }
     }
@@ -552,8 +452,8 @@ final class MergeEngine {
                               detail: "member \(write.member) of \(write.owner.entity).\(name) was moved concurrently: the larger (HLC, replica) won")
         }
         guard try store(write) else { return }
-        affected.insert(write.owner)
-        reorderedOwners.insert(write.owner)
+        toMaterialize.affected.insert(write.owner)
+        toMaterialize.reorderedOwners.insert(write.owner)
     }
 }
 

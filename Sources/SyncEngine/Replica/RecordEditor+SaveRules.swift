@@ -41,7 +41,7 @@ extension RecordEditor {
                 let members = try StoredRelationships.members(of: object, relationship, entity: entity, on: engine.connection)
                 // Members this edit linked that the relationship's maxCount hides still count, as
                 // they would in a context, where the app sees what it added.
-                let hidden = engine.hiddenByMaxCount[object]?[relationship.name] ?? 0
+                let hidden = engine.countChecks.hiddenByMaxCount[object]?[relationship.name] ?? 0
                 try SaveRules.checkCount(members.count + hidden, entity: entity.name, relationship: relationship.name,
                                          minCount: relationship.minCount, maxCount: relationship.maxCount, of: object.id)
             }

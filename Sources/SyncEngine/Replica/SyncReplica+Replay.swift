@@ -19,7 +19,7 @@ extension SyncReplica {
         return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
                 let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
-                engine.recordsStoreChange = hub.hasSubscribers
+                engine.storeChangeRecord = hub.hasSubscribers ? StoreChangeRecord() : nil
                 // What names an object the store forgot (deleted, its history compacted) cannot be
                 // merged or pushed: it is journaled instead of replayed.
                 let separated = try engine.separatingForgottenObjects(changeSet.operations)
@@ -32,8 +32,8 @@ extension SyncReplica {
                 let findings = try validator.validate(replayed)
                 try engine.apply(replayed, onlyLastWriterWinsSets: findings.onlyLastWriterWinsSets)
                 try engine.materialize()
-                if engine.recordsStoreChange {
-                    storeChange = engine.storeChangeRecord.storeChange(origin: .recordEdit)
+                if let record = engine.storeChangeRecord {
+                    storeChange = record.storeChange(origin: .recordEdit)
                     ticket = hub.reserveTicket()
                 }
                 return replayed

@@ -62,7 +62,7 @@ extension SyncReplica {
                 var keptObjects: Set<UUID>?
                 if projection.keepsUnknown { try recordKeptObjects(survey.leftOut, keptObjects: &keptObjects, on: connection) }
                 let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
-                engine.recordsStoreChange = hub.hasSubscribers
+                engine.storeChangeRecord = hub.hasSubscribers ? StoreChangeRecord() : nil
                 engine.beginSlices(of: header, deletionRoots: survey.deletionRoots)
                 var encoder = StoredOperations.Encoder(operationCount: survey.operationCount)
                 var appliedInPart = false
@@ -85,8 +85,8 @@ extension SyncReplica {
                 let latest = HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection))
                 try SyncStateTable.set(.hlc, to: max(latest, header.hlc).rawValue, on: connection)
                 try encoded.withBytes { try alsoInTransaction(connection, header, $0) }
-                if engine.recordsStoreChange {
-                    storeChange = engine.storeChangeRecord.storeChange(origin: .merge)
+                if let record = engine.storeChangeRecord {
+                    storeChange = record.storeChange(origin: .merge)
                     ticket = hub.reserveTicket()
                 }
                 return MergeResult(applied: [header.dot], alreadyApplied: [], changedObjectIDs: changed)

@@ -174,7 +174,7 @@ public final class SyncReplica: Sendable {
                     }
                 }
                 let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
-                engine.recordsStoreChange = hub.hasSubscribers
+                engine.storeChangeRecord = hub.hasSubscribers ? StoreChangeRecord() : nil
                 var appliedInOrder: [ChangeSet] = []
                 var keptObjects: Set<UUID>?
                 var latest = HLC(rawValue: try SyncStateTable.value(of: .hlc, on: connection))
@@ -200,8 +200,8 @@ public final class SyncReplica: Sendable {
                 result.changedObjectIDs = try engine.materialize()
                 try SyncStateTable.set(.hlc, to: latest.rawValue, on: connection)
                 try alsoInTransaction(connection, appliedInOrder)
-                if engine.recordsStoreChange {
-                    storeChange = engine.storeChangeRecord.storeChange(origin: .merge)
+                if let record = engine.storeChangeRecord {
+                    storeChange = record.storeChange(origin: .merge)
                     ticket = hub.reserveTicket()
                 }
                 return result
@@ -247,7 +247,7 @@ public final class SyncReplica: Sendable {
         return try hub.publishing { ticket, storeChange in try withConnection { connection in
             try connection.inTransaction {
                 let engine = try MergeEngine(schema: schema, connection: connection, keepsJournal: keepsConflictJournal)
-                engine.recordsStoreChange = hub.hasSubscribers
+                engine.storeChangeRecord = hub.hasSubscribers ? StoreChangeRecord() : nil
                 let editor = RecordEditor(schema: schema, engine: engine)
                 try body(editor)
                 let operations = editor.operations
@@ -259,8 +259,8 @@ public final class SyncReplica: Sendable {
                 try engine.apply(changeSet, onlyLastWriterWinsSets: findings.onlyLastWriterWinsSets)
                 try engine.materialize()
                 try editor.checkSaveRules()
-                if engine.recordsStoreChange {
-                    storeChange = engine.storeChangeRecord.storeChange(origin: .recordEdit)
+                if let record = engine.storeChangeRecord {
+                    storeChange = record.storeChange(origin: .recordEdit)
                     ticket = hub.reserveTicket()
                 }
                 return changeSet
