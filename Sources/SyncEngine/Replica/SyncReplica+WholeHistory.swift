@@ -9,10 +9,7 @@ extension SyncReplica {
     /// - Throws: ``StoreError`` `.migrationImpossible` naming the first replica whose change sets are missing.
     static func requireWholeHistory(on connection: SQLiteConnection) throws {
         let vector = try VersionVectorTable.vector(on: connection)
-        var stored: [ReplicaID: UInt64] = [:]
-        try connection.forEachRow("SELECT replica, count(*) FROM _sync_changeset GROUP BY replica") { row in
-            if let replica = row.identifier(at: 0) { stored[replica] = UInt64(row.integer(at: 1)) }
-        }
+        let stored = try ChangeSetTable.countsByReplica(on: connection)
         for (replica, seq) in vector.sortedEntries where stored[replica, default: 0] < seq {
             throw StoreError(.migrationImpossible,
                              "the schema renames entities, attributes or relationships (or lacks what the merged tables were derived under), which needs every change set merged again, but the store holds \(stored[replica, default: 0]) of the \(seq) change sets of replica \(replica.storageText): its history was compacted",

@@ -130,7 +130,7 @@ extension SQLiteDatasetEngine {
         guard let stored = try ObjectStore.storedSchema(at: path), stored.versionHash != schema.versionHash,
               SchemaRenames(from: stored, to: schema).renamesSomething else { return }
         let connection = try SQLiteConnection(path: path)
-        guard try !connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_server_log_compacted'").isEmpty,
+        guard try ServerCompactedLogTable.exists(on: connection),
               let point = try ServerCompactedLogTable.compactionPoint(on: connection) else { return }
         throw StoreError(.migrationImpossible,
                          "the schema renames entities, attributes or relationships, which needs every change set merged again, but the log was compacted up to cursor \(point.cursor)",

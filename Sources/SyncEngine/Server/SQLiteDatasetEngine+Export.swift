@@ -21,33 +21,30 @@ extension SQLiteDatasetEngine {
     ///   logged change set is missing.
     @discardableResult
     package func forEachLogEntry(_ body: (MirroredLogEntry, ChangeSet?) throws -> Void) throws -> LogFloor? {
-        let pageSize: Int64 = 1_000
+        let pageSize = 1_000
         return try replica.withConnection { connection in
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }
             let floor = try ServerCompactedLogTable.floor(on: connection)
             var previous = floor?.position.cursor ?? 0
-            for table in ["_server_log_compacted", "_server_log"] {
+            for compacted in [true, false] {
+                let log = compacted ? "the compacted log" : "the log"
                 while true {
-                    let rows = try connection.rows("SELECT cursor, replica, seq, digest FROM \(table) WHERE cursor > ? ORDER BY cursor LIMIT ?",
-                                                   [.integer(previous), .integer(pageSize)])
-                    for row in rows {
-                        guard case .integer(let cursor) = row[0], let author = UUID(stored: row[1]), case .integer(let seq) = row[2],
-                              case .blob(let digestBytes) = row[3], let digest = LogDigest(bytes: Array(digestBytes)) else {
-                            throw SyncError(.notSyncable, "\(connection.path): the \(table) row after cursor \(previous) is damaged")
+                    let entries = compacted
+                        ? try ServerCompactedLogTable.entries(after: previous, limit: pageSize, on: connection)
+                        : try ServerLogTable.entries(after: previous, limit: pageSize, on: connection)
+                    for entry in entries {
+                        guard entry.cursor == previous + 1 else {
+                            throw SyncError(.notSyncable, "\(connection.path): the cursors of \(log) jump from \(previous) to \(entry.cursor)")
                         }
-                        guard cursor == previous + 1 else {
-                            throw SyncError(.notSyncable, "\(connection.path): the log's cursors jump from \(previous) to \(cursor) in \(table)")
+                        let changeSet = try ChangeSetTable.changeSet(entry.dot, on: connection)
+                        if !compacted, changeSet == nil {
+                            throw SyncError(.notSyncable, "\(connection.path): the change set \(entry.dot) of log entry \(entry.cursor) is not stored")
                         }
-                        let dot = Dot(replica: author, seq: UInt64(seq))
-                        let changeSet = try ChangeSetTable.changeSet(dot, on: connection)
-                        if table == "_server_log", changeSet == nil {
-                            throw SyncError(.notSyncable, "\(connection.path): the change set \(dot) of log entry \(cursor) is not stored")
-                        }
-                        try body(MirroredLogEntry(cursor: cursor, dot: dot, digest: digest), changeSet)
-                        previous = cursor
+                        try body(MirroredLogEntry(cursor: entry.cursor, dot: entry.dot, digest: entry.digest), changeSet)
+                        previous = entry.cursor
                     }
-                    if Int64(rows.count) < pageSize { break }
+                    if entries.count < pageSize { break }
                 }
             }
             return floor

@@ -36,11 +36,7 @@ extension SQLiteDatasetEngine {
     /// Records `entries` in the store file's log with their own cursors and digests (inside a
     /// transaction of ``apply(_:recording:)``), so a snapshot of the file names the shared log's position.
     package static func appendMirroredLogEntries(_ entries: [MirroredLogEntry], on connection: SQLiteConnection) throws {
-        for entry in entries {
-            try connection.run("INSERT INTO _server_log (cursor, replica, seq, digest) VALUES (?, ?, ?, ?)",
-                               [.integer(entry.cursor), entry.dot.replica.storedValue, .integer(Int64(entry.dot.seq)),
-                                .blob(Data(entry.digest.bytes))])
-        }
+        try ServerLogTable.append(mirroring: entries.map { ServerLogTable.Entry(cursor: $0.cursor, dot: $0.dot, digest: $0.digest) }, on: connection)
     }
 
     /// Copies the store file whole (log and compacted log included) to `path`: a base from which
@@ -59,10 +55,8 @@ extension SQLiteDatasetEngine {
     /// Every replica key registered in the store file, for moving the dataset to other storage.
     package func registeredReplicaKeys() throws -> [ReplicaCredentials] {
         try replica.withConnection { connection in
-            try connection.rows("SELECT replica FROM _server_replica_key ORDER BY replica").compactMap { row in
-                guard let replica = UUID(stored: row[0]),
-                      let key = try ServerReplicaKeyTable.key(of: replica, on: connection) else { return nil }
-                return ReplicaCredentials(replica: replica, key: key)
+            try ServerReplicaKeyTable.replicas(on: connection).compactMap { replica in
+                try ServerReplicaKeyTable.key(of: replica, on: connection).map { ReplicaCredentials(replica: replica, key: $0) }
             }
         }
     }

@@ -195,6 +195,15 @@ enum ChangeSetTable {
                          operations: operations, authenticator: authenticator)
     }
 
+    /// How many change sets of each replica the table holds.
+    static func countsByReplica(on connection: SQLiteConnection) throws -> [ReplicaID: UInt64] {
+        var counts: [ReplicaID: UInt64] = [:]
+        try connection.forEachRow("SELECT replica, count(*) FROM _sync_changeset GROUP BY replica") { row in
+            if let replica = row.identifier(at: 0) { counts[replica] = UInt64(row.integer(at: 1)) }
+        }
+        return counts
+    }
+
     /// The stored change set `dot`, if any.
     static func changeSet(_ dot: Dot, on connection: SQLiteConnection) throws -> ChangeSet? {
         try connection.rows("SELECT \(changeSetColumns) FROM _sync_changeset WHERE replica = ? AND seq = ?", dot.values).first.map(decode)

@@ -20,6 +20,17 @@ enum ServerCompactedLogTable {
             """)
     }
 
+    /// Whether the store file has the compacted log: a store written before compaction existed,
+    /// opened without migrating, has not.
+    static func exists(on connection: SQLiteConnection) throws -> Bool {
+        try !connection.rows("SELECT 1 FROM sqlite_master WHERE name = '_server_log_compacted'").isEmpty
+    }
+
+    /// Up to `limit` compacted entries after `cursor`, oldest first.
+    static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [ServerLogTable.Entry] {
+        try ServerLogTable.entries(in: "_server_log_compacted", after: cursor, limit: limit, on: connection)
+    }
+
     /// The floor of the compacted log, `nil` while every compacted entry has its row.
     static func floor(on connection: SQLiteConnection) throws -> LogFloor? {
         // A store written before the floor existed opens read-only without the table.

@@ -52,6 +52,15 @@ enum ServerLogTable {
         }
     }
 
+    /// Appends entries that keep the cursors and digests another log gave them (a mirror of a
+    /// shared log, so that a snapshot of the store file names that log's position).
+    static func append(mirroring entries: [Entry], on connection: SQLiteConnection) throws {
+        for entry in entries {
+            try connection.run("INSERT INTO _server_log (cursor, replica, seq, digest) VALUES (?, ?, ?, ?)",
+                               [.integer(entry.cursor), entry.dot.replica.storedValue, .integer(Int64(entry.dot.seq)), .blob(Data(entry.digest.bytes))])
+        }
+    }
+
     /// The cursor of the last entry and the digest of the log up to it (0 and
     /// ``LogDigest/empty`` for an empty log; the compaction point when every entry was compacted).
     static func end(on connection: SQLiteConnection) throws -> LogPosition {
@@ -74,9 +83,9 @@ enum ServerLogTable {
         return try storedDigest(row[0], on: connection)
     }
 
-    private static func storedDigest(_ value: SQLValue, on connection: SQLiteConnection) throws -> LogDigest {
+    private static func storedDigest(_ value: SQLValue, in table: String = "_server_log", on connection: SQLiteConnection) throws -> LogDigest {
         guard case .blob(let data) = value, let digest = LogDigest(bytes: Array(data)) else {
-            throw SyncError(.notSyncable, "\(connection.path): a _server_log row's digest is damaged (\(value.storageClassName))")
+            throw SyncError(.notSyncable, "\(connection.path): a \(table) row's digest is damaged (\(value.storageClassName))")
         }
         return digest
     }
@@ -101,12 +110,18 @@ enum ServerLogTable {
 
     /// Up to `limit` entries after `cursor`, oldest first.
     static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [Entry] {
-        try connection.rows("SELECT cursor, replica, seq, digest FROM _server_log WHERE cursor > ? ORDER BY cursor LIMIT ?",
+        try entries(in: "_server_log", after: cursor, limit: limit, on: connection)
+    }
+
+    /// Up to `limit` entries of `table` (the log, or ``ServerCompactedLogTable``'s rows, which
+    /// have the log's columns) after `cursor`, oldest first.
+    static func entries(in table: String, after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [Entry] {
+        try connection.rows("SELECT cursor, replica, seq, digest FROM \(table) WHERE cursor > ? ORDER BY cursor LIMIT ?",
                             [.integer(cursor), .integer(Int64(limit))]).map { row in
             guard case .integer(let cursor) = row[0], let dot = dot(row, at: 1) else {
-                throw SyncError(.notSyncable, "\(connection.path): the _server_log row after cursor \(cursor) is damaged")
+                throw SyncError(.notSyncable, "\(connection.path): the \(table) row after cursor \(cursor) is damaged")
             }
-            return Entry(cursor: cursor, dot: dot, digest: try storedDigest(row[3], on: connection))
+            return Entry(cursor: cursor, dot: dot, digest: try storedDigest(row[3], in: table, on: connection))
         }
     }
 

@@ -28,6 +28,11 @@ enum ServerReplicaKeyTable {
         return Array(key)
     }
 
+    /// Every replica with a registered key, in identifier order as stored.
+    static func replicas(on connection: SQLiteConnection) throws -> [ReplicaID] {
+        try connection.rows("SELECT replica FROM _server_replica_key ORDER BY replica").compactMap { UUID(stored: $0[0]) }
+    }
+
     /// Registers the key of a replica that has none registered, inside the push's transaction.
     static func register(_ credentials: ReplicaCredentials, on connection: SQLiteConnection) throws {
         try connection.run("INSERT INTO _server_replica_key (replica, key) VALUES (?, ?)",
