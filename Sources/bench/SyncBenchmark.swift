@@ -13,6 +13,8 @@ import SyncKit
 /// - merge, all stale: the same, but B first wrote newer values (later wall clock, so a larger
 ///   HLC) of every attribute A changes: every incoming write loses (and is journaled).
 /// - merge, counters: every change is an `increment` of a counter (see ``counterMerge()``).
+/// - merge, creations: B applying A's first change sets, which create the people (a create, 8
+///   sets and a link each) and their places: what a replica's first sync of a dataset merges.
 /// - end to end: see ``EndToEndBenchmark``.
 struct SyncBenchmark {
     let rows: Int
@@ -89,7 +91,9 @@ struct SyncBenchmark {
         print("merge: \(grouped(objects)) people synced A -> B, then A commits \(saves) saves x \(grouped(objects)) attribute sets; B applies them in one batch")
         var applied: [Double] = []
         var stale: [Double] = []
+        var creations: [Double] = []
         var changes = 0
+        var creationOperations = 0
         for _ in 0..<repeats {
             try onFreshStore("merge-a") { pathA in
                 let (replicaA, initial, batch) = try MergeWorkload.prepareBatch(at: pathA, objects: objects, saves: saves)
@@ -99,7 +103,8 @@ struct SyncBenchmark {
                 let appliedSeconds = try onFreshStore("merge-b") { pathB -> Double in
                     let replicaB = try SyncReplica(store: try ObjectStore(path: pathB, entities: benchEntities),
                                                    wallClock: FakeWallClock(start: 1_700_003_600_000).next)
-                    _ = try replicaB.apply(initial)
+                    creationOperations = initial.reduce(0) { $0 + $1.operations.count }
+                    creations.append(Double(creationOperations) / (try measureSeconds { _ = try replicaB.apply(initial) }))
                     var result: SyncReplica.MergeResult?
                     let seconds = try measureSeconds { result = try replicaB.apply(batch) }
                     guard result?.applied.count == batch.count, try replicaB.records("Person") == replicaA.records("Person") else {
@@ -137,6 +142,8 @@ struct SyncBenchmark {
         print("best of \(repeats) run(s), \(grouped(changes)) changes per batch")
         print("  applied: \(grouped(Int(applied.max() ?? 0))) changes/s (median \(grouped(Int(median(applied)))))")
         print("  stale:   \(grouped(Int(stale.max() ?? 0))) changes/s (median \(grouped(Int(median(stale))))), every one journaled as a conflict")
+        print("  creations: \(grouped(Int(creations.max() ?? 0))) operations/s (median \(grouped(Int(median(creations))))), "
+              + "B merging A's first \(grouped(creationOperations)) operations (each person's create, 8 sets and link; the places) in one batch")
         return (applied.max() ?? 0, stale.max() ?? 0)
     }
 

@@ -23,8 +23,15 @@ extension MergeEngine {
             guard let entity = schema.entity(object.entity), let known = try info(object) else { continue }
             let alive = try isAlive(object)
             if alive && !known.hasRow {
-                try insertRow(object, entity: entity)
-                try markChanged(object)
+                try insertRow(object, entity: entity, known: known)
+                if known.createdBy == nil {
+                    try markChanged(object)
+                } else {
+                    // Every edge of an object the batch created was added by the batch (or moved
+                    // to it by a uniqueness merge), which marked both ends then: only an object
+                    // coming back needs its neighbours found and marked.
+                    toMaterialize.reorderedOwners.insert(object)
+                }
                 storeChangeRecord?.createdRows.insert(object)
                 changed.insert(object.id)
             } else if !alive && known.hasRow {
@@ -73,14 +80,15 @@ extension MergeEngine {
         }
     }
 
-    private func insertRow(_ object: ObjectKey, entity: SyncSchema.Entity) throws {
+    private func insertRow(_ object: ObjectKey, entity: SyncSchema.Entity, known: ObjectInfo) throws {
         let values = try detachedColumns(of: object)
         let defaults = entity.defaultColumnValues
         try entity.rows.insertRow(object.id, attributeValues: entity.rows.attributeColumns.enumerated().map { index, column in
             values[column] ?? (index < defaults.count ? defaults[index] : .null)
         }, on: connection)
+        // A row's object has no tombstone: the marker is how a store tells it has a row.
         try ObjectMetadataTable.setTombstone(nil, of: object, on: connection)
-        objects[object]?.hasRow = true
+        known.hasRow = true
         pending.detachedValues[object] = nil
     }
 

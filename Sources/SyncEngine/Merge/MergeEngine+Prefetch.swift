@@ -45,8 +45,9 @@ extension MergeEngine {
                 if seen.insert(key).inserted { missing[key.entity, default: []].append(key.id) }
             }
         }
-        // The objects read now are the likely rows a conflict wants (see loadRowValues).
-        readAhead.reset(to: missing)
+        // The objects read now are the likely rows a conflict wants (see loadRowValues); the
+        // objects created are looked for at once, and those the store lacks remembered.
+        readAhead.reset(to: missing, absentCreations: try absentObjects(created))
         guard !missing.isEmpty else { return resolved }
         // In name order, though the order changes nothing but the order of reads.
         for (entity, ids) in missing.sorted(by: { $0.key < $1.key }) {
@@ -54,6 +55,21 @@ extension MergeEngine {
         }
         for (index, key) in unresolved { resolved[index] = objects[key] }
         return resolved
+    }
+
+    /// Of `keys`, those neither the batch nor the store holds, read a few hundred per statement
+    /// (those the store holds are kept for the batch, as any read object is).
+    private func absentObjects(_ keys: Set<ObjectKey>) throws -> Set<ObjectKey> {
+        var unknown: [String: [UUID]] = [:]
+        for key in keys where objects[key] == nil { unknown[key.entity, default: []].append(key.id) }
+        var absent: Set<ObjectKey> = []
+        for (entity, ids) in unknown.sorted(by: { $0.key < $1.key }) {
+            for chunk in MergeEngine.chunks(of: ids) {
+                let found = try loadObjects(entity, chunk)
+                for id in chunk where found[id] == nil { absent.insert(ObjectKey(entity: entity, id: id)) }
+            }
+        }
+        return absent
     }
 
     /// Reads what ``loadObjects(_:_:)`` and ``loadFieldStamps(_:of:)`` read, for these objects of

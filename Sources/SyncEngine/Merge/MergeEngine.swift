@@ -30,8 +30,8 @@ final class MergeEngine {
     var toMaterialize = MaterializationWork()
     /// What the count rules of the materialization in progress gather.
     var countChecks = CountChecks()
-    /// Rows that may be read together with the next one a conflict needs.
-    var readAhead = RowReadAhead()
+    /// What the engine read ahead for the current change set.
+    var readAhead = ReadAhead()
     /// The entity and attribute of the last `set` (see `attributeOfSet`).
     var lastSetAttribute: (entity: SyncSchema.Entity, attribute: SyncSchema.Attribute)?
     /// What materializing changed in the entity tables, for the store's change subscribers; nil
@@ -127,7 +127,9 @@ final class MergeEngine {
 
     private func create(_ object: ObjectKey) throws {
         _ = try schema.requireEntity(object.entity, in: "create of \(object.id)")
-        if try info(object) != nil {
+        // The prefetch looked for every object the change set creates: those it did not find
+        // need no second look, unless the batch created one since.
+        if try objects[object] != nil || !readAhead.absentCreations.contains(object) && info(object) != nil {
             throw SyncError(.conflictingChangeSet, "creates \(object.entity) \(object.id), which already exists")
         }
         // The table is only read, and the batch never writes it: the store's connection as it
@@ -310,19 +312,23 @@ final class MergeEngine {
         let relationship = try canonicalRelationship(source, name, target: target)
         let (source, target) = redirected(source, target, relationship)
         let targetKey = ObjectKey(entity: relationship.target, id: target)
-        _ = try requireInfo(source, for: "link of \(source.entity).\(name)")
-        _ = try requireInfo(targetKey, for: "link of \(source.entity).\(name)")
+        let sourceInfo = try requireInfo(source, for: "link of \(source.entity).\(name)")
+        let targetInfo = try requireInfo(targetKey, for: "link of \(source.entity).\(name)")
         let stamp = current.stamp
+        // An object the current change set created has no edge that could be a rival: every other
+        // change set that links it comes after this one, and this one's own edges are covered by
+        // its vector. Not reading them lets the batch's new edges be written together.
+        let createdNow = (source: sourceInfo.createdBy == stamp.dot, target: targetInfo.createdBy == stamp.dot)
         if relationship.kind == .toOne && relationship.isSelfInverse {
             try journalCompetingPartners(source, targetKey, relationship, stamp: stamp)
         } else if relationship.kind == .toOne {
-            for edge in try liveEdges(from: source, relationship) where edge.target != target && !covers(edge.added.dot) {
+            for edge in try createdNow.source ? [] : liveEdges(from: source, relationship) where edge.target != target && !covers(edge.added.dot) {
                 try journalRivals(.toOne, on: source, name, incoming: .init(target, stamp), held: .init(edge.target, edge.added),
                                   detail: "\(source.entity).\(name) was set to different targets concurrently: the larger (HLC, replica) won")
             }
             if let inverse = schema.inverse(of: relationship), inverse.kind == .toOne {
                 // One-to-one: sources claiming the same target concurrently conflict on the target's side.
-                for edge in try liveEdges(to: targetKey, relationship).sorted(by: { $0.added < $1.added })
+                for edge in try (createdNow.target ? [] : liveEdges(to: targetKey, relationship)).sorted(by: { $0.added < $1.added })
                 where edge.source != source.id && !covers(edge.added.dot) {
                     try journalRivals(.toOne, on: targetKey, inverse.name, incoming: .init(source.id, stamp), held: .init(edge.source, edge.added),
                                       detail: "\(targetKey.entity).\(inverse.name) was set to different objects concurrently: the larger (HLC, replica) won")
