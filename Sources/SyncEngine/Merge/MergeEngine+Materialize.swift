@@ -17,6 +17,7 @@ extension MergeEngine {
         countChecks.rankedSourcesByTarget = [:]
         try addMaxCountGroups()
         try recordCountsBeforeMaterializing()
+        try readEdgesAhead(of: toMaterialize.affected)
         var changed = toMaterialize.rewrittenAttributes
         // Rows first: an object that appears or disappears changes the relationships of its neighbours.
         for object in toMaterialize.affected.sorted() {

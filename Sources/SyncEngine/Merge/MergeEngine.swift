@@ -145,7 +145,8 @@ final class MergeEngine {
         created.createdBy = current.dot
         created.storedFieldStamps = FieldStamps()
         objects[object] = created
-        pending.detachedValues[object] = [:]
+        // Room for every column at once: its sets fill them one by one.
+        pending.detachedValues[object] = Dictionary(minimumCapacity: schema.entity(object.entity)?.rows.attributeColumns.count ?? 0)
         toMaterialize.affected.insert(object)
     }
 

@@ -147,6 +147,27 @@ enum EdgeTable {
                   [target.storedValue, .text(sourceEntity), .text(relationship)], on: connection)
     }
 
+    /// Every addition from each of `sources` (objects of `entity`) through `relationship`,
+    /// removed or not, by source: one statement for many objects (sources without any are absent).
+    static func edges(fromEach sources: ArraySlice<UUID>, of entity: String, _ relationship: String,
+                      on connection: SQLiteConnection) throws -> [UUID: [StoredEdge]] {
+        let list = Array(repeating: "?", count: sources.count).joined(separator: ", ")
+        let found = try edges("SELECT \(columns) FROM _sync_edge AS e WHERE entity = ? AND relationship = ? AND id IN (\(list))",
+                              [.text(entity), .text(relationship)] + sources.map(\.storedValue), on: connection)
+        return Dictionary(grouping: found, by: \.source)
+    }
+
+    /// Every addition into each of `targets` through `relationship` of `sourceEntity`, removed or
+    /// not, by target: one statement for many objects (targets without any are absent).
+    static func edges(toEach targets: ArraySlice<UUID>, _ relationship: String, of sourceEntity: String,
+                      on connection: SQLiteConnection) throws -> [UUID: [StoredEdge]] {
+        let list = Array(repeating: "?", count: targets.count).joined(separator: ", ")
+        let found = try edges(
+            "SELECT \(columns) FROM _sync_edge AS e INDEXED BY _sync_edge_target WHERE target IN (\(list)) AND entity = ? AND relationship = ?",
+            targets.map(\.storedValue) + [.text(sourceEntity), .text(relationship)], on: connection)
+        return Dictionary(grouping: found, by: \.target)
+    }
+
     /// The edges `sql` reads, in the order of the table's key with replicas by identifier (as
     /// every store orders them, whatever numbers it gave its replicas).
     private static func edges(_ sql: String, _ arguments: [SQLValue], on connection: SQLiteConnection) throws -> [StoredEdge] {
