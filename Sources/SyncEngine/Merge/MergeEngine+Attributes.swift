@@ -100,8 +100,8 @@ extension MergeEngine {
             for (offset, value) in zip(attribute.columnOffsets, values) { known.pendingRowValues[offset] = value }
             storeChangeRecord?.attributeNames[object, default: []].insert(attribute.name)
         } else {
-            // Read (if not yet) and changed where they are kept: copied out, changed and put back,
-            // the values of every new object were copied again at each of its sets.
+            // Changed where they are kept: taken out and put back, a new object's values would be
+            // copied at each of its sets.
             if pending.detachedValues[object] == nil { pending.detachedValues[object] = try detachedColumns(of: object) }
             for (column, value) in zip(attribute.columns, values) { pending.detachedValues[object]?[column] = value }
             toMaterialize.affected.insert(object)
