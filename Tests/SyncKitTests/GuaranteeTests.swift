@@ -127,6 +127,39 @@ import Testing
         #expect(try b.replica.apply([batch[0]]).alreadyApplied == [batch[0].dot])
     }
 
+    /// A change set of another replica that creates an object the store holds, or one an earlier
+    /// change set of the same batch created, is refused naming the operation, and the batch changes nothing.
+    @Test func aCreateOfAnObjectThatExistsIsRefusedAndChangesNothing() throws {
+        let (batch, b) = try historyAndEmptyPeer()
+        _ = try b.replica.apply(batch)
+        let before = try snapshot(b)
+        let team = try #require(b.context.fetchAll(Team.self).first)
+        let intruder = UUID(uuidString: "CCCCCCCC-0000-4000-8000-000000000003")!
+        let seen = try b.replica.versionVector()
+        func creating(_ id: UUID, seq: UInt64) -> ChangeSet {
+            var vector = seen
+            vector[intruder] = seq
+            return ChangeSet(dot: Dot(replica: intruder, seq: seq), hlc: HLC(rawValue: batch.last!.hlc.rawValue + seq), vector: vector,
+                             operations: [.create(entity: "Team", id: id), .set(entity: "Team", id: id, attribute: "name", values: [.text("again")])])
+        }
+        let held = #expect(throws: SyncError.self) { try b.replica.apply([creating(team.objectID, seq: 1)]) }
+        #expect(held?.code == .conflictingChangeSet)
+        #expect(held?.message.contains("operation 0: creates Team \(team.objectID), which already exists") == true, "\(held?.message ?? "")")
+        #expect(try snapshot(b) == before)
+
+        let fresh = UUID(uuidString: "DDDDDDDD-0000-4000-8000-000000000004")!
+        let twice = #expect(throws: SyncError.self) { try b.replica.apply([creating(fresh, seq: 1), creating(fresh, seq: 2)]) }
+        #expect(twice?.code == .conflictingChangeSet)
+        #expect(twice?.message.contains("change set \(Dot(replica: intruder, seq: 2)), operation 0: creates Team \(fresh)") == true, "\(twice?.message ?? "")")
+        #expect(try snapshot(b) == before)
+
+        var doubled = creating(fresh, seq: 1)
+        doubled.operations += [.create(entity: "Team", id: fresh)]
+        let inOne = #expect(throws: SyncError.self) { try b.replica.apply([doubled]) }
+        #expect(inOne?.message.contains("operation 2: creates Team \(fresh)") == true, "\(inOne?.message ?? "")")
+        #expect(try snapshot(b) == before)
+    }
+
     @Test func aDotTwiceInOneBatchWithDifferentContentsIsRefusedAndChangesNothing() throws {
         let (batch, b) = try historyAndEmptyPeer()
         let before = try snapshot(b)
