@@ -60,21 +60,28 @@ extension MergeEngine {
             guard let entity = schema.entity(entityName) else { continue }
             for relationship in entity.relationships {
                 if relationship.isCanonical {
-                    let unread = ids.filter { edgeReads?.edges[.from(ObjectKey(entity: entityName, id: $0), relationship: relationship.name)] == nil }
-                    for chunk in MergeEngine.chunks(of: unread) {
-                        let found = try EdgeTable.edges(fromEach: chunk, of: entityName, relationship.name, on: connection)
-                        for id in chunk { edgeReads?.edges[.from(ObjectKey(entity: entityName, id: id), relationship: relationship.name)] = found[id] ?? [] }
+                    try readAhead(ids, as: { .from(ObjectKey(entity: entityName, id: $0), relationship: relationship.name) }) {
+                        try EdgeTable.edges(fromEach: $0, of: entityName, relationship.name, on: connection)
                     }
                 }
                 var showsInverse = relationship.isSelfInverse
                 if !relationship.isCanonical, case .foreignKey = relationship.storage { showsInverse = true }
                 guard showsInverse, let canonical = relationship.isSelfInverse ? relationship : schema.inverse(of: relationship) else { continue }
-                let unread = ids.filter { edgeReads?.edges[.to($0, relationship: canonical.name, sourceEntity: canonical.entity)] == nil }
-                for chunk in MergeEngine.chunks(of: unread) {
-                    let found = try EdgeTable.edges(toEach: chunk, canonical.name, of: canonical.entity, on: connection)
-                    for id in chunk { edgeReads?.edges[.to(id, relationship: canonical.name, sourceEntity: canonical.entity)] = found[id] ?? [] }
+                try readAhead(ids, as: { .to($0, relationship: canonical.name, sourceEntity: canonical.entity) }) {
+                    try EdgeTable.edges(toEach: $0, canonical.name, of: canonical.entity, on: connection)
                 }
             }
+        }
+    }
+
+    /// Reads the edges of those of `ids` whose `query` the cache has not answered, a few hundred
+    /// per `read`, and keeps each object's (none included) as the answer to its query.
+    private func readAhead(_ ids: [UUID], as query: (UUID) -> EdgeReadCache.Query,
+                           read: (ArraySlice<UUID>) throws -> [UUID: [EdgeTable.StoredEdge]]) throws {
+        let unread = ids.filter { edgeReads?.edges[query($0)] == nil }
+        for chunk in MergeEngine.chunks(of: unread) {
+            let found = try read(chunk)
+            for id in chunk { edgeReads?.edges[query(id)] = found[id] ?? [] }
         }
     }
 

@@ -103,8 +103,8 @@ extension SQLiteDatasetEngine {
     /// not dominate (its vector, not only its dot: a vector given by hand need not be closed
     /// under causality, and an entry must not be compacted before what it depends on).
     private static func stablePrefix(after cursor: Int64, below stable: VersionVector,
-                                     on connection: SQLiteConnection) throws -> [ServerLogTable.Entry] {
-        var prefix: [ServerLogTable.Entry] = []
+                                     on connection: SQLiteConnection) throws -> [LogEntry] {
+        var prefix: [LogEntry] = []
         var position = cursor
         while true {
             let entries = try ServerLogTable.entries(after: position, limit: compactionScanPageSize, on: connection)

@@ -20,7 +20,7 @@ extension SQLiteDatasetEngine {
     /// - Throws: ``SyncError`` when the cursors are not consecutive from the floor's, or a
     ///   logged change set is missing.
     @discardableResult
-    package func forEachLogEntry(_ body: (MirroredLogEntry, ChangeSet?) throws -> Void) throws -> LogFloor? {
+    package func forEachLogEntry(_ body: (LogEntry, ChangeSet?) throws -> Void) throws -> LogFloor? {
         let pageSize = 1_000
         return try replica.withConnection { connection in
             try connection.execute("BEGIN")
@@ -41,7 +41,7 @@ extension SQLiteDatasetEngine {
                         if !compacted, changeSet == nil {
                             throw SyncError(.notSyncable, "\(connection.path): the change set \(entry.dot) of log entry \(entry.cursor) is not stored")
                         }
-                        try body(MirroredLogEntry(cursor: entry.cursor, dot: entry.dot, digest: entry.digest), changeSet)
+                        try body(entry, changeSet)
                         previous = entry.cursor
                     }
                     if entries.count < pageSize { break }

@@ -2,24 +2,6 @@ import Codecs
 import Foundation
 import LocalStoreCore
 
-/// One entry of a log kept outside the store file (a shared database's), as a store file that
-/// mirrors it records it: the same cursor, dot and digest.
-package struct MirroredLogEntry: Sendable, Equatable {
-    /// The entry's cursor in the shared log.
-    package var cursor: Int64
-    /// The logged change set's dot.
-    package var dot: Dot
-    /// The digest of the shared log up to ``cursor``.
-    package var digest: LogDigest
-
-    /// An entry with these fields.
-    package init(cursor: Int64, dot: Dot, digest: LogDigest) {
-        self.cursor = cursor
-        self.dot = dot
-        self.digest = digest
-    }
-}
-
 /// What a storage whose log lives elsewhere (syncd's PostgreSQL storage) needs of a store file
 /// used as its merged-state cache: the same merge, with the author check and the log entries
 /// written by the caller, and log entries that carry the shared log's cursors and digests.
@@ -35,8 +17,8 @@ extension SQLiteDatasetEngine {
 
     /// Records `entries` in the store file's log with their own cursors and digests (inside a
     /// transaction of ``apply(_:recording:)``), so a snapshot of the file names the shared log's position.
-    package static func appendMirroredLogEntries(_ entries: [MirroredLogEntry], on connection: SQLiteConnection) throws {
-        try ServerLogTable.append(mirroring: entries.map { ServerLogTable.Entry(cursor: $0.cursor, dot: $0.dot, digest: $0.digest) }, on: connection)
+    package static func appendMirroredLogEntries(_ entries: [LogEntry], on connection: SQLiteConnection) throws {
+        try ServerLogTable.append(mirroring: entries, on: connection)
     }
 
     /// Copies the store file whole (log and compacted log included) to `path`: a base from which

@@ -151,8 +151,7 @@ enum EdgeTable {
     /// removed or not, by source: one statement for many objects (sources without any are absent).
     static func edges(fromEach sources: ArraySlice<UUID>, of entity: String, _ relationship: String,
                       on connection: SQLiteConnection) throws -> [UUID: [StoredEdge]] {
-        let list = Array(repeating: "?", count: sources.count).joined(separator: ", ")
-        let found = try edges("SELECT \(columns) FROM _sync_edge AS e WHERE entity = ? AND relationship = ? AND id IN (\(list))",
+        let found = try edges("SELECT \(columns) FROM _sync_edge AS e WHERE entity = ? AND relationship = ? AND id IN (\(EntityTable.placeholders(sources.count)))",
                               [.text(entity), .text(relationship)] + sources.map(\.storedValue), on: connection)
         return Dictionary(grouping: found, by: \.source)
     }
@@ -161,9 +160,8 @@ enum EdgeTable {
     /// not, by target: one statement for many objects (targets without any are absent).
     static func edges(toEach targets: ArraySlice<UUID>, _ relationship: String, of sourceEntity: String,
                       on connection: SQLiteConnection) throws -> [UUID: [StoredEdge]] {
-        let list = Array(repeating: "?", count: targets.count).joined(separator: ", ")
         let found = try edges(
-            "SELECT \(columns) FROM _sync_edge AS e INDEXED BY _sync_edge_target WHERE target IN (\(list)) AND entity = ? AND relationship = ?",
+            "SELECT \(columns) FROM _sync_edge AS e INDEXED BY _sync_edge_target WHERE target IN (\(EntityTable.placeholders(targets.count))) AND entity = ? AND relationship = ?",
             targets.map(\.storedValue) + [.text(sourceEntity), .text(relationship)], on: connection)
         return Dictionary(grouping: found, by: \.target)
     }

@@ -27,7 +27,7 @@ enum ServerCompactedLogTable {
     }
 
     /// Up to `limit` compacted entries after `cursor`, oldest first.
-    static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [ServerLogTable.Entry] {
+    static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [LogEntry] {
         try ServerLogTable.entries(in: "_server_log_compacted", after: cursor, limit: limit, on: connection)
     }
 

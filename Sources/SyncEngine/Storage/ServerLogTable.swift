@@ -13,13 +13,6 @@ import LocalStoreCore
 /// cursor: a server restored from a backup assigns the same cursors to other change sets, and
 /// only the digest tells the two logs apart.
 enum ServerLogTable {
-    /// One logged change set.
-    struct Entry {
-        var cursor: Int64
-        var dot: Dot
-        var digest: LogDigest
-    }
-
     static func install(on connection: SQLiteConnection) throws {
         try connection.execute(
             "CREATE TABLE IF NOT EXISTS _server_log (cursor INTEGER PRIMARY KEY AUTOINCREMENT, replica BLOB NOT NULL, seq INTEGER NOT NULL, digest BLOB)")
@@ -54,7 +47,7 @@ enum ServerLogTable {
 
     /// Appends entries that keep the cursors and digests another log gave them (a mirror of a
     /// shared log, so that a snapshot of the store file names that log's position).
-    static func append(mirroring entries: [Entry], on connection: SQLiteConnection) throws {
+    static func append(mirroring entries: [LogEntry], on connection: SQLiteConnection) throws {
         for entry in entries {
             try connection.run("INSERT INTO _server_log (cursor, replica, seq, digest) VALUES (?, ?, ?, ?)",
                                [.integer(entry.cursor), entry.dot.replica.storedValue, .integer(Int64(entry.dot.seq)), .blob(Data(entry.digest.bytes))])
@@ -109,19 +102,19 @@ enum ServerLogTable {
     }
 
     /// Up to `limit` entries after `cursor`, oldest first.
-    static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [Entry] {
+    static func entries(after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [LogEntry] {
         try entries(in: "_server_log", after: cursor, limit: limit, on: connection)
     }
 
     /// Up to `limit` entries of `table` (the log, or ``ServerCompactedLogTable``'s rows, which
     /// have the log's columns) after `cursor`, oldest first.
-    static func entries(in table: String, after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [Entry] {
+    static func entries(in table: String, after cursor: Int64, limit: Int, on connection: SQLiteConnection) throws -> [LogEntry] {
         try connection.rows("SELECT cursor, replica, seq, digest FROM \(table) WHERE cursor > ? ORDER BY cursor LIMIT ?",
                             [.integer(cursor), .integer(Int64(limit))]).map { row in
             guard case .integer(let cursor) = row[0], let dot = dot(row, at: 1) else {
                 throw SyncError(.notSyncable, "\(connection.path): the \(table) row after cursor \(cursor) is damaged")
             }
-            return Entry(cursor: cursor, dot: dot, digest: try storedDigest(row[3], in: table, on: connection))
+            return LogEntry(cursor: cursor, dot: dot, digest: try storedDigest(row[3], in: table, on: connection))
         }
     }
 

@@ -152,7 +152,7 @@ package enum DatasetTransfer {
             throw TransferError(description: "the export's schema history does not end with its schema \(schema.versionHash)")
         }
         let base = try readBase(header, version: version)
-        var entries: [(MirroredLogEntry, ChangeSet?)] = []
+        var entries: [(LogEntry, ChangeSet?)] = []
         let start = base?.floor?.position ?? LogPosition(cursor: 0, digest: .empty)
         var position = start
         for line in lines.dropFirst() {
@@ -161,7 +161,7 @@ package enum DatasetTransfer {
             if changeSet == nil, let base, position.cursor > base.point.cursor {
                 throw TransferError(description: "line \(entries.count + 2) of the export is a compacted entry after the compaction point \(base.point.cursor)")
             }
-            entries.append((MirroredLogEntry(cursor: position.cursor, dot: dot, digest: position.digest), changeSet))
+            entries.append((LogEntry(cursor: position.cursor, dot: dot, digest: position.digest), changeSet))
         }
         guard position.cursor == endCursor, position.digest == endDigest else {
             throw TransferError(description: "the export of '\(dataset)' is incomplete or damaged: its change sets end at cursor \(position.cursor) with digest \(position.digest), its header at \(endCursor) with \(endDigest)")

@@ -242,7 +242,7 @@ final class PostgreSQLDatasetEngine: DatasetEngine, @unchecked Sendable {
                         register: { try PostgreSQLTables.registerReplicaKey($0, in: dataset, on: connection) })
                     let entries = applied.map { changeSet in
                         position = LogPosition(cursor: position.cursor + 1, digest: position.digest.appending(changeSet.dot))
-                        return (entry: MirroredLogEntry(cursor: position.cursor, dot: changeSet.dot, digest: position.digest), changeSet: changeSet)
+                        return (entry: LogEntry(cursor: position.cursor, dot: changeSet.dot, digest: position.digest), changeSet: changeSet)
                     }
                     try PostgreSQLTables.append(entries, of: dataset, on: connection)
                     try SQLiteDatasetEngine.appendMirroredLogEntries(entries.map(\.entry), on: cacheConnection)

@@ -127,7 +127,7 @@ enum PostgreSQLTables {
 
 /// One entry of a dataset's log in PostgreSQL, with its change set when it was read.
 struct PostgreSQLLogEntry {
-    var mirrored: MirroredLogEntry
+    var mirrored: LogEntry
     var changeSet: ChangeSet?
 }
 
@@ -156,14 +156,14 @@ extension PostgreSQLTables {
                 }
                 changeSet = decoded[0]
             }
-            return PostgreSQLLogEntry(mirrored: MirroredLogEntry(cursor: cursor, dot: Dot(replica: replica, seq: seq), digest: digest),
+            return PostgreSQLLogEntry(mirrored: LogEntry(cursor: cursor, dot: Dot(replica: replica, seq: seq), digest: digest),
                                       changeSet: changeSet)
         }
     }
 
     /// Appends `entries` (with their change sets; `nil` for an imported entry whose change set
     /// was compacted) to `dataset`'s log, many rows per statement: a push's round trips do not grow with its batch.
-    static func append(_ entries: [(entry: MirroredLogEntry, changeSet: ChangeSet?)], of dataset: String,
+    static func append(_ entries: [(entry: LogEntry, changeSet: ChangeSet?)], of dataset: String,
                        on connection: PostgreSQLConnection) throws {
         let rowsPerStatement = 500
         for start in stride(from: 0, to: entries.count, by: rowsPerStatement) {
